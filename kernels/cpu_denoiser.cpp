@@ -1,0 +1,60 @@
+// cpu_denoiser.cpp: FrameDenoiser over the CPU reference (pipd_reference.h).
+#include "cpu_denoiser.h"
+
+#include <cstring>
+
+#include "error.h"
+#include "pipd_reference.h"
+#include "plane_copy.h"
+
+namespace cdn {
+
+void check_same_geometry(const FrameView& in, const FrameView& out) {
+  validate_frame(in);
+  validate_frame(out);
+  if (in.format != out.format || in.width != out.width || in.height != out.height)
+    throw InvalidArgument("input and output frames differ in format or size");
+  if (in.data[0] == out.data[0]) throw InvalidArgument("input and output frames must not share memory");
+}
+
+namespace {
+
+class CpuDenoiser final : public FrameDenoiser {
+ public:
+  explicit CpuDenoiser(const DenoiseSettings& s) : settings_(s) {}
+  Backend backend() const override { return Backend::Cpu; }
+  const DenoiseSettings& settings() const override { return settings_; }
+  void set_settings(const DenoiseSettings& s) override {
+    validate(s);
+    settings_ = s;
+  }
+
+  void process(const FrameView& in, const FrameView& out, void*) override {
+    check_same_geometry(in, out);
+    if (in.memory != MemoryKind::Host || out.memory != MemoryKind::Host)
+      throw InvalidArgument("the CPU backend needs frames in host memory");
+    const FormatInfo fi = format_info(in.format);
+    for (int p = 0; p < fi.planes; ++p) {
+      if (plane_is_filtered(settings_.planes, p)) continue;
+      const std::size_t row = plane_row_bytes(in.format, in.width, p);
+      for (int y = 0; y < plane_height(in.format, in.height, p); ++y)
+        std::memcpy(static_cast<char*>(out.data[p]) + y * out.pitch[p],
+                    static_cast<const char*>(in.data[p]) + y * in.pitch[p], row);
+    }
+    const auto ic = components(in), oc = components(out);
+    for (int c = 0; c < filtered_components(in, settings_.planes); ++c)
+      pipd_reference(ic[c], oc[c], settings_.mode, settings_.pipd);
+  }
+
+ private:
+  DenoiseSettings settings_;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameDenoiser> make_cpu_denoiser(const DenoiseSettings& settings) {
+  validate(settings);
+  return std::make_unique<CpuDenoiser>(settings);
+}
+
+}  // namespace cdn

@@ -1,0 +1,104 @@
+// cuda_denoiser.cu: FrameDenoiser over the CUDA kernels (pipd_cuda.h).
+// Device frames are filtered where they are (zero-copy); host frames are staged
+// through two frames of a CudaFramePool (upload, filter, download).
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "cpu_denoiser.h"
+#include "error.h"
+#include "frame_pool.h"
+#include "pipd_cuda.h"
+#include "plane_copy.h"
+
+namespace cdn {
+
+namespace {
+
+cudaMemcpyKind copy_kind(MemoryKind from, MemoryKind to) {
+  if (from == MemoryKind::Host) return to == MemoryKind::Host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice;
+  return to == MemoryKind::Host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+}
+
+void copy_plane(const FrameView& from, const FrameView& to, int p, cudaStream_t stream) {
+  CDN_CUDA_CHECK(cudaMemcpy2DAsync(to.data[p], to.pitch[p], from.data[p], from.pitch[p],
+                                   plane_row_bytes(from.format, from.width, p),
+                                   plane_height(from.format, from.height, p), copy_kind(from.memory, to.memory),
+                                   stream));
+}
+
+void copy_frame(const FrameView& from, const FrameView& to, cudaStream_t stream) {
+  for (int p = 0; p < format_info(from.format).planes; ++p) copy_plane(from, to, p, stream);
+}
+
+class CudaDenoiser final : public FrameDenoiser {
+ public:
+  explicit CudaDenoiser(const DenoiseSettings& s) : settings_(s) {
+    CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
+  }
+  ~CudaDenoiser() override {
+    staging_in_.reset();
+    staging_out_.reset();
+    pool_.reset();
+    if (own_stream_) cudaStreamDestroy(own_stream_);
+  }
+
+  Backend backend() const override { return Backend::Cuda; }
+  const DenoiseSettings& settings() const override { return settings_; }
+  void set_settings(const DenoiseSettings& s) override {
+    validate(s);
+    settings_ = s;
+  }
+
+  void process(const FrameView& in, const FrameView& out, void* stream_ptr) override {
+    check_same_geometry(in, out);
+    cudaStream_t stream = stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_;
+    if (in.memory == MemoryKind::Device && out.memory == MemoryKind::Device) {
+      filter_device(in, out, stream);
+    } else {
+      // Staging: frames of our pool, kept for the next call while the geometry holds.
+      ensure_staging(in);
+      const FrameView& din = in.memory == MemoryKind::Device ? in : staging_in_->view();
+      const FrameView& dout = out.memory == MemoryKind::Device ? out : staging_out_->view();
+      if (in.memory == MemoryKind::Host) copy_frame(in, din, stream);
+      filter_device(din, dout, stream);
+      if (out.memory == MemoryKind::Host) copy_frame(dout, out, stream);
+    }
+    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+ private:
+  void filter_device(const FrameView& in, const FrameView& out, cudaStream_t stream) {
+    const FormatInfo fi = format_info(in.format);
+    for (int p = 0; p < fi.planes; ++p)
+      if (!plane_is_filtered(settings_.planes, p)) copy_plane(in, out, p, stream);
+    const auto ic = components(in), oc = components(out);
+    for (int c = 0; c < filtered_components(in, settings_.planes); ++c)
+      pipd_.run(ic[c], oc[c], settings_.mode, settings_.pipd, stream);
+  }
+
+  void ensure_staging(const FrameView& like) {
+    if (pool_ && pool_->format() == like.format && pool_->width() == like.width && pool_->height() == like.height)
+      return;
+    staging_in_.reset();
+    staging_out_.reset();
+    pool_ = std::make_unique<CudaFramePool>(like.format, like.width, like.height, 2);
+    staging_in_ = pool_->acquire(own_stream_);
+    staging_out_ = pool_->acquire(own_stream_);
+  }
+
+  DenoiseSettings settings_;
+  cudaStream_t own_stream_ = nullptr;
+  PipdCuda pipd_;
+  std::unique_ptr<CudaFramePool> pool_;
+  CudaFramePool::Handle staging_in_, staging_out_;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameDenoiser> make_cuda_denoiser(const DenoiseSettings& settings) {
+  validate(settings);
+  return std::make_unique<CudaDenoiser>(settings);
+}
+
+}  // namespace cdn

@@ -1,0 +1,153 @@
+// pipd_reference.cpp: plain C++ PI-PD and hybrid PI-PD (pipd_reference.h).
+// Written to be read next to the paper's algorithms 1-3; see docs/PIPD.md for
+// the choices the paper leaves open.
+#include "pipd_reference.h"
+
+#include <cstdlib>
+
+#include "error.h"
+#include "parallel.h"
+
+namespace cdn {
+
+namespace {
+
+int sample(const PlaneView& in, int x, int y) {
+  return in.get(clamp_coord(x, in.width), clamp_coord(y, in.height));
+}
+
+struct Sums {
+  std::int64_t s = 0, q = 0;
+  void add(int z) {
+    s += z;
+    q += static_cast<std::int64_t>(z) * z;
+  }
+};
+
+Sums pattern_sums(const PlaneView& in, const PatternSet& p, int d, int x, int y) {
+  Sums r;
+  for (int k = 0; k < p.pixels; ++k) r.add(sample(in, x + p.pixel[d][k].dx, y + p.pixel[d][k].dy));
+  return r;
+}
+
+bool inside(const PlaneView& in, int x, int y) { return x >= 0 && y >= 0 && x < in.width && y < in.height; }
+
+}  // namespace
+
+void pipd_stage1_reference(const PlaneView& in, const PatternSet& patterns, PipdStage1* out, int threads) {
+  const std::size_t n = static_cast<std::size_t>(in.width) * in.height;
+  out->width = in.width;
+  out->height = in.height;
+  out->theta.assign(n, 0);
+  out->sum.assign(n, 0);
+  out->sum_sq.assign(n, 0);
+  const std::int64_t count = patterns.pixels;
+  parallel_rows(in.height, threads, [&](int y) {
+    for (int x = 0; x < in.width; ++x) {
+      // Algorithm 1: the smallest sample variance, compared as count^2 * variance
+      // = count * Q - S^2 (exact); the first direction wins ties.
+      int best_d = 0;
+      Sums best = pattern_sums(in, patterns, 0, x, y);
+      std::int64_t best_key = count * best.q - best.s * best.s;
+      for (int d = 1; d < kDirections; ++d) {
+        const Sums c = pattern_sums(in, patterns, d, x, y);
+        const std::int64_t key = count * c.q - c.s * c.s;
+        if (key < best_key) {
+          best_key = key;
+          best = c;
+          best_d = d;
+        }
+      }
+      const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
+      out->theta[i] = static_cast<std::uint8_t>(best_d);
+      out->sum[i] = best.s;
+      out->sum_sq[i] = best.q;
+    }
+  });
+}
+
+int pipd_pixel_reference(const PlaneView& in, const PipdStage1& s1, const PatternSet& patterns, int max_segments,
+                         const GlrtTable& tmax, int x, int y) {
+  const std::size_t i0 = static_cast<std::size_t>(y) * in.width + x;
+  int d = s1.theta[i0];
+  // The poly-isoline starts with the centre pixel (thickened across the first
+  // segment when thickness is 3) and the first segment from stage 1.
+  Sums line;
+  for (int t = 0; t < patterns.thickness; ++t)
+    line.add(sample(in, x + patterns.centre[d][t].dx, y + patterns.centre[d][t].dy));
+  line.s += s1.sum[i0];
+  line.q += s1.sum_sq[i0];
+  std::int64_t count = patterns.thickness + patterns.pixels;
+  int ex = x + patterns.end[d].dx, ey = y + patterns.end[d].dy;
+  for (int k = 1; k < max_segments; ++k) {
+    // Lengthening stops at the frame border: I_theta exists only inside it.
+    if (!inside(in, ex, ey)) break;
+    const std::size_t i = static_cast<std::size_t>(ey) * in.width + ex;
+    const int next = s1.theta[i];
+    // No turning back: a segment more than 90 degrees away from the previous one ends the isoline.
+    if (direction_distance(next, d) > kDirections / 4) break;
+    if (!glrt_accepts_merge(line.s, line.q, count, s1.sum[i], s1.sum_sq[i], patterns.pixels, tmax.at(count + patterns.pixels))) break;
+    line.s += s1.sum[i];
+    line.q += s1.sum_sq[i];
+    count += patterns.pixels;
+    d = next;
+    ex += patterns.end[d].dx;
+    ey += patterns.end[d].dy;
+  }
+  return rounded_mean(line.s, count);
+}
+
+int hybrid_pixel_reference(const PlaneView& in, const PatternSet& thin, const GlrtTable& t2max, int x, int y,
+                           int pipd_value) {
+  // The 8 base directions (multiples of 45 degrees) do not share pixels.
+  Sums base[8];
+  for (int b = 0; b < 8; ++b) base[b] = pattern_sums(in, thin, 4 * b, x, y);
+  const int centre = sample(in, x, y);
+  const std::int64_t nh = 5 * thin.length + 1, nl = 3 * thin.length;
+  int edges = 0;
+  std::int64_t edge_sum = 0;
+  Sums h, l;
+  for (int b = 0; b < 8; ++b) {
+    // Half-plane H: the centre and directions b..b+4 (45-degree steps); L: b+5..b+7.
+    h = Sums();
+    l = Sums();
+    h.add(centre);
+    for (int j = 0; j < 5; ++j) {
+      h.s += base[(b + j) % 8].s;
+      h.q += base[(b + j) % 8].q;
+    }
+    for (int j = 5; j < 8; ++j) {
+      l.s += base[(b + j) % 8].s;
+      l.q += base[(b + j) % 8].q;
+    }
+    if (!glrt_accepts_merge(h.s, h.q, nh, l.s, l.q, nl, t2max.at(nh + nl))) {
+      ++edges;
+      edge_sum = h.s;
+    }
+  }
+  if (edges == 0) return rounded_mean(h.s + l.s, nh + nl);  // low-slope region: the whole window
+  if (edges == 1) return rounded_mean(edge_sum, nh);         // on one edge: the centre's half-plane
+  return pipd_value;
+}
+
+void pipd_reference(const PlaneView& in, const PlaneView& out, Mode mode, const PipdParams& params, int threads) {
+  if (in.memory != MemoryKind::Host || out.memory != MemoryKind::Host)
+    throw InvalidArgument("the CPU reference needs host planes");
+  if (in.width != out.width || in.height != out.height) throw InvalidArgument("input and output sizes differ");
+  const PatternSet patterns = make_patterns(params.segment_length, params.thickness);
+  const PatternSet thin = make_patterns(params.segment_length, 1);
+  GlrtTable tmax, t2max;
+  make_glrt_table(params.tmax, &tmax);
+  make_glrt_table(params.t2max, &t2max);
+  PipdStage1 s1;
+  pipd_stage1_reference(in, patterns, &s1, threads);
+  parallel_rows(in.height, threads, [&](int y) {
+    for (int x = 0; x < in.width; ++x) {
+      int v = pipd_pixel_reference(in, s1, patterns, params.max_segments(), tmax, x, y);
+      if (mode == Mode::Hybrid) v = hybrid_pixel_reference(in, thin, t2max, x, y, v);
+      out.set(x, y, v);
+    }
+  });
+}
+
+}  // namespace cdn

@@ -1,0 +1,91 @@
+// settings.cpp: names, the parameter table and validation (settings.h).
+#include "settings.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "error.h"
+
+namespace cdn {
+
+namespace {
+template <typename E>
+struct Named {
+  E value;
+  const char* name;
+};
+constexpr Named<Mode> kModes[] = {{Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}};
+constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
+constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
+
+template <typename E, std::size_t N>
+const char* name_of(const Named<E> (&table)[N], E v) {
+  for (const auto& n : table)
+    if (n.value == v) return n.name;
+  return "?";
+}
+template <typename E, std::size_t N>
+bool parse_in(const Named<E> (&table)[N], const std::string& s, E* out) {
+  for (const auto& n : table)
+    if (s == n.name) {
+      *out = n.value;
+      return true;
+    }
+  return false;
+}
+}  // namespace
+
+const char* mode_name(Mode m) { return name_of(kModes, m); }
+bool parse_mode(const std::string& s, Mode* out) { return parse_in(kModes, s, out); }
+const char* backend_name(Backend b) { return name_of(kBackends, b); }
+bool parse_backend(const std::string& s, Backend* out) { return parse_in(kBackends, s, out); }
+const char* planes_name(PlaneSelection p) { return name_of(kPlanes, p); }
+bool parse_planes(const std::string& s, PlaneSelection* out) { return parse_in(kPlanes, s, out); }
+
+const std::vector<ParamSpec>& param_specs() {
+  static const std::vector<ParamSpec> specs = {
+      {"segment-length", "PI-PD segment length l in pixels (paper: 5)", true, 2, 8, 5,
+       [](const DenoiseSettings& s) { return double(s.pipd.segment_length); },
+       [](DenoiseSettings& s, double v) { s.pipd.segment_length = int(v); }},
+      {"max-length", "PI-PD maximum isoline length n in pixels, a multiple of segment-length (paper: 25)", true,
+       2, 64, 25, [](const DenoiseSettings& s) { return double(s.pipd.max_length); },
+       [](DenoiseSettings& s, double v) { s.pipd.max_length = int(v); }},
+      {"tmax", "PI-PD GLRT threshold Tmax for lengthening an isoline (paper: 1)", false, 0.0, 100.0, 1.0,
+       [](const DenoiseSettings& s) { return s.pipd.tmax; }, [](DenoiseSettings& s, double v) { s.pipd.tmax = v; }},
+      {"t2max", "Hybrid edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
+       [](const DenoiseSettings& s) { return s.pipd.t2max; },
+       [](DenoiseSettings& s, double v) { s.pipd.t2max = v; }},
+      {"thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,
+       [](const DenoiseSettings& s) { return double(s.pipd.thickness); },
+       [](DenoiseSettings& s, double v) { s.pipd.thickness = int(v); }},
+  };
+  return specs;
+}
+
+const ParamSpec* find_param(const std::string& name) {
+  for (const auto& p : param_specs())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+void validate(const DenoiseSettings& s) {
+  for (const auto& p : param_specs()) {
+    const double v = p.get(s);
+    if (!(v >= p.min && v <= p.max) || (p.integer && v != std::floor(v))) {
+      std::ostringstream m;
+      m << p.name << " = " << v << " is out of range: expected " << (p.integer ? "an integer " : "a number ")
+        << "from " << p.min << " to " << p.max;
+      throw InvalidArgument(m.str());
+    }
+  }
+  if (s.pipd.max_length % s.pipd.segment_length != 0 || s.pipd.max_length < s.pipd.segment_length) {
+    std::ostringstream m;
+    m << "max-length = " << s.pipd.max_length << " must be a positive multiple of segment-length = "
+      << s.pipd.segment_length;
+    throw InvalidArgument(m.str());
+  }
+  if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
+    throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
+}
+
+}  // namespace cdn

@@ -1,0 +1,59 @@
+// settings.h: the denoiser's parameters and the one declarative table that
+// describes them (name, help, range, default). The GStreamer element makes its
+// properties from this table and the tools make their --flags from it, so
+// gst-inspect, --help and validation never drift apart.
+//
+// PI-PD parameters follow the paper (pipd-isoline-gpu-filter, section VIII,
+// fig. 10): segment length l = 5, maximum isoline length n = 25, Tmax = 1,
+// T2max = 2, isolines one pixel thick.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cdn {
+
+enum class Mode { Pipd, Hybrid };
+enum class Backend { Auto, Cuda, Cpu };
+enum class PlaneSelection { Luma, All };
+
+const char* mode_name(Mode m);
+bool parse_mode(const std::string& s, Mode* out);
+const char* backend_name(Backend b);
+bool parse_backend(const std::string& s, Backend* out);
+const char* planes_name(PlaneSelection p);
+bool parse_planes(const std::string& s, PlaneSelection* out);
+
+struct PipdParams {
+  int segment_length = 5;   // l: pixels per segment
+  int max_length = 25;      // n: maximum isoline length in pixels (a multiple of l)
+  double tmax = 1.0;        // GLRT threshold for lengthening
+  double t2max = 2.0;       // GLRT threshold of the hybrid edge detector
+  int thickness = 1;        // isoline thickness in pixels: 1 or 3
+
+  int max_segments() const { return max_length / segment_length; }
+};
+
+struct DenoiseSettings {
+  Mode mode = Mode::Pipd;
+  PipdParams pipd;
+  PlaneSelection planes = PlaneSelection::All;
+};
+
+// Throws InvalidArgument with a message naming the parameter and its valid range.
+void validate(const DenoiseSettings& s);
+
+// One numeric parameter: what the element's property and the tools' flag are made of.
+struct ParamSpec {
+  const char* name;   // property / flag name, e.g. "segment-length"
+  const char* blurb;  // one-line help
+  bool integer;       // integer or floating point
+  double min, max, def;
+  double (*get)(const DenoiseSettings&);
+  void (*set)(DenoiseSettings&, double);
+};
+
+const std::vector<ParamSpec>& param_specs();
+const ParamSpec* find_param(const std::string& name);
+
+}  // namespace cdn
