@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
   if (x >= in.width || y >= in.height) return;
   const int cx = threadIdx.x + kApron, cy = threadIdx.y + kApron;
   const PatternSet& p = kp.patterns;
-  const Acc count = p.pixels;
 
+  const Acc count = p.thickness + p.pixels;
   int best_d = 0;
   Acc best_s = 0, best_q = 0, best_key = 0;
   for (int d = 0; d < kDirections; ++d) {
@@ -80,7 +80,13 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
       s += z;
       q += z * z;
     }
-    const Acc key = count * q - s * s;  // count^2 * sample variance; the first direction wins ties
+    Acc cs = 0, cq = 0;  // the centre (and its thickening) belongs to the isoline too
+    for (int t = 0; t < p.thickness; ++t) {
+      const Acc z = tile[cy + p.centre[d][t].dy][cx + p.centre[d][t].dx];
+      cs += z;
+      cq += z * z;
+    }
+    const Acc key = count * (q + cq) - (s + cs) * (s + cs);  // count^2 * variance; the first direction wins ties
     if (d == 0 || key < best_key) {
       best_key = key;
       best_s = s;
@@ -235,7 +241,7 @@ void PipdCuda::run(const PlaneView& in, const PlaneView& out, Mode mode, const P
     scratch_bytes_ = need;
   }
   const KernelParams kp = make_kernel_params(mode, params);
-  // 8-bit sums fit 32-bit arithmetic (24 * 255^2 * 24 < 2^31); 16-bit needs 64 bits.
+  // 8-bit sums fit 32-bit arithmetic (27 * 27 * 255^2 < 2^31); 16-bit needs 64 bits.
   if (wide)
     launch<std::int64_t, std::uint64_t>(in, out, kp, scratch_, stream);
   else

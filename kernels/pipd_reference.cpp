@@ -30,6 +30,13 @@ Sums pattern_sums(const PlaneView& in, const PatternSet& p, int d, int x, int y)
   return r;
 }
 
+// The centre pixel and, for thickness 3, its neighbours across direction d.
+Sums centre_sums(const PlaneView& in, const PatternSet& p, int d, int x, int y) {
+  Sums r;
+  for (int t = 0; t < p.thickness; ++t) r.add(sample(in, x + p.centre[d][t].dx, y + p.centre[d][t].dy));
+  return r;
+}
+
 bool inside(const PlaneView& in, int x, int y) { return x >= 0 && y >= 0 && x < in.width && y < in.height; }
 
 }  // namespace
@@ -41,18 +48,23 @@ void pipd_stage1_reference(const PlaneView& in, const PatternSet& patterns, Pipd
   out->theta.assign(n, 0);
   out->sum.assign(n, 0);
   out->sum_sq.assign(n, 0);
-  const std::int64_t count = patterns.pixels;
+  const std::int64_t count = patterns.thickness + patterns.pixels;
   parallel_rows(in.height, threads, [&](int y) {
     for (int x = 0; x < in.width; ++x) {
       // Algorithm 1: the smallest sample variance, compared as count^2 * variance
-      // = count * Q - S^2 (exact); the first direction wins ties.
+      // = count * Q - S^2 (exact); the first direction wins ties. The variance is
+      // that of the isoline the pixel belongs to (section V-A): the centre (and its
+      // thickening) with the pattern. I_sigma keeps the pattern's sums alone, so
+      // that stage 2 can chain segments from end pixel to end pixel.
       int best_d = 0;
-      Sums best = pattern_sums(in, patterns, 0, x, y);
-      std::int64_t best_key = count * best.q - best.s * best.s;
-      for (int d = 1; d < kDirections; ++d) {
+      Sums best;
+      std::int64_t best_key = 0;
+      for (int d = 0; d < kDirections; ++d) {
         const Sums c = pattern_sums(in, patterns, d, x, y);
-        const std::int64_t key = count * c.q - c.s * c.s;
-        if (key < best_key) {
+        const Sums start = centre_sums(in, patterns, d, x, y);
+        const std::int64_t s = c.s + start.s, q = c.q + start.q;
+        const std::int64_t key = count * q - s * s;
+        if (d == 0 || key < best_key) {
           best_key = key;
           best = c;
           best_d = d;
@@ -72,9 +84,7 @@ int pipd_pixel_reference(const PlaneView& in, const PipdStage1& s1, const Patter
   int d = s1.theta[i0];
   // The poly-isoline starts with the centre pixel (thickened across the first
   // segment when thickness is 3) and the first segment from stage 1.
-  Sums line;
-  for (int t = 0; t < patterns.thickness; ++t)
-    line.add(sample(in, x + patterns.centre[d][t].dx, y + patterns.centre[d][t].dy));
+  Sums line = centre_sums(in, patterns, d, x, y);
   line.s += s1.sum[i0];
   line.q += s1.sum_sq[i0];
   std::int64_t count = patterns.thickness + patterns.pixels;

@@ -1,0 +1,179 @@
+// test_pipd_reference.cpp: the CPU reference of PI-PD / hybrid on hand-made
+// images with exact expectations, and parameter validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "error.h"
+#include "noise.h"
+#include "pipd_reference.h"
+#include "settings.h"
+#include "test_support.h"
+
+namespace cdn {
+namespace {
+
+using test::HostPlane;
+
+struct Case {
+  Mode mode;
+  int thickness;
+  int bytes;
+};
+
+class HandMade : public ::testing::TestWithParam<Case> {
+ protected:
+  PipdParams params() const {
+    PipdParams p;
+    p.thickness = GetParam().thickness;
+    return p;
+  }
+  int depth() const { return GetParam().bytes == 1 ? 8 : 16; }
+  int scale() const { return GetParam().bytes == 1 ? 1 : 257; }
+};
+
+TEST_P(HandMade, FlatStaysFlat) {
+  HostPlane in(37, 29, GetParam().bytes, depth()), out(37, 29, GetParam().bytes, depth());
+  for (int y = 0; y < 29; ++y)
+    for (int x = 0; x < 37; ++x) in.view.set(x, y, 117 * scale());
+  pipd_reference(in.view, out.view, GetParam().mode, params(), 2);
+  for (int y = 0; y < 29; ++y)
+    for (int x = 0; x < 37; ++x) ASSERT_EQ(out.view.get(x, y), 117 * scale()) << x << "," << y;
+}
+
+TEST_P(HandMade, NoiselessStepEdgeStaysSharp) {
+  for (int vertical = 0; vertical < 2; ++vertical) {
+    HostPlane in(40, 40, GetParam().bytes, depth()), out(40, 40, GetParam().bytes, depth());
+    for (int y = 0; y < 40; ++y)
+      for (int x = 0; x < 40; ++x) in.view.set(x, y, ((vertical ? x : y) < 17 ? 50 : 200) * scale());
+    pipd_reference(in.view, out.view, GetParam().mode, params(), 2);
+    for (int y = 0; y < 40; ++y)
+      for (int x = 0; x < 40; ++x) ASSERT_EQ(out.view.get(x, y), in.view.get(x, y)) << x << "," << y;
+  }
+}
+
+TEST_P(HandMade, RampSurvives) {
+  // A horizontal ramp: isolines are the columns, so PI-PD keeps every value.
+  // Thick isolines also average the columns either side: exact for a linear
+  // ramp away from the left and right borders, where the clamp rule makes a flat
+  // strip that horizontal thick patterns prefer (within l + 1 columns).
+  HostPlane in(64, 48, GetParam().bytes, depth()), out(64, 48, GetParam().bytes, depth());
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) in.view.set(x, y, (60 + 2 * x) * scale());
+  pipd_reference(in.view, out.view, GetParam().mode, params(), 2);
+  const int margin = GetParam().thickness == 3 ? PipdParams().segment_length + 1 : 0;
+  for (int y = 0; y < 48; ++y)
+    for (int x = margin; x < 64 - margin; ++x) ASSERT_EQ(out.view.get(x, y), in.view.get(x, y)) << x << "," << y;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, HandMade,
+                         ::testing::Values(Case{Mode::Pipd, 1, 1}, Case{Mode::Pipd, 3, 1}, Case{Mode::Pipd, 1, 2},
+                                           Case{Mode::Hybrid, 1, 1}, Case{Mode::Hybrid, 3, 1},
+                                           Case{Mode::Hybrid, 1, 2}),
+                         [](const auto& info) {
+                           return std::string(mode_name(info.param.mode)) + "_t" +
+                                  std::to_string(info.param.thickness) + "_" + std::to_string(info.param.bytes * 8) +
+                                  "bit";
+                         });
+
+TEST(PipdReference, FollowsALineAcrossSegments) {
+  // A one-pixel bright horizontal line on black with a few noisy pixels: the
+  // pixel at the line's left end averages along the line (all 25 + 1 pixels are 200).
+  HostPlane in(60, 21, 1, 8), out(60, 21, 1, 8);
+  for (int y = 0; y < 21; ++y)
+    for (int x = 0; x < 60; ++x) in.view.set(x, y, y == 10 ? 200 : ((x * 7 + y * 3) % 5) * 10);
+  PipdStage1 s1;
+  const PatternSet patterns = make_patterns(5, 1);
+  pipd_stage1_reference(in.view, patterns, &s1, 1);
+  EXPECT_EQ(s1.theta[10 * 60 + 5], 0);  // straight right along the line
+  EXPECT_EQ(s1.sum[10 * 60 + 5], 5 * 200);
+  GlrtTable t;
+  make_glrt_table(1.0, &t);
+  EXPECT_EQ(pipd_pixel_reference(in.view, s1, patterns, 5, t, 5, 10), 200);
+}
+
+TEST(PipdReference, SmoothsNoiseOnAFlatImage) {
+  for (Mode mode : {Mode::Pipd, Mode::Hybrid}) {
+    HostPlane in(64, 64, 1, 8), out(64, 64, 1, 8);
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 64; ++x) in.view.set(x, y, 128);
+    add_gaussian_noise(in.view, 20.0, 3);
+    double var_in = 0, var_out = 0;
+    pipd_reference(in.view, out.view, mode, PipdParams(), 2);
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 64; ++x) {
+        var_in += std::pow(in.view.get(x, y) - 128.0, 2);
+        var_out += std::pow(out.view.get(x, y) - 128.0, 2);
+      }
+    std::printf("%s: noise variance %.1f -> %.1f\n", mode_name(mode), var_in / 4096, var_out / 4096);
+    // A line of up to 26 pixels, and for hybrid a 41-pixel window in flat areas.
+    EXPECT_LT(var_out, var_in / (mode == Mode::Pipd ? 2.5 : 4.0)) << mode_name(mode);
+  }
+}
+
+TEST(PipdReference, TinyFramesFollowTheBorderRule) {
+  for (int w = 1; w <= 3; ++w)
+    for (int h = 1; h <= 3; ++h) {
+      HostPlane in(w, h, 1, 8), out(w, h, 1, 8);
+      test::fill_random(in.view, w * 10 + h);
+      pipd_reference(in.view, out.view, Mode::Hybrid, PipdParams(), 1);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          EXPECT_GE(out.view.get(x, y), 0);
+          EXPECT_LE(out.view.get(x, y), 255);
+        }
+      if (w == 1 && h == 1) EXPECT_EQ(out.view.get(0, 0), in.view.get(0, 0));  // every read is the one pixel
+    }
+}
+
+TEST(Settings, DefaultsArePaperValues) {
+  DenoiseSettings s;
+  EXPECT_EQ(s.pipd.segment_length, 5);
+  EXPECT_EQ(s.pipd.max_length, 25);
+  EXPECT_EQ(s.pipd.tmax, 1.0);
+  EXPECT_EQ(s.pipd.t2max, 2.0);
+  EXPECT_EQ(s.pipd.thickness, 1);
+  EXPECT_NO_THROW(validate(s));
+  for (const auto& spec : param_specs()) EXPECT_EQ(spec.get(s), spec.def) << spec.name;
+}
+
+TEST(Settings, OutOfRangeValuesAreRejectedWithTheirName) {
+  for (const auto& spec : param_specs()) {
+    for (double bad : {spec.min - 1, spec.max + 1}) {
+      DenoiseSettings s;
+      spec.set(s, bad);
+      try {
+        validate(s);
+        ADD_FAILURE() << spec.name << " = " << bad << " accepted";
+      } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find(spec.name), std::string::npos) << e.what();
+      }
+    }
+  }
+  DenoiseSettings s;
+  s.pipd.max_length = 24;  // not a multiple of 5
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s = DenoiseSettings();
+  s.pipd.thickness = 2;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s = DenoiseSettings();
+  s.pipd.tmax = 0.5;  // fractional thresholds are fine
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(Settings, NamesRoundTrip) {
+  Mode m;
+  EXPECT_TRUE(parse_mode("hybrid", &m));
+  EXPECT_EQ(m, Mode::Hybrid);
+  EXPECT_FALSE(parse_mode("median", &m));
+  Backend b;
+  EXPECT_TRUE(parse_backend("cpu", &b));
+  EXPECT_FALSE(parse_backend("opencl", &b));
+  PlaneSelection p;
+  EXPECT_TRUE(parse_planes("luma", &p));
+  EXPECT_STREQ(planes_name(PlaneSelection::All), "all");
+}
+
+}  // namespace
+}  // namespace cdn
