@@ -1,0 +1,155 @@
+// test_flags.cpp: the flag parser (tools/common/flags.h), its parameter flags made
+// from cdn::param_specs(), and cudadenoise-image's options (tools/image/options.h).
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "flags.h"
+#include "options.h"
+
+namespace {
+
+using cdn::tools::FlagParser;
+using cdn::tools::UsageError;
+
+// argv for a parser: "prog" then the given arguments.
+struct Args {
+  explicit Args(std::initializer_list<const char*> a) : v{"prog"} { v.insert(v.end(), a.begin(), a.end()); }
+  int argc() const { return static_cast<int>(v.size()); }
+  const char* const* argv() const { return v.data(); }
+  std::vector<const char*> v;
+};
+
+cdn::DenoiseSettings parse_params(std::initializer_list<const char*> a) {
+  cdn::DenoiseSettings s;
+  FlagParser p;
+  p.add_param_flags(&s);
+  const Args args(a);
+  p.parse(args.argc(), args.argv());
+  return s;
+}
+
+TEST(Flags, ParamFlagsSetTheSettings) {
+  const cdn::DenoiseSettings s =
+      parse_params({"--segment-length", "4", "--max-length=20", "--tmax", "2.5", "--t2max=0", "--thickness", "3"});
+  EXPECT_EQ(s.pipd.segment_length, 4);
+  EXPECT_EQ(s.pipd.max_length, 20);
+  EXPECT_DOUBLE_EQ(s.pipd.tmax, 2.5);
+  EXPECT_DOUBLE_EQ(s.pipd.t2max, 0.0);
+  EXPECT_EQ(s.pipd.thickness, 3);
+  const cdn::DenoiseSettings d = parse_params({});
+  EXPECT_EQ(d.pipd.segment_length, cdn::DenoiseSettings{}.pipd.segment_length);
+}
+
+TEST(Flags, BadValuesAreRejected) {
+  for (auto bad : std::vector<std::vector<const char*>>{{"--tmax", "1000"},
+                                                        {"--tmax", "-1"},
+                                                        {"--segment-length", "2.5"},
+                                                        {"--segment-length", "abc"},
+                                                        {"--segment-length", "4x"},
+                                                        {"--segment-length", ""},
+                                                        {"--tmax", "nan"},
+                                                        {"--tmax"},
+                                                        {"--no-such-flag", "1"}}) {
+    cdn::DenoiseSettings s;
+    FlagParser p;
+    p.add_param_flags(&s);
+    std::vector<const char*> argv{"prog"};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    EXPECT_THROW(p.parse(static_cast<int>(argv.size()), argv.data()), UsageError) << bad[0];
+  }
+}
+
+TEST(Flags, MessagesNameTheFlagAndRange) {
+  try {
+    parse_params({"--tmax", "1000"});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--tmax: 1000 is out of range [0, 100]");
+  }
+}
+
+TEST(Flags, HelpListsEveryParameterWithRangeAndDefault) {
+  cdn::DenoiseSettings s;
+  FlagParser p;
+  p.add_param_flags(&s);
+  const std::string help = p.help();
+  for (const cdn::ParamSpec& spec : cdn::param_specs()) {
+    EXPECT_NE(help.find(std::string("--") + spec.name), std::string::npos) << spec.name;
+    EXPECT_NE(help.find(spec.blurb), std::string::npos) << spec.name;
+  }
+  EXPECT_NE(help.find("[2..8, default 5]"), std::string::npos) << help;
+}
+
+TEST(Flags, SwitchesPositionalsAndDoubleDash) {
+  bool json = false;
+  std::string out;
+  FlagParser p;
+  p.add_switch("--json", "", &json);
+  p.add_string("-o,--output", "PATH", "", &out);
+  const Args args({"a.png", "-o", "b.png", "--json", "--", "--c.png"});
+  const std::vector<std::string> pos = p.parse(args.argc(), args.argv());
+  EXPECT_TRUE(json);
+  EXPECT_EQ(out, "b.png");
+  EXPECT_EQ(pos, (std::vector<std::string>{"a.png", "--c.png"}));
+  EXPECT_TRUE(p.was_set("--output"));
+  const Args bad({"--json=1"});
+  EXPECT_THROW(p.parse(bad.argc(), bad.argv()), UsageError);
+}
+
+cdn::tools::ImageOptions image_options(std::initializer_list<const char*> a) {
+  const Args args(a);
+  return cdn::tools::parse_image_options(args.argc(), args.argv());
+}
+
+TEST(ImageOptions, BuiltinDefaultsToSigma25Seed1) {
+  const auto o = image_options({});
+  EXPECT_TRUE(o.input.empty());
+  EXPECT_DOUBLE_EQ(o.noise_sigma, 25);
+  EXPECT_EQ(o.seed, 1u);
+  EXPECT_EQ(o.backend, cdn::Backend::Auto);
+  EXPECT_DOUBLE_EQ(image_options({"--builtin", "--add-noise", "0"}).noise_sigma, 0);
+  const auto f = image_options({"in.png"});
+  EXPECT_EQ(f.input, "in.png");
+  EXPECT_DOUBLE_EQ(f.noise_sigma, 0);
+}
+
+TEST(ImageOptions, AllFlags) {
+  const auto o = image_options({"in.pgm", "-o", "out.png", "--mode", "hybrid", "--planes", "luma", "--backend",
+                                "cpu", "--add-noise", "15", "--seed", "99", "--save-noisy", "n.png", "--reference",
+                                "r.png", "--json", "--segment-length", "4", "--max-length", "24"});
+  EXPECT_EQ(o.output, "out.png");
+  EXPECT_EQ(o.settings.mode, cdn::Mode::Hybrid);
+  EXPECT_EQ(o.settings.planes, cdn::PlaneSelection::Luma);
+  EXPECT_EQ(o.backend, cdn::Backend::Cpu);
+  EXPECT_DOUBLE_EQ(o.noise_sigma, 15);
+  EXPECT_EQ(o.seed, 99u);
+  EXPECT_EQ(o.save_noisy, "n.png");
+  EXPECT_EQ(o.reference, "r.png");
+  EXPECT_TRUE(o.json);
+  EXPECT_EQ(o.settings.pipd.max_length, 24);
+}
+
+TEST(ImageOptions, BadCombinationsAreUsageErrors) {
+  EXPECT_THROW(image_options({"--mode", "bm3d"}), UsageError);
+  EXPECT_THROW(image_options({"--backend", "gpu"}), UsageError);
+  EXPECT_THROW(image_options({"--planes", "chroma"}), UsageError);
+  EXPECT_THROW(image_options({"--max-length", "24"}), UsageError);  // not a multiple of 5
+  EXPECT_THROW(image_options({"--thickness", "2"}), UsageError);
+  EXPECT_THROW(image_options({"a.png", "b.png"}), UsageError);
+  EXPECT_THROW(image_options({"--builtin", "a.png"}), UsageError);
+  EXPECT_THROW(image_options({"a.png", "--save-noisy", "n.png"}), UsageError);
+  EXPECT_THROW(image_options({"--seed", "-1"}), UsageError);
+  EXPECT_THROW(image_options({"--add-noise", "-3"}), UsageError);
+}
+
+TEST(ImageOptions, UsageShowsParamFlags) {
+  const std::string u = cdn::tools::image_usage();
+  for (const cdn::ParamSpec& spec : cdn::param_specs())
+    EXPECT_NE(u.find(std::string("--") + spec.name), std::string::npos) << spec.name;
+  EXPECT_NE(u.find("Exit codes"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,116 @@
+// test_image_tool.cpp: runs the cudadenoise-image binary end to end: the built-in
+// picture denoised on the CPU backend must gain PSNR, and each failure class
+// must give its documented exit code.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "denoiser.h"
+#include "image_io.h"
+
+#ifndef CDN_IMAGE_TOOL
+#error "CDN_IMAGE_TOOL must name the cudadenoise-image binary"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string("'") + CDN_IMAGE_TOOL + "' " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {-1, "popen failed"};
+  Result r{-1, ""};
+  std::array<char, 4096> buf;
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+double json_number(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\":(-?[0-9.eE+-]+)"))) return NAN;
+  return std::stod(m[1]);
+}
+
+class ImageTool : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cdn-image-tool-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(ImageTool, BuiltinPictureGainsPsnrOnTheCpu) {
+  const Result r = run("--backend cpu --json -o '" + path("out.png") + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* key : {"\"input\":\"builtin\"", "\"mode\":\"pipd\"", "\"backend\":\"cpu\"", "\"width\":512",
+                          "\"height\":512", "\"ssim_out\":", "\"ms\":"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+  const double noisy = json_number(r.out, "psnr_noisy"), out = json_number(r.out, "psnr_out");
+  EXPECT_NEAR(noisy, 20.5, 1.0) << r.out;  // sigma 25, a little above 20.17 from clamping
+  EXPECT_GT(out, noisy + 1.0) << r.out;
+  EXPECT_GT(json_number(r.out, "ssim_out"), json_number(r.out, "ssim_noisy")) << r.out;
+  const cdn::tools::Image img = cdn::tools::read_image(path("out.png"));
+  EXPECT_EQ(img.width, 512);
+  EXPECT_EQ(img.channels, 3);
+}
+
+TEST_F(ImageTool, HelpListsTheParameterFlags) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--segment-length"), std::string::npos) << r.out;
+}
+
+TEST_F(ImageTool, ExitCodes) {
+  EXPECT_EQ(run("--tmax 1000").code, 2);
+  EXPECT_EQ(run("--no-such-flag").code, 2);
+  EXPECT_EQ(run("'" + path("missing.png") + "'").code, 3);
+
+  // A small gray image so the CPU run is quick.
+  cdn::tools::Image small(24, 24, 1, 8);
+  for (std::size_t i = 0; i < small.data.size(); ++i) small.data[i] = static_cast<std::uint8_t>(i * 7);
+  cdn::tools::write_image(path("small.png"), small);
+  EXPECT_EQ(run("'" + path("small.png") + "' --backend cpu -o '" + path("no/dir/out.png") + "'").code, 5);
+  EXPECT_EQ(run("'" + path("small.png") + "' --backend cpu --reference '" + path("missing.png") + "'").code, 3);
+
+  if (!cdn::cuda_available()) {
+    EXPECT_EQ(run("'" + path("small.png") + "' --backend cuda").code, 4);
+  }
+}
+
+TEST_F(ImageTool, GrayPgmWithReference) {
+  cdn::tools::Image clean(64, 48, 1, 16);
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) clean.channel(0).set(x, y, x < 32 ? 20000 : 40000);
+  cdn::tools::write_image(path("clean.pgm"), clean);
+  const Result noisy = run("'" + path("clean.pgm") + "' --backend cpu --add-noise 20 --seed 3 --save-noisy '" +
+                           path("noisy.pgm") + "' --json");
+  ASSERT_EQ(noisy.code, 0) << noisy.out;
+  const Result r = run("'" + path("noisy.pgm") + "' --backend cpu --reference '" + path("clean.pgm") + "' -o '" +
+                       path("out.pgm") + "' --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_DOUBLE_EQ(json_number(r.out, "psnr_noisy"), json_number(noisy.out, "psnr_noisy"));
+  EXPECT_GT(json_number(r.out, "psnr_out"), json_number(r.out, "psnr_noisy")) << r.out;
+  EXPECT_EQ(cdn::tools::read_image(path("out.pgm")).bit_depth, 16);
+}
+
+}  // namespace

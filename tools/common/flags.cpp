@@ -1,0 +1,164 @@
+// flags.cpp: the tools' command-line parser (flags.h).
+#include "flags.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace cdn::tools {
+
+namespace {
+std::vector<std::string> split_names(const std::string& names) {
+  std::vector<std::string> out;
+  std::stringstream ss(names);
+  for (std::string n; std::getline(ss, n, ',');) out.push_back(n);
+  return out;
+}
+
+std::string format_number(double v, bool integer) {
+  std::ostringstream s;
+  if (integer)
+    s << static_cast<long long>(v);
+  else
+    s << v;
+  return s.str();
+}
+}  // namespace
+
+double parse_number(const std::string& flag, const std::string& text, bool integer, double min, double max) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  if (text.empty() || end != begin + text.size() || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(flag + ": '" + text + "' is not a number");
+  if (integer && v != std::floor(v)) throw UsageError(flag + ": '" + text + "' is not an integer");
+  if (v < min || v > max)
+    throw UsageError(flag + ": " + text + " is out of range [" + format_number(min, integer) + ", " +
+                     format_number(max, integer) + "]");
+  return v;
+}
+
+void FlagParser::add(const std::string& names, const std::string& metavar, const std::string& help, Apply apply) {
+  flags_.push_back({split_names(names), metavar, help, std::move(apply)});
+}
+
+void FlagParser::add_switch(const std::string& names, const std::string& help, bool* target) {
+  add(names, "", help, [target](const std::string&, const std::string&) { *target = true; });
+}
+
+void FlagParser::add_string(const std::string& names, const std::string& metavar, const std::string& help,
+                            std::string* target) {
+  add(names, metavar, help, [target](const std::string&, const std::string& v) { *target = v; });
+}
+
+void FlagParser::add_choice(const std::string& names, const std::vector<std::string>& choices,
+                            const std::string& help, std::string* target) {
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : "|") + c;
+  add(names, list, help + " (default " + *target + ")",
+      [choices, list, target](const std::string& flag, const std::string& v) {
+        for (const auto& c : choices)
+          if (v == c) {
+            *target = v;
+            return;
+          }
+        throw UsageError(flag + ": '" + v + "' is not one of " + list);
+      });
+}
+
+void FlagParser::add_number(const std::string& names, const std::string& metavar, const std::string& help,
+                            double min, double max, double* target) {
+  add(names, metavar, help, [min, max, target](const std::string& flag, const std::string& v) {
+    *target = parse_number(flag, v, false, min, max);
+  });
+}
+
+void FlagParser::add_uint64(const std::string& names, const std::string& metavar, const std::string& help,
+                            std::uint64_t* target) {
+  add(names, metavar, help, [target](const std::string& flag, const std::string& v) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || v[0] == '-' || v[0] == '+' || end != v.c_str() + v.size() || errno == ERANGE)
+      throw UsageError(flag + ": '" + v + "' is not a non-negative integer");
+    *target = n;
+  });
+}
+
+void FlagParser::add_param_flags(DenoiseSettings* settings) {
+  for (const ParamSpec& spec : param_specs()) {
+    std::ostringstream help;
+    help << spec.blurb << " [" << format_number(spec.min, spec.integer) << ".." << format_number(spec.max, spec.integer)
+         << ", default " << format_number(spec.def, spec.integer) << "]";
+    const ParamSpec* p = &spec;
+    add(std::string("--") + spec.name, spec.integer ? "N" : "X", help.str(),
+        [p, settings](const std::string& flag, const std::string& v) {
+          p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
+        });
+  }
+}
+
+const FlagParser::Flag* FlagParser::find(const std::string& name) const {
+  for (const Flag& f : flags_)
+    for (const auto& n : f.names)
+      if (n == name) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> FlagParser::parse(int argc, const char* const* argv) {
+  std::vector<std::string> positional;
+  seen_.clear();
+  bool flags_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    const Flag* f = find(name);
+    if (!f) throw UsageError("unknown flag " + name);
+    std::string value;
+    if (f->metavar.empty()) {
+      if (eq != std::string::npos) throw UsageError(name + " takes no value");
+    } else if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+    } else {
+      if (i + 1 >= argc) throw UsageError(name + " needs a value (" + f->metavar + ")");
+      value = argv[++i];
+    }
+    f->apply(name, value);
+    seen_.insert(f);
+  }
+  return positional;
+}
+
+bool FlagParser::was_set(const std::string& name) const {
+  const Flag* f = find(name);
+  return f && seen_.count(f) > 0;
+}
+
+std::string FlagParser::help() const {
+  constexpr std::size_t kColumn = 28;
+  std::string out;
+  for (const Flag& f : flags_) {
+    std::string left = "  ";
+    for (std::size_t i = 0; i < f.names.size(); ++i) left += (i ? ", " : "") + f.names[i];
+    if (!f.metavar.empty()) left += " " + f.metavar;
+    if (left.size() + 2 > kColumn)
+      left += "\n" + std::string(kColumn, ' ');
+    else
+      left += std::string(kColumn - left.size(), ' ');
+    out += left + f.help + "\n";
+  }
+  return out;
+}
+
+}  // namespace cdn::tools

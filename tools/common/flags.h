@@ -1,0 +1,69 @@
+// flags.h: a tiny command-line parser for the tools.
+//
+// Flags are "--name VALUE", "--name=VALUE" or switches without a value; a flag
+// may have several names ("-o,--output"). Everything else is a positional
+// argument ("--" ends the flags). The denoiser's parameter flags are made from
+// cdn::param_specs(), so their names, ranges, defaults and help text are the
+// ones the GStreamer element shows. Bad input throws UsageError with a one-line
+// message that names the flag.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "settings.h"
+
+namespace cdn::tools {
+
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& what) : std::runtime_error(what) {}
+};
+
+// The number in `text`, which must be all of it, finite, in [min, max] and, if
+// `integer`, whole. `flag` names the flag in the error message.
+double parse_number(const std::string& flag, const std::string& text, bool integer, double min, double max);
+
+class FlagParser {
+ public:
+  using Apply = std::function<void(const std::string& flag, const std::string& value)>;
+
+  // names: comma-separated, e.g. "-o,--output". An empty metavar makes a switch.
+  void add(const std::string& names, const std::string& metavar, const std::string& help, Apply apply);
+  void add_switch(const std::string& names, const std::string& help, bool* target);
+  void add_string(const std::string& names, const std::string& metavar, const std::string& help,
+                  std::string* target);
+  // One of `choices`; the help lists them.
+  void add_choice(const std::string& names, const std::vector<std::string>& choices, const std::string& help,
+                  std::string* target);
+  void add_number(const std::string& names, const std::string& metavar, const std::string& help, double min,
+                  double max, double* target);
+  void add_uint64(const std::string& names, const std::string& metavar, const std::string& help,
+                  std::uint64_t* target);
+  // "--<spec name> N" for every cdn::param_specs() entry, setting *settings.
+  void add_param_flags(DenoiseSettings* settings);
+
+  // Parses argv[1..argc-1]; returns the positional arguments.
+  std::vector<std::string> parse(int argc, const char* const* argv);
+  // Whether the flag with this name (any of its names) was given.
+  bool was_set(const std::string& name) const;
+  // The flag list, one per line (or two where the names are long), aligned.
+  std::string help() const;
+
+ private:
+  struct Flag {
+    std::vector<std::string> names;
+    std::string metavar;  // empty: switch
+    std::string help;
+    Apply apply;
+  };
+  const Flag* find(const std::string& name) const;
+  std::vector<Flag> flags_;
+  std::set<const Flag*> seen_;
+};
+
+}  // namespace cdn::tools

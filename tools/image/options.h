@@ -1,0 +1,32 @@
+// options.h: the command line of cudadenoise-image, parsed into ImageOptions.
+// Separate from main.cpp so the tests can check the parsing on its own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "settings.h"
+
+namespace cdn::tools {
+
+struct ImageOptions {
+  std::string input;  // empty: the built-in test picture
+  std::string output;
+  std::string save_noisy;
+  std::string reference;
+  DenoiseSettings settings;
+  Backend backend = Backend::Auto;
+  double noise_sigma = 0;  // AWGN added to the input (8-bit code values); 0: none
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool help = false;
+};
+
+// Throws UsageError (flags.h) with a one-line message for anything wrong,
+// including parameter combinations that cdn::validate rejects.
+ImageOptions parse_image_options(int argc, const char* const* argv);
+
+// The --help text.
+std::string image_usage();
+
+}  // namespace cdn::tools
