@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# setup.sh: everything needed to build and test cudadenoise on Debian 12, GPU or
+# not: installs the packages (as root or through sudo; skipped when all are
+# installed already), fetches the test images, configures build/ and builds.
+#
+#   scripts/setup.sh [MESON_OPTIONS...]     e.g. scripts/setup.sh -Dcuda_archs=90
+#
+# The options go to `meson setup` for a new build directory, or to `meson
+# configure` for an existing one. CUDA is used when /usr/local/cuda/bin/nvcc (or
+# an nvcc on PATH) exists; -Dcuda=disabled builds the CPU backend only.
+# CDN_BUILD_DIR names another build directory (default: build).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${CDN_BUILD_DIR:-build}
+
+packages=(
+  # build and tests
+  meson ninja-build pkg-config g++ libgtest-dev libpng-dev
+  # GStreamer 1.22: the cudadenoise element and its tests
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev libgl-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  # FFmpeg 5.1: cudadenoise-transcode
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libffmpeg-nvenc-dev ffmpeg
+  python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#packages[@]} packages are installed"
+fi
+
+if [ -d /usr/local/cuda/bin ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+
+scripts/fetch-test-data.sh
+
+if [ -f "$build/build.ninja" ]; then
+  if [ $# -gt 0 ]; then meson configure "$build" "$@"; fi
+else
+  meson setup "$build" "$@"
+fi
+meson compile -C "$build"
