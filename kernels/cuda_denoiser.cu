@@ -50,6 +50,12 @@ class CudaDenoiser final : public FrameDenoiser {
     settings_ = s;
   }
 
+  void enqueue(const FrameView& in, const FrameView& out, void* stream_ptr) override {
+    if (in.memory != MemoryKind::Device || out.memory != MemoryKind::Device) return process(in, out, stream_ptr);
+    check_same_geometry(in, out);
+    filter_device(in, out, stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_);
+  }
+
   void process(const FrameView& in, const FrameView& out, void* stream_ptr) override {
     check_same_geometry(in, out);
     cudaStream_t stream = stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_;

@@ -40,6 +40,11 @@ class FrameDenoiser {
   // downloaded through its frame pool). `stream` is a cudaStream_t (nullptr: the
   // denoiser's own stream). Returns when `out` is complete (synchronous).
   virtual void process(const FrameView& in, const FrameView& out, void* stream = nullptr) = 0;
+
+  // Like process(), but for device frames on the CUDA backend it returns as soon
+  // as the work is queued on `stream`: the caller synchronizes (or queues more
+  // work behind it). On the CPU backend and for host frames it is process().
+  virtual void enqueue(const FrameView& in, const FrameView& out, void* stream) { process(in, out, stream); }
 };
 
 }  // namespace cdn

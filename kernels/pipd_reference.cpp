@@ -107,8 +107,7 @@ int pipd_pixel_reference(const PlaneView& in, const PipdStage1& s1, const Patter
   return rounded_mean(line.s, count);
 }
 
-int hybrid_pixel_reference(const PlaneView& in, const PatternSet& thin, const GlrtTable& t2max, int x, int y,
-                           int pipd_value) {
+int hybrid_pixel_reference(const PlaneView& in, const PatternSet& thin, const GlrtTable& t2max, int x, int y) {
   // The 8 base directions (multiples of 45 degrees) do not share pixels.
   Sums base[8];
   for (int b = 0; b < 8; ++b) base[b] = pattern_sums(in, thin, 4 * b, x, y);
@@ -137,7 +136,7 @@ int hybrid_pixel_reference(const PlaneView& in, const PatternSet& thin, const Gl
   }
   if (edges == 0) return rounded_mean(h.s + l.s, nh + nl);  // low-slope region: the whole window
   if (edges == 1) return rounded_mean(edge_sum, nh);         // on one edge: the centre's half-plane
-  return pipd_value;
+  return -1;  // more than one edge: PI-PD
 }
 
 void pipd_reference(const PlaneView& in, const PlaneView& out, Mode mode, const PipdParams& params, int threads) {
@@ -153,8 +152,8 @@ void pipd_reference(const PlaneView& in, const PlaneView& out, Mode mode, const 
   pipd_stage1_reference(in, patterns, &s1, threads);
   parallel_rows(in.height, threads, [&](int y) {
     for (int x = 0; x < in.width; ++x) {
-      int v = pipd_pixel_reference(in, s1, patterns, params.max_segments(), tmax, x, y);
-      if (mode == Mode::Hybrid) v = hybrid_pixel_reference(in, thin, t2max, x, y, v);
+      int v = mode == Mode::Hybrid ? hybrid_pixel_reference(in, thin, t2max, x, y) : -1;
+      if (v < 0) v = pipd_pixel_reference(in, s1, patterns, params.max_segments(), tmax, x, y);
       out.set(x, y, v);
     }
   });

@@ -29,10 +29,10 @@ void pipd_stage1_reference(const PlaneView& in, const PatternSet& patterns, Pipd
 int pipd_pixel_reference(const PlaneView& in, const PipdStage1& s1, const PatternSet& patterns, int max_segments,
                          const GlrtTable& tmax, int x, int y);
 
-// Hybrid (kernel_edge_detector, algorithm 3) at one pixel, given the PI-PD value
-// there (only used when more than one edge direction is found).
-int hybrid_pixel_reference(const PlaneView& in, const PatternSet& thin, const GlrtTable& t2max, int x, int y,
-                           int pipd_value);
+// Hybrid (kernel_edge_detector, algorithm 3) at one pixel: the window or
+// half-plane mean, or -1 when more than one edge direction is found (the
+// PI-PD value is used there).
+int hybrid_pixel_reference(const PlaneView& in, const PatternSet& thin, const GlrtTable& t2max, int x, int y);
 
 // The whole filter on one component; `in` and `out` are host planes of the same
 // size and distinct memory. threads <= 0: all hardware threads.

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# gpu-suite.sh: the whole test suite on a GPU host, GPU tests included, then the
+# GPU tests again under compute-sanitizer (memcheck and racecheck), then the
+# benchmark. Runs the test binaries of an existing build directory directly (a
+# GPU host may have no meson); GStreamer tests need the runtime bundle
+# (.gpu-runtime, see ../shared/gpu/README.md), sourced here when present.
+#
+#   scripts/gpu-suite.sh [BUILD_DIR] [--no-sanitizer] [--no-bench]
+set -u
+build=${1:-build}
+shift || true
+sanitize=1 bench=1
+for a in "$@"; do
+  case "$a" in
+    --no-sanitizer) sanitize=0 ;;
+    --no-bench) bench=0 ;;
+    *) echo "unknown option $a" >&2; exit 2 ;;
+  esac
+done
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export CDN_TEST_DATA="$root/.testdata"
+export GST_PLUGIN_PATH_1_0="$root/$build/plugin" GST_REGISTRY_1_0=/tmp/cdn-registry.bin CK_FORK=no
+if [ -f .gpu-runtime/runtime-env.sh ]; then
+  # shellcheck disable=SC1091
+  source .gpu-runtime/runtime-env.sh >/dev/null
+  export GST_PLUGIN_PATH_1_0="$root/$build/plugin"
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+
+failed=0
+mapfile -t tests < <(find "$build/tests" -type f -executable -name 'test*' | sort)
+echo "== ${#tests[@]} test programs"
+for t in "${tests[@]}"; do
+  if "$t" --gtest_brief=1 > "/tmp/$(basename "$t").log" 2>&1; then
+    echo "PASS $t ($(grep -c 'SKIPPED \]' "/tmp/$(basename "$t").log" || true) skip lines)"
+  else
+    echo "FAIL $t"; tail -40 "/tmp/$(basename "$t").log"; failed=$((failed + 1))
+  fi
+done
+
+if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    for t in "${tests[@]}"; do
+      case "$t" in *gpu*) ;; *) continue ;; esac
+      log="/tmp/$(basename "$t").$tool.log"
+      # CDN_TEST_SMALL trims the largest CPU-side references; every kernel path still runs.
+      if CDN_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --gtest_brief=1 > "$log" 2>&1; then
+        echo "PASS $tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+      else
+        echo "FAIL $tool $t"; tail -30 "$log"; failed=$((failed + 1))
+      fi
+    done
+  done
+fi
+
+if [ "$bench" = 1 ] && [ -x "$build/tools/bench/cudadenoise-bench" ]; then
+  echo "== benchmark"
+  "$build/tools/bench/cudadenoise-bench" --data "$CDN_TEST_DATA" --cpu-iterations 1
+fi
+echo "== gpu-suite: $failed failure(s)"
+exit $((failed > 0))
