@@ -3,7 +3,7 @@
 # not: installs the packages (as root or through sudo; skipped when all are
 # installed already), fetches the test images, configures build/ and builds.
 #
-#   scripts/setup.sh [MESON_OPTIONS...]     e.g. scripts/setup.sh -Dcuda_archs=90
+#   scripts/setup.sh [MESON_OPTIONS...]     e.g. scripts/setup.sh -Dgpu_archs=90
 #
 # The options go to `meson setup` for a new build directory, or to `meson
 # configure` for an existing one. CUDA is used when /usr/local/cuda/bin/nvcc (or
