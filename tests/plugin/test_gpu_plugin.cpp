@@ -1,0 +1,364 @@
+// test_gpu_plugin.cpp: cudadenoise on the GPU (skip without a CUDA device or
+// without the nvcodec elements, with the reason).
+//
+// - CUDA memory negotiates for every CUDA format (cudaupload ! cudadenoise !
+//   cudadownload) and the output equals kernels/ CPU result for the same frames;
+// - the CUDA backend on system memory equals the CPU result;
+// - an H.264 clip made in the test through nvh264dec: output equal to the CPU
+//   denoise of the same decoded frames (downloaded on a tee branch), and proof
+//   of zero-copy: the element's input and output buffers are CUDA memory on
+//   nvh264dec's GstCudaContext, the output was written through GST_MAP_CUDA and
+//   neither was ever mapped for the CPU by the element.
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/check/gstharness.h>
+
+#ifdef CDN_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
+#include <glib/gstdio.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plugin_test_support.h"
+
+using namespace cdn_test;
+
+namespace {
+
+// PI-PD and hybrid are bit-exact between the CUDA kernels and the CPU reference.
+constexpr int kTolerance = 0;
+
+std::string gpu_skip_reason(std::initializer_list<const char*> elements) {
+#ifndef CDN_GST_CUDA
+  return "the plugin was built without GStreamer CUDA support";
+#else
+  std::string why;
+  if (!cdn::cuda_available(&why)) return why;
+  for (const char* e : elements)
+    if (!has_element(e)) return std::string("GStreamer element ") + e + " is not available";
+  return "";
+#endif
+}
+
+GstElement* launch(const std::string& description) {
+  GError* err = nullptr;
+  GstElement* p = gst_parse_launch(description.c_str(), &err);
+  if (err) {
+    ADD_FAILURE() << description << ": " << err->message;
+    g_error_free(err);
+  }
+  return p;
+}
+
+// Plays until EOS; returns the error text, "" on success.
+std::string play_to_eos(GstElement* pipeline, GstClockTime timeout = 120 * GST_SECOND) {
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* m =
+      gst_bus_timed_pop_filtered(bus, timeout, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  std::string error;
+  if (!m) {
+    error = "timeout";
+  } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
+    GError* err = nullptr;
+    gchar* dbg = nullptr;
+    gst_message_parse_error(m, &err, &dbg);
+    error = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(m))) + ": " + err->message + " (" + (dbg ? dbg : "") + ")";
+    g_error_free(err);
+    g_free(dbg);
+  }
+  if (m) gst_message_unref(m);
+  gst_object_unref(bus);
+  return error;
+}
+
+GstElement* by_name(GstElement* pipeline, const char* name) {
+  return gst_bin_get_by_name(GST_BIN(pipeline), name);
+}
+
+#ifdef CDN_GST_CUDA
+GstCudaContext* element_cuda_context(GstElement* e) {
+  GstContext* c = gst_element_get_context(e, GST_CUDA_CONTEXT_TYPE);
+  if (!c) return nullptr;
+  GstCudaContext* ctx = nullptr;
+  gst_structure_get(gst_context_get_structure(c), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+  gst_context_unref(c);
+  return ctx;  // owned
+}
+
+// What the pad probes of the zero-copy test saw.
+struct ZeroCopyLog {
+  int in_buffers = 0, out_buffers = 0;
+  int in_not_cuda = 0, out_not_cuda = 0;
+  int in_other_context = 0, out_other_context = 0;
+  int in_cpu_mapped = 0, out_not_written_on_gpu = 0;
+  GstCudaContext* expected = nullptr;  // nvh264dec's, set when PLAYING
+  GstBuffer* held_input = nullptr;     // the input of the frame being processed
+};
+
+GstCudaContext* memory_context(GstBuffer* b) {
+  if (gst_buffer_n_memory(b) != 1 || !gst_is_cuda_memory(gst_buffer_peek_memory(b, 0))) return nullptr;
+  return GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(b, 0))->context;
+}
+
+GstPadProbeReturn on_input(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  auto* log = static_cast<ZeroCopyLog*>(data);
+  GstBuffer* b = GST_PAD_PROBE_INFO_BUFFER(info);
+  log->in_buffers++;
+  GstCudaContext* ctx = memory_context(b);
+  if (!ctx)
+    log->in_not_cuda++;
+  else if (ctx != log->expected)
+    log->in_other_context++;
+  gst_buffer_replace(&log->held_input, b);
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn on_output(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  auto* log = static_cast<ZeroCopyLog*>(data);
+  GstBuffer* b = GST_PAD_PROBE_INFO_BUFFER(info);
+  log->out_buffers++;
+  GstCudaContext* ctx = memory_context(b);
+  if (!ctx) {
+    log->out_not_cuda++;
+  } else {
+    if (ctx != log->expected) log->out_other_context++;
+    // Written through GST_MAP_CUDA | GST_MAP_WRITE: device copy newer than any
+    // host copy. A CPU write would have left NEED_UPLOAD instead.
+    GstMemory* mem = gst_buffer_peek_memory(b, 0);
+    if (!GST_MEMORY_FLAG_IS_SET(mem, GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD) ||
+        GST_MEMORY_FLAG_IS_SET(mem, GST_CUDA_MEMORY_TRANSFER_NEED_UPLOAD))
+      log->out_not_written_on_gpu++;
+  }
+  // nvh264dec wrote its output through GST_MAP_CUDA (NEED_DOWNLOAD set); a CPU
+  // map by the element would have downloaded it and cleared the flag.
+  if (log->held_input && memory_context(log->held_input) &&
+      !GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(log->held_input, 0), GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD))
+    log->in_cpu_mapped++;
+  gst_buffer_replace(&log->held_input, nullptr);
+  return GST_PAD_PROBE_OK;
+}
+#endif
+
+// All frames of an appsink (after EOS), by PTS, as deep copies.
+std::map<GstClockTime, GstBuffer*> drain(GstElement* appsink) {
+  std::map<GstClockTime, GstBuffer*> frames;
+  while (GstSample* s = gst_app_sink_try_pull_sample(GST_APP_SINK(appsink), 0)) {
+    GstBuffer* b = gst_sample_get_buffer(s);
+    frames[GST_BUFFER_PTS(b)] = gst_buffer_ref(b);
+    gst_sample_unref(s);
+  }
+  return frames;
+}
+
+void free_frames(std::map<GstClockTime, GstBuffer*>& frames) {
+  for (auto& [pts, b] : frames) gst_buffer_unref(b);
+  frames.clear();
+}
+
+// Makes a short noisy H.264 clip (MP4) with x264enc; returns its path.
+std::string make_h264_clip(int width, int height, int frames) {
+  gchar* dir = g_dir_make_tmp("cdn-gpu-XXXXXX", nullptr);
+  const std::string path = std::string(dir) + "/clip.mp4";
+  g_free(dir);
+  GstElement* p = launch("videotestsrc num-buffers=" + std::to_string(frames) +
+                         " pattern=smpte ! video/x-raw,format=I420,width=" + std::to_string(width) +
+                         ",height=" + std::to_string(height) +
+                         ",framerate=25/1 ! cudaaddnoise sigma=15 ! x264enc speed-preset=ultrafast key-int-max=10 "
+                         "! h264parse ! mp4mux ! filesink location=" + path);
+  if (!p) return "";
+  const std::string err = play_to_eos(p);
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(p);
+  EXPECT_EQ(err, "") << "could not encode the test clip";
+  return path;
+}
+
+}  // namespace
+
+class GpuCudaMemory : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuCudaMemory, NegotiatesAndEqualsCpuResult) {
+  const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const std::string fmt = GetParam();
+  for (auto [w, h] : {std::pair{96, 64}, std::pair{35, 18}}) {
+    SCOPED_TRACE(fmt + " " + std::to_string(w) + "x" + std::to_string(h));
+    const GstVideoInfo info = video_info(fmt, w, h);
+    const std::string sys = caps_string(fmt, w, h), cuda = caps_string(fmt, w, h, true);
+    GstElement* p = launch("appsrc name=src format=time caps=\"" + sys + "\" ! cudaupload ! " + cuda +
+                           " ! cudadenoise name=dn backend=cuda ! " + cuda + " ! cudadownload ! " + sys +
+                           " ! appsink name=out sync=false");
+    ASSERT_NE(p, nullptr);
+#ifdef CDN_GST_CUDA
+    ZeroCopyLog log;
+    GstElement* dn = by_name(p, "dn");
+    GstPad* sinkpad = gst_element_get_static_pad(dn, "sink");
+    GstPad* srcpad = gst_element_get_static_pad(dn, "src");
+    gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, on_input, &log, nullptr);
+    gst_pad_add_probe(srcpad, GST_PAD_PROBE_TYPE_BUFFER, on_output, &log, nullptr);
+    ASSERT_NE(gst_element_set_state(p, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+    log.expected = element_cuda_context(dn);
+    ASSERT_NE(log.expected, nullptr) << "cudadenoise has no CUDA context";
+#endif
+    GstElement* src = by_name(p, "src");
+    std::vector<std::unique_ptr<HostFrame>> refs;
+    for (int i = 0; i < 3; ++i) {
+      GstBuffer* b = make_frame(info, 300 + i);
+      GST_BUFFER_PTS(b) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+      {
+        MappedView m(b, info, GST_MAP_READ);
+        refs.push_back(cpu_reference(m.view(), {}));
+      }
+      ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    ASSERT_EQ(play_to_eos(p), "");
+    GstElement* sink = by_name(p, "out");
+    auto outs = drain(sink);
+    ASSERT_EQ(outs.size(), refs.size());
+    int i = 0;
+    for (auto& [pts, b] : outs) {
+      MappedView m(b, info, GST_MAP_READ);
+      const Diff d = compare(refs[i]->view, m.view());
+      EXPECT_LE(d.max_abs, kTolerance) << "frame " << i << ": " << d.count << " samples differ";
+      ++i;
+    }
+    free_frames(outs);
+#ifdef CDN_GST_CUDA
+    EXPECT_EQ(log.in_buffers, 3);
+    EXPECT_EQ(log.in_not_cuda + log.out_not_cuda, 0) << "buffers at cudadenoise were not CUDA memory";
+    EXPECT_EQ(log.in_other_context + log.out_other_context, 0) << "buffers on another CUDA context";
+    EXPECT_EQ(log.out_not_written_on_gpu, 0);
+    gst_object_unref(sinkpad);
+    gst_object_unref(srcpad);
+    gst_object_unref(dn);
+    gst_clear_object(&log.expected);
+    gst_buffer_replace(&log.held_input, nullptr);
+#endif
+    gst_element_set_state(p, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(p);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GpuCudaMemory, ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444"));
+
+TEST(GpuSystemMemory, CudaBackendEqualsCpuResult) {
+  const std::string skip = gpu_skip_reason({});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  for (const char* fmt : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"}) {
+    SCOPED_TRACE(fmt);
+    const GstVideoInfo info = video_info(fmt, 70, 45);
+    GstHarness* hs = gst_harness_new_parse("cudadenoise backend=cuda mode=hybrid");
+    const std::string caps = caps_string(fmt, 70, 45);
+    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+    GstBuffer* in = make_frame(info, 17);
+    cdn::DenoiseSettings s;
+    s.mode = cdn::Mode::Hybrid;
+    std::unique_ptr<HostFrame> ref;
+    {
+      MappedView m(in, info, GST_MAP_READ);
+      ref = cpu_reference(m.view(), s);
+    }
+    ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(hs);
+    ASSERT_NE(out, nullptr);
+    {
+      MappedView m(out, info, GST_MAP_READ);
+      const Diff d = compare(ref->view, m.view());
+      EXPECT_LE(d.max_abs, kTolerance) << d.count << " samples differ";
+    }
+    gst_buffer_unref(out);
+    gst_harness_teardown(hs);
+  }
+}
+
+TEST(GpuH264, DecodedFramesDenoisedOnGpuEqualCpuResult) {
+  const std::string skip =
+      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const std::string clip = make_h264_clip(320, 240, 20);
+  ASSERT_FALSE(clip.empty());
+  const std::string nv12 = "video/x-raw,format=NV12";
+  GstElement* p = launch("filesrc location=" + clip + " ! qtdemux ! h264parse ! nvh264dec ! tee name=t "
+                         "t. ! queue ! cudadenoise mode=hybrid ! cudadownload ! " + nv12 +
+                         " ! appsink name=den sync=false "
+                         "t. ! queue ! cudadownload ! " + nv12 + " ! appsink name=dec sync=false");
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(play_to_eos(p), "");
+  GstElement* den_sink = by_name(p, "den");
+  GstElement* dec_sink = by_name(p, "dec");
+  auto den = drain(den_sink), dec = drain(dec_sink);
+  EXPECT_EQ(den.size(), 20u);
+  EXPECT_EQ(dec.size(), den.size()) << "frames out must equal frames in";
+  const GstVideoInfo info = video_info("NV12", 320, 240);
+  cdn::DenoiseSettings s;
+  s.mode = cdn::Mode::Hybrid;
+  for (auto& [pts, decoded] : dec) {
+    ASSERT_TRUE(den.count(pts)) << "no denoised frame at " << pts;
+    MappedView in(decoded, info, GST_MAP_READ), out(den[pts], info, GST_MAP_READ);
+    ASSERT_TRUE(in.ok() && out.ok());
+    const Diff d = compare(cpu_reference(in.view(), s)->view, out.view());
+    EXPECT_LE(d.max_abs, kTolerance) << "pts " << pts << ": " << d.count << " samples differ";
+  }
+  free_frames(den);
+  free_frames(dec);
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(den_sink);
+  gst_object_unref(dec_sink);
+  gst_object_unref(p);
+  g_unlink(clip.c_str());
+}
+
+TEST(GpuH264, ZeroCopyOnNvh264decContext) {
+  const std::string skip =
+      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+#ifdef CDN_GST_CUDA
+  const std::string clip = make_h264_clip(640, 360, 15);
+  ASSERT_FALSE(clip.empty());
+  GstElement* p = launch("filesrc location=" + clip +
+                         " ! qtdemux ! h264parse ! nvh264dec name=dec ! cudadenoise name=dn ! cudadownload ! "
+                         "fakesink sync=false");
+  ASSERT_NE(p, nullptr);
+  GstElement* dec = by_name(p, "dec");
+  GstElement* dn = by_name(p, "dn");
+  ZeroCopyLog log;
+  GstPad* sinkpad = gst_element_get_static_pad(dn, "sink");
+  GstPad* srcpad = gst_element_get_static_pad(dn, "src");
+  gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, on_input, &log, nullptr);
+  gst_pad_add_probe(srcpad, GST_PAD_PROBE_TYPE_BUFFER, on_output, &log, nullptr);
+  ASSERT_NE(gst_element_set_state(p, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  log.expected = element_cuda_context(dec);
+  ASSERT_NE(log.expected, nullptr) << "nvh264dec has no CUDA context";
+  GstCudaContext* ours = element_cuda_context(dn);
+  EXPECT_EQ(ours, log.expected) << "cudadenoise does not share nvh264dec's context";
+  gst_clear_object(&ours);
+  ASSERT_EQ(play_to_eos(p), "");
+  EXPECT_EQ(log.in_buffers, 15);
+  EXPECT_EQ(log.out_buffers, log.in_buffers);
+  EXPECT_EQ(log.in_not_cuda, 0) << "input was not CUDA memory";
+  EXPECT_EQ(log.out_not_cuda, 0) << "output was not CUDA memory";
+  EXPECT_EQ(log.in_other_context, 0) << "input not on nvh264dec's context";
+  EXPECT_EQ(log.out_other_context, 0) << "output not on nvh264dec's context";
+  EXPECT_EQ(log.in_cpu_mapped, 0) << "the element downloaded its input to the host";
+  EXPECT_EQ(log.out_not_written_on_gpu, 0) << "the element wrote its output through a CPU map";
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_buffer_replace(&log.held_input, nullptr);
+  gst_clear_object(&log.expected);
+  gst_object_unref(sinkpad);
+  gst_object_unref(srcpad);
+  gst_object_unref(dec);
+  gst_object_unref(dn);
+  gst_object_unref(p);
+  g_unlink(clip.c_str());
+#endif
+}
