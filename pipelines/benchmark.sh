@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# benchmark.sh: what cudadenoise adds to decoding, in one run.
+#
+# Makes an H.264 clip (x264enc, noisy test pattern) unless one is given, then
+# times, alternately and --repeat times each:
+#   A: filesrc ! demux ! h264parse ! DEC ! fakesink
+#   B: filesrc ! demux ! h264parse ! DEC ! cudadenoise mode=MODE ! fakesink
+# and prints the median running time (gst-launch's "Execution ended after", from
+# PLAYING to EOS), frames per second and the overhead of B over A.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
+usage() {
+  cat <<EOF
+Usage: $(basename "$0") [options]
+
+Decode-only against decode + cudadenoise on the same H.264 clip, in one run.
+Prints each pipeline it runs and a summary line per pipeline.
+
+  -i, --input FILE       H.264 clip (default: one made with x264enc in a temp dir)
+  --size WxH             size of the made clip (default: 1920x1080)
+  --frames N             frames of the made clip (default: 600)
+  --decoder auto|nvh264dec|avdec_h264
+                         (default: auto, nvh264dec when present)
+  --repeat N             runs of each pipeline, median reported (default: 3)
+  --keep                 keep the made clip
+$COMMON_HELP
+  (default mode here: hybrid; --sink is ignored: both pipelines end in fakesink)
+
+Example:
+  $(basename "$0") --size 3840x2160 --frames 300
+EOF
+}
+
+MODE=hybrid INPUT="" SIZE=1920x1080 FRAMES=600 DECODER=auto REPEAT=3 KEEP=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h | --help) usage; exit 0 ;;
+    -i | --input) INPUT="${2:?--input needs a file}"; shift 2 ;;
+    --size) SIZE="${2:?}"; shift 2 ;;
+    --frames) FRAMES="${2:?}"; shift 2 ;;
+    --decoder) DECODER="${2:?}"; shift 2 ;;
+    --repeat) REPEAT="${2:?}"; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) parse_common_option "$@" || die "unknown option $1 (see --help)"; shift "$SHIFT_BY" ;;
+  esac
+done
+[[ "$SIZE" =~ ^([0-9]+)x([0-9]+)$ ]] || die "--size must be WxH"
+if [ "$NUM_BUFFERS" -ge 0 ]; then FRAMES="$NUM_BUFFERS"; fi
+DEC=$(pick_decoder "$DECODER")
+
+if [ -z "$INPUT" ]; then
+  have x264enc || die "x264enc is needed to make the clip (or give --input)"
+  TMP=$(mktemp -d)
+  [ "$KEEP" = 1 ] || trap 'rm -rf "$TMP"' EXIT
+  INPUT="$TMP/clip-$SIZE.mp4"
+  PIPE=()
+  add videotestsrc "num-buffers=$FRAMES" pattern=smpte !
+  add "video/x-raw,format=I420,width=${BASH_REMATCH[1]},height=${BASH_REMATCH[2]},framerate=30/1"
+  add ! cudaaddnoise sigma=15 ! x264enc speed-preset=ultrafast key-int-max=30 ! h264parse ! mp4mux
+  add ! filesink "location=$INPUT"
+  echo "# making the clip ($FRAMES frames, $SIZE)" >&2
+  run_pipeline >&2
+fi
+
+# With a given clip: count its frames (access units after h264parse, no decoding).
+if [ -z "${TMP:-}" ]; then
+  PIPE=()
+  add_h264_source "$INPUT" fakesink
+  PIPE=("${PIPE[@]:0:${#PIPE[@]}-1}" fakesink silent=false)
+  FRAMES=$(gst-launch-1.0 -v "${PIPE[@]}" 2>&1 | grep -c "last-message = chain" || true)
+  [ "$FRAMES" -gt 0 ] || die "could not count the frames of $INPUT"
+  if [ "$NUM_BUFFERS" -ge 0 ] && [ "$NUM_BUFFERS" -lt "$FRAMES" ]; then FRAMES="$NUM_BUFFERS"; fi
+fi
+
+# seconds from gst-launch's "Execution ended after H:MM:SS.NNNNNNNNN"
+run_timed() {
+  local out
+  out=$(run_pipeline 2>&1) || { echo "$out" >&2; die "pipeline failed"; }
+  echo "$out" | head -n 1 >&2
+  echo "$out" | sed -n 's/.*Execution ended after \([0-9]*\):\([0-9]*\):\([0-9.]*\).*/\1 \2 \3/p' |
+    awk '{ printf "%.6f\n", $1 * 3600 + $2 * 60 + $3 }'
+}
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+A_TIMES=() B_TIMES=()
+for ((r = 0; r < REPEAT; r++)); do
+  PIPE=()
+  add_h264_source "$INPUT" "$DEC"
+  add_frame_limit
+  add ! fakesink sync=false
+  A_TIMES+=("$(run_timed)")
+  PIPE=()
+  add_h264_source "$INPUT" "$DEC"
+  add_frame_limit
+  [ "$DEC" = nvh264dec ] || add ! videoconvert
+  add !
+  add_denoise
+  add ! fakesink sync=false
+  B_TIMES+=("$(run_timed)")
+done
+
+A=$(printf '%s\n' "${A_TIMES[@]}" | median)
+B=$(printf '%s\n' "${B_TIMES[@]}" | median)
+awk -v a="$A" -v b="$B" -v n="$FRAMES" -v dec="$DEC" -v mode="$MODE" -v size="$SIZE" -v r="$REPEAT" 'BEGIN {
+  printf "%-36s %9.3f s %9.1f fps\n", "decode only (" dec "):", a, n / a
+  printf "%-36s %9.3f s %9.1f fps\n", "decode + cudadenoise mode=" mode ":", b, n / b
+  printf "overhead: %+.1f %%  (%s, %d frames, median of %d runs each)\n", (b - a) / a * 100, size, n, r
+}'

@@ -1,0 +1,155 @@
+# pipelines/common.sh: shared by the pipeline scripts (sourced, not run).
+#
+# Pipelines are built as bash arrays of gst-launch-1.0 arguments (no eval), printed
+# in a form that can be pasted back into a shell, then run.
+
+# gst-launch-1.0 arguments of the pipeline being built.
+PIPE=()
+# Common options, set by parse_common_option.
+NUM_BUFFERS=-1
+SINK=""
+MODE=pipd
+BACKEND=auto
+PROPS=""
+DRY_RUN=0
+
+die() {
+  echo "$(basename "$0"): $*" >&2
+  exit 2
+}
+
+# --atleast-version: without it --exists also demands a plugin version >= the
+# GStreamer core version, which our 0.x plugin does not have.
+have() { gst-inspect-1.0 --exists --atleast-version=0.0.0 "$1" 2>/dev/null; }
+
+# add ARG...: appends pipeline words; add "!" between elements.
+add() { PIPE+=("$@"); }
+
+# Parses one common option; sets SHIFT_BY (how many words it used), returns 1 if
+# the option is not a common one.
+parse_common_option() {
+  SHIFT_BY=2
+  case "$1" in
+    --num-buffers) NUM_BUFFERS="${2:?--num-buffers needs a number}" ;;
+    --sink) SINK="${2:?--sink needs an element}" ;;
+    --mode) MODE="${2:?--mode needs pipd or hybrid}" ;;
+    --backend) BACKEND="${2:?--backend needs auto, cuda or cpu}" ;;
+    --props) PROPS="${2?--props needs a string}" ;;
+    --dry-run) DRY_RUN=1; SHIFT_BY=1 ;;
+    *) return 1 ;;
+  esac
+  return 0
+}
+
+COMMON_HELP="  --mode pipd|hybrid     denoising algorithm (default: pipd)
+  --backend auto|cuda|cpu
+                         where cudadenoise filters (default: auto)
+  --props \"k=v ...\"      more cudadenoise properties (e.g. \"tmax=1.5 planes=luma\")
+  --num-buffers N        stop after N frames (default: until the end)
+  --sink ELEMENT         sink to use instead of the default (e.g. fakesink)
+  --dry-run              print the pipeline without running it
+  -h, --help             this help"
+
+# cudadenoise with the chosen mode, backend and extra properties.
+add_denoise() {
+  local name="${1:-denoise}"
+  add cudadenoise "name=$name" "mode=$MODE" "backend=$BACKEND"
+  local p
+  # shellcheck disable=SC2086
+  for p in $PROPS; do add "$p"; done
+}
+
+# Where frames can live: "cuda" when the nvcodec CUDA memory elements exist, a
+# CUDA device is usable and the backend is not the CPU one, else "system".
+pick_memory() {
+  local want="$1"
+  case "$want" in
+    system) echo system ;;
+    cuda) echo cuda ;;
+    auto)
+      if [ "$BACKEND" != cpu ] && have cudaupload && have cudadownload; then echo cuda; else echo system; fi ;;
+    *) die "--memory must be auto, cuda or system" ;;
+  esac
+}
+
+# H.264 decoder: nvh264dec when registered (it only registers with a usable GPU),
+# else avdec_h264.
+pick_decoder() {
+  local want="$1"
+  if [ "$want" != auto ]; then
+    have "$want" || die "decoder $want is not available"
+    echo "$want"
+  elif [ "$BACKEND" != cpu ] && have nvh264dec; then
+    echo nvh264dec
+  elif have avdec_h264; then
+    echo avdec_h264
+  else
+    die "no H.264 decoder (nvh264dec or avdec_h264) is available"
+  fi
+}
+
+# add_h264_source FILE DECODER: filesrc ! demuxer ! h264parse ! DECODER
+add_h264_source() {
+  local file="$1" dec="$2" demux=""
+  [ -r "$file" ] || die "cannot read $file"
+  case "${file,,}" in
+    *.mp4 | *.mov | *.m4v | *.3gp) demux=qtdemux ;;
+    *.mkv | *.webm) demux=matroskademux ;;
+    *.ts | *.m2ts | *.mts) demux=tsdemux ;;
+    *.h264 | *.264) demux="" ;;
+    *) die "unknown container for $file (mp4, mov, mkv, ts or raw .h264)" ;;
+  esac
+  add filesrc "location=$file"
+  [ -n "$demux" ] && add ! "$demux"
+  add ! h264parse ! "$dec"
+}
+
+# After the source: stop after NUM_BUFFERS frames (sources without num-buffers).
+# identity eos-after=N ends the stream on the N-th buffer, passing N-1 of them.
+add_frame_limit() {
+  if [ "$NUM_BUFFERS" -ge 0 ]; then add ! identity "eos-after=$((NUM_BUFFERS + 1))"; fi
+}
+
+# add_side_by_side W [LEAKY] [LABEL]: the current branch ends in raw video; tee it
+# into the original view (left, labelled LABEL) and the denoised view (right) of
+# a compositor. LEAKY=yes: leaky queues (live sources). MEMORY=cuda denoises in
+# CUDA memory (upload, cudadenoise, download); the rest runs in system memory.
+add_side_by_side() {
+  local width="$1" leaky="${2:-no}" left="${3:-noisy}" qopts=()
+  [ "$leaky" = yes ] && qopts=("leaky=downstream" "max-size-buffers=2")
+  add ! tee name=t
+  add t. ! queue "${qopts[@]}"
+  if have textoverlay; then add ! textoverlay "text=$left" valignment=top halignment=left; fi
+  add ! comp.sink_0
+  add t. ! queue "${qopts[@]}"
+  [ "$MEMORY" = cuda ] && add ! cudaupload
+  add !
+  add_denoise
+  [ "$MEMORY" = cuda ] && add ! cudadownload
+  if have textoverlay; then add ! textoverlay "text=denoised ($MODE)" valignment=top halignment=left; fi
+  add ! comp.sink_1
+  local sink_words
+  read -ra sink_words <<<"$SINK"
+  add compositor name=comp "sink_1::xpos=$width" ! videoconvert ! "${sink_words[@]}"
+}
+
+# A word as the shell needs it: bare when safe ("!" included: only "!x" expands
+# in an interactive shell), else in single quotes.
+quote_word() {
+  if [[ "$1" =~ ^[A-Za-z0-9_./:=,@%+!-]+$ ]]; then
+    printf '%s' "$1"
+  elif [[ "$1" != *"'"* ]]; then
+    printf "'%s'" "$1"
+  else
+    printf '%q' "$1"
+  fi
+}
+
+# Prints the pipeline as a runnable command, then runs it (unless --dry-run).
+run_pipeline() {
+  local cmd=(gst-launch-1.0 -e "${PIPE[@]}") w line=""
+  for w in "${cmd[@]}"; do line+="$(quote_word "$w") "; done
+  echo "${line% }"
+  [ "$DRY_RUN" = 1 ] && return 0
+  "${cmd[@]}"
+}
