@@ -10,6 +10,7 @@
 
 namespace {
 
+using namespace cdn;  // HostFrame
 using namespace cdn::tools;
 
 TEST(Convert, KnownColours) {

@@ -146,17 +146,30 @@ bool FlagParser::was_set(const std::string& name) const {
 }
 
 std::string FlagParser::help() const {
-  constexpr std::size_t kColumn = 28;
+  constexpr std::size_t kColumn = 28, kWidth = 100;
   std::string out;
   for (const Flag& f : flags_) {
-    std::string left = "  ";
-    for (std::size_t i = 0; i < f.names.size(); ++i) left += (i ? ", " : "") + f.names[i];
-    if (!f.metavar.empty()) left += " " + f.metavar;
-    if (left.size() + 2 > kColumn)
-      left += "\n" + std::string(kColumn, ' ');
-    else
-      left += std::string(kColumn - left.size(), ' ');
-    out += left + f.help + "\n";
+    std::string line = "  ";
+    for (std::size_t i = 0; i < f.names.size(); ++i) line += (i ? ", " : "") + f.names[i];
+    if (!f.metavar.empty()) line += " " + f.metavar;
+    if (line.size() + 2 > kColumn) {
+      out += line + "\n";
+      line.clear();
+    }
+    // The help text, word-wrapped into the right-hand column.
+    std::stringstream words(f.help);
+    bool first = true;
+    for (std::string w; words >> w; first = false) {
+      if (!first && line.size() + 1 + w.size() > kWidth) {
+        out += line + "\n";
+        line.clear();
+        first = true;
+      }
+      if (first) line += std::string(kColumn - line.size(), ' ');
+      else line += " ";
+      line += w;
+    }
+    out += line + "\n";
   }
   return out;
 }
