@@ -47,6 +47,7 @@ class CudaDenoiser final : public FrameDenoiser {
   const DenoiseSettings& settings() const override { return settings_; }
   void set_settings(const DenoiseSettings& s) override {
     validate(s);
+    if (is_temporal(s.mode)) throw InvalidArgument("a FrameDenoiser cannot switch to a temporal mode");
     settings_ = s;
   }
 

@@ -24,6 +24,9 @@ Backend resolve_backend(Backend requested) {
 
 std::unique_ptr<FrameDenoiser> FrameDenoiser::create(Backend backend, const DenoiseSettings& settings) {
   validate(settings);
+  if (is_temporal(settings.mode))
+    throw InvalidArgument(std::string("mode ") + mode_name(settings.mode) +
+                          " filters a window of frames: use StreamDenoiser (stream_denoiser.h)");
   if (resolve_backend(backend) == Backend::Cpu) return make_cpu_denoiser(settings);
 #ifdef CDN_HAVE_CUDA
   return make_cuda_denoiser(settings);

@@ -3,7 +3,7 @@
 
 #include "error.h"
 
-namespace cdn::tools {
+namespace cdn {
 
 HostFrame::HostFrame(PixelFormat format, int width, int height) {
   if (width <= 0 || height <= 0) throw InvalidArgument("frame size must be positive");
@@ -23,4 +23,4 @@ HostFrame::HostFrame(PixelFormat format, int width, int height) {
   view_.memory = MemoryKind::Host;
 }
 
-}  // namespace cdn::tools
+}  // namespace cdn

@@ -1,4 +1,4 @@
-// host_frame.h: an owning frame in host memory, for FrameDenoiser::process().
+// host_frame.h: an owning frame in host memory (tools, tests, the CPU temporal backend).
 //
 // Planes are allocated back to back, each row padded to a multiple of 64 bytes
 // (so pitch != row width is exercised everywhere), zero-filled. Movable, not
@@ -10,7 +10,7 @@
 
 #include "frame.h"
 
-namespace cdn::tools {
+namespace cdn {
 
 class HostFrame {
  public:
@@ -27,4 +27,4 @@ class HostFrame {
   FrameView view_;
 };
 
-}  // namespace cdn::tools
+}  // namespace cdn

@@ -14,7 +14,7 @@ struct Named {
   E value;
   const char* name;
 };
-constexpr Named<Mode> kModes[] = {{Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}};
+constexpr Named<Mode> kModes[] = {{Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}};
 constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
 
@@ -58,6 +58,23 @@ const std::vector<ParamSpec>& param_specs() {
       {"thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,
        [](const DenoiseSettings& s) { return double(s.pipd.thickness); },
        [](DenoiseSettings& s, double v) { s.pipd.thickness = int(v); }},
+      {"search-radius", "NLM-3D spatial search radius R: (2R+1)^2 candidates per frame (paper: 5, an 11^3 cube)", true,
+       1, 10, 5, [](const DenoiseSettings& s) { return double(s.nlm.search_radius); },
+       [](DenoiseSettings& s, double v) { s.nlm.search_radius = int(v); }},
+      {"temporal-radius", "NLM-3D frames searched before and after each frame (paper: 5)", true, 0, 10, 5,
+       [](const DenoiseSettings& s) { return double(s.nlm.temporal_radius); },
+       [](DenoiseSettings& s, double v) { s.nlm.temporal_radius = int(v); }},
+      {"patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
+       [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
+       [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
+      {"sigma", "NLM-3D noise standard deviation in 8-bit code values; 0 or auto: estimated from the first frame",
+       false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.nlm.sigma; },
+       [](DenoiseSettings& s, double v) { s.nlm.sigma = v; }, "auto", 0.0},
+      {"strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4)", false, 0.05, 20.0, 0.4,
+       [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
+      {"chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
+       [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
+       [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},
   };
   return specs;
 }

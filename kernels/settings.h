@@ -13,7 +13,10 @@
 
 namespace cdn {
 
-enum class Mode { Pipd, Hybrid };
+enum class Mode { Pipd, Hybrid, Nlm3d };
+
+// Modes that filter each frame on its own; the others hold a temporal window.
+inline bool is_temporal(Mode m) { return m == Mode::Nlm3d; }
 enum class Backend { Auto, Cuda, Cpu };
 enum class PlaneSelection { Luma, All };
 
@@ -34,9 +37,23 @@ struct PipdParams {
   int max_segments() const { return max_length / segment_length; }
 };
 
+// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md).
+struct NlmParams {
+  int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
+  int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
+  int patch_radius = 1;      // similarity cube radius, in x, y and t (paper: 3^3)
+  double sigma = 0;          // noise std in 8-bit code values; 0 = estimate from the stream's first frame
+  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |B| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
+  int chunk_size = 50;       // frames filtered per batch
+
+  // Frames needed either side of an output frame.
+  int reach() const { return temporal_radius + patch_radius; }
+};
+
 struct DenoiseSettings {
   Mode mode = Mode::Pipd;
   PipdParams pipd;
+  NlmParams nlm;
   PlaneSelection planes = PlaneSelection::All;
 };
 
@@ -51,6 +68,8 @@ struct ParamSpec {
   double min, max, def;
   double (*get)(const DenoiseSettings&);
   void (*set)(DenoiseSettings&, double);
+  const char* word = nullptr;  // a word that stands for `word_value` (e.g. "auto" for sigma 0)
+  double word_value = 0;
 };
 
 const std::vector<ParamSpec>& param_specs();

@@ -12,7 +12,6 @@
 namespace cdn {
 namespace {
 
-using tools::HostFrame;
 
 void fill_frame(const FrameView& f, std::uint64_t seed) {
   int i = 0;

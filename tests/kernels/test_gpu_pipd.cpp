@@ -130,7 +130,7 @@ TEST(GpuPipd, RealImagesMatchTheReference) {
       ADD_FAILURE() << e.what() << " (run scripts/fetch-test-data.sh)";
       continue;
     }
-    tools::HostFrame frame = tools::image_to_frame(img);
+    HostFrame frame = tools::image_to_frame(img);
     const PlaneView luma = components(frame.view())[0];
     test::HostPlane noisy(luma.width, luma.height, 1, 8);
     for (int y = 0; y < luma.height; ++y)
@@ -155,7 +155,7 @@ TEST_P(GpuFrames, CudaDenoiserEqualsCpuOnDeviceAndHostFrames) {
     DenoiseSettings s;
     s.mode = Mode::Hybrid;
     s.planes = sel;
-    tools::HostFrame in(f, 161, 97), want(f, 161, 97), got_host(f, 161, 97), got_dev(f, 161, 97);
+    HostFrame in(f, 161, 97), want(f, 161, 97), got_host(f, 161, 97), got_dev(f, 161, 97);
     int i = 0;
     for (const auto& c : components(in.view())) test::fill_random(c, 77 + i++);
     FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), want.view());

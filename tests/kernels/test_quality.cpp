@@ -25,9 +25,9 @@ struct Row {
 // Luma of the image (colour images through BT.601), noisy copy, both modes.
 Row measure(const std::string& file) {
   const tools::Image img = tools::to_8bit(tools::read_image(test::test_data_dir() + "/" + file));
-  const tools::HostFrame frame = tools::image_to_frame(img);
+  const HostFrame frame = tools::image_to_frame(img);
   const PlaneView clean = components(frame.view())[0];
-  tools::HostFrame noisy(PixelFormat::GRAY8, clean.width, clean.height), out(PixelFormat::GRAY8, clean.width, clean.height);
+  HostFrame noisy(PixelFormat::GRAY8, clean.width, clean.height), out(PixelFormat::GRAY8, clean.width, clean.height);
   const PlaneView n = components(noisy.view())[0];
   for (int y = 0; y < clean.height; ++y)
     for (int x = 0; x < clean.width; ++x) n.set(x, y, clean.get(x, y));

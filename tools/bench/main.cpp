@@ -33,7 +33,6 @@
 namespace {
 
 using namespace cdn;
-using tools::HostFrame;
 
 struct Options {
   int iterations = 20;

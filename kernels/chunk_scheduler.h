@@ -1,0 +1,53 @@
+// chunk_scheduler.h: the bookkeeping of the temporal window (stream_denoiser.h),
+// shared by the CPU and CUDA backends: which frames can be filtered, in which
+// chunk, and which input frames are still needed.
+#pragma once
+
+#include <algorithm>
+
+namespace cdn {
+
+class ChunkScheduler {
+ public:
+  ChunkScheduler(int chunk_size, int reach) : chunk_(chunk_size), reach_(reach) {}
+
+  void pushed() { ++pushed_; }
+  void finish() { finished_ = true; }
+  void reset() { pushed_ = computed_ = 0; finished_ = false; }
+
+  int pushed_count() const { return pushed_; }
+  int computed_count() const { return computed_; }
+  bool finished() const { return finished_; }
+  // Frames that exist as far as filtering is concerned: all pushed frames. Before
+  // the end, every frame a chunk reads is below this, so clamping never applies.
+  int stream_length() const { return pushed_; }
+
+  // Frame t can be filtered once t + reach has been pushed, or at the end.
+  int filterable() const { return finished_ ? pushed_ : std::max(0, pushed_ - reach_); }
+
+  // The next chunk [begin, end), when a full chunk is filterable, or at the end
+  // whatever is left.
+  bool next_chunk(int* begin, int* end) const {
+    const int ready = filterable() - computed_;
+    if (ready <= 0 || (ready < chunk_ && !finished_)) return false;
+    *begin = computed_;
+    *end = computed_ + std::min(ready, chunk_);
+    return true;
+  }
+  void computed(int end) { computed_ = end; }
+
+  // Input frames a chunk [begin, end) reads.
+  int window_begin(int begin) const { return std::max(0, begin - reach_); }
+  int window_end(int end) const { return std::min(pushed_, end + reach_); }
+  // The lowest input frame any later chunk can read.
+  int oldest_needed() const { return window_begin(computed_); }
+  // Frames that can follow a frame before it is filtered: the latency in frames.
+  int latency_frames() const { return chunk_ - 1 + reach_; }
+
+ private:
+  int chunk_, reach_;
+  int pushed_ = 0, computed_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace cdn

@@ -1,0 +1,51 @@
+// nlm3d_reference.h: 3D non-local means, the plain C++ reference (the oracle of
+// the CUDA kernels and the CPU backend). Papers: nlm3d-gpu-cuomo-2014 (eq. 6-9),
+// nlm3d-multigpu-palma; choices in docs/NLM3D.md.
+//
+//   Y(p) = sum_q w(p,q) X(q) / sum_q w(p,q),  q in the search cube V(p),
+//   w(p,q) = exp(-d2(p,q) / h^2),  d2 = sum over the similarity cube B of
+//   (X(p+k) - X(q+k))^2,  h^2 = 2 beta sigma^2 |B|.
+//
+// Not the papers' per-voxel loop: for each offset o = (dx, dy, dt) the squared
+// difference (X(p) - X(p+o))^2 is summed over the patch's frames and then box
+// filtered in x and y, so a pixel costs O(|V|) instead of O(|V| |B|).
+//
+// Borders: candidates q outside the frame or outside the stream's frames are not
+// part of V(p) (the window shrinks); patch samples outside the frame or the
+// stream read the nearest existing sample (clamp). The self weight w(p,p) is the
+// largest weight of the other candidates (1 when there is none).
+#pragma once
+
+#include <vector>
+
+#include "plane.h"
+#include "settings.h"
+
+namespace cdn {
+
+// Frames `first` .. `first + frames.size() - 1` of a stream of `stream_length`
+// frames (the window of whatever output frames are asked for); all planes have
+// the same size and format.
+struct FrameWindow {
+  std::vector<PlaneView> frames;
+  int first = 0;
+  int stream_length = 0;
+
+  // The frame at stream index t, clamped to the stream (t must then be held).
+  const PlaneView& at(int t) const;
+};
+
+// h^2 for the settings, with sigma in the plane's own code values.
+double nlm_h2(const NlmParams& p, double sigma_code_values);
+
+// The filtered values of frame t before rounding (row-major, width x height).
+std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
+                                       int threads = 0);
+
+// Filters frame t of the window into `out` (host planes), rounded half up. `sigma` is in the
+// plane's code values. The window must hold t - reach .. t + reach (clamped to
+// the stream). threads <= 0: all hardware threads.
+void nlm3d_frame_reference(const FrameWindow& window, int t, const PlaneView& out, const NlmParams& params,
+                           double sigma, int threads = 0);
+
+}  // namespace cdn

@@ -1,0 +1,70 @@
+// stream_denoiser.cpp: StreamDenoiser::create, and the stream wrapper of the
+// per-frame modes (each frame is filtered on push and handed back on pop).
+#include "stream_denoiser.h"
+
+#include <deque>
+
+#include "error.h"
+#include "host_frame.h"
+#include "temporal_stream.h"
+
+namespace cdn {
+
+namespace {
+
+// Per-frame modes on host frames (the CUDA backend uploads and downloads them):
+// push filters into a frame of our own, pop copies it out.
+class PerFrameStream final : public StreamDenoiser {
+ public:
+  PerFrameStream(std::unique_ptr<FrameDenoiser> d, PixelFormat f, int w, int h)
+      : den_(std::move(d)), format_(f), width_(w), height_(h) {}
+  Backend backend() const override { return den_->backend(); }
+  const DenoiseSettings& settings() const override { return den_->settings(); }
+  int latency_frames() const override { return 0; }
+  int held() const override { return static_cast<int>(ready_.size()); }
+  void push(const FrameView& in, void* stream) override {
+    if (in.memory != MemoryKind::Host)
+      throw InvalidArgument("per-frame modes: push host frames here, or use FrameDenoiser for device frames");
+    HostFrame out(format_, width_, height_);
+    den_->process(in, out.view(), stream);
+    ready_.push_back(std::move(out));
+  }
+  bool pop(const FrameView& out, void*) override {
+    if (ready_.empty()) return false;
+    const FrameView& from = ready_.front().view();
+    if (out.memory != MemoryKind::Host) throw InvalidArgument("per-frame modes: pop into host frames");
+    for (int p = 0; p < format_info(format_).planes; ++p) {
+      const std::size_t row = plane_row_bytes(format_, width_, p);
+      for (int y = 0; y < plane_height(format_, height_, p); ++y)
+        std::copy_n(static_cast<const char*>(from.data[p]) + y * from.pitch[p], row,
+                    static_cast<char*>(out.data[p]) + y * out.pitch[p]);
+    }
+    ready_.pop_front();
+    return true;
+  }
+  void finish() override {}
+  void reset() override { ready_.clear(); }
+
+ private:
+  std::unique_ptr<FrameDenoiser> den_;
+  PixelFormat format_;
+  int width_, height_;
+  std::deque<HostFrame> ready_;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const DenoiseSettings& settings,
+                                                       PixelFormat format, int width, int height) {
+  validate(settings);
+  if (!is_temporal(settings.mode))
+    return std::make_unique<PerFrameStream>(FrameDenoiser::create(backend, settings), format, width, height);
+  if (resolve_backend(backend) == Backend::Cpu) return make_cpu_temporal_stream(settings, format, width, height);
+#ifdef CDN_HAVE_CUDA
+  return make_cuda_temporal_stream(settings, format, width, height);
+#else
+  throw Error("unreachable: CUDA resolved in a build without CUDA");
+#endif
+}
+
+}  // namespace cdn

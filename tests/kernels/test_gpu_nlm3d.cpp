@@ -1,0 +1,181 @@
+// test_gpu_nlm3d.cpp: the CUDA temporal mode against the CPU reference (float
+// against double: identical on at least 99.99% of samples, never more than one
+// code value apart), chunk invariance on the GPU, device-frame streams, the
+// paper's configurations, odd sizes and deep formats. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "host_frame.h"
+#include "noise.h"
+#include "stream_denoiser.h"
+#include "test_support.h"
+
+#ifdef CDN_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "error.h"
+#include "frame_pool.h"
+#endif
+
+namespace cdn {
+namespace {
+
+#ifdef CDN_HAVE_CUDA
+
+std::vector<HostFrame> clip(PixelFormat f, int frames, int w, int h, std::uint64_t seed) {
+  std::vector<HostFrame> c;
+  for (int i = 0; i < frames; ++i) {
+    c.emplace_back(f, w, h);
+    int k = 0;
+    for (const auto& p : components(c.back().view())) {
+      const int scale = 1 << (p.bit_depth - 8);
+      for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x)
+          p.set(x, y, scale * (128 + int(70 * std::sin(0.25 * (x + 2 * i) + 0.15 * y + k))));
+      ++k;
+    }
+    add_gaussian_noise(c.back().view(), 18.0, seed + i);
+  }
+  return c;
+}
+
+std::vector<HostFrame> run(Backend b, const DenoiseSettings& s, const std::vector<HostFrame>& in) {
+  const FrameView& f0 = in[0].view();
+  auto d = StreamDenoiser::create(b, s, f0.format, f0.width, f0.height);
+  EXPECT_EQ(d->backend(), b);
+  std::vector<HostFrame> out;
+  auto drain = [&] {
+    for (;;) {
+      HostFrame f(f0.format, f0.width, f0.height);
+      if (!d->pop(f.view())) return;
+      out.push_back(std::move(f));
+    }
+  };
+  for (const auto& f : in) {
+    d->push(f.view());
+    drain();
+  }
+  d->finish();
+  drain();
+  return out;
+}
+
+// Fraction of samples that differ; fails on any difference above one code value.
+double compare(const std::vector<HostFrame>& a, const std::vector<HostFrame>& b, const std::string& what) {
+  EXPECT_EQ(a.size(), b.size()) << what;
+  long n = 0, diff = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const auto ca = components(a[i].view()), cb = components(b[i].view());
+    for (std::size_t c = 0; c < ca.size(); ++c)
+      for (int y = 0; y < ca[c].height; ++y)
+        for (int x = 0; x < ca[c].width; ++x) {
+          const int d = std::abs(ca[c].get(x, y) - cb[c].get(x, y));
+          EXPECT_LE(d, 1) << what << " frame " << i << " component " << c << " at " << x << "," << y;
+          if (d > 1) return 1.0;
+          diff += d != 0;
+          ++n;
+        }
+  }
+  const double frac = n ? double(diff) / n : 0.0;
+  std::printf("%s: %ld of %ld samples differ by one code value (%.5f%%)\n", what.c_str(), diff, n, 100 * frac);
+  EXPECT_LE(frac, 1e-4) << what;
+  return frac;
+}
+
+DenoiseSettings nlm(int R, int Rt, int r, int chunk) {
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.nlm.search_radius = R;
+  s.nlm.temporal_radius = Rt;
+  s.nlm.patch_radius = r;
+  s.nlm.sigma = 18;
+  s.nlm.chunk_size = chunk;
+  return s;
+}
+
+TEST(GpuNlm3d, MatchesTheCpuReference) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::GRAY8, 14, 61, 37, 1);
+  compare(run(Backend::Cuda, nlm(5, 5, 1, 6), in), run(Backend::Cpu, nlm(5, 5, 1, 6), in), "11^3 / 3^3");
+  compare(run(Backend::Cuda, nlm(2, 1, 0, 4), in), run(Backend::Cpu, nlm(2, 1, 0, 4), in), "5x5x3 / 1^3");
+}
+
+TEST(GpuNlm3d, PaperConfigurationsRun) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::GRAY8, 12, 40, 24, 2);
+  compare(run(Backend::Cuda, nlm(10, 10, 2, 50), in), run(Backend::Cpu, nlm(10, 10, 2, 50), in), "21^3 / 5^3");
+  compare(run(Backend::Cuda, nlm(5, 5, 2, 50), in), run(Backend::Cpu, nlm(5, 5, 2, 50), in), "11^3 / 5^3");
+}
+
+TEST(GpuNlm3d, EveryFormatAndOddSizes) {
+  CDN_REQUIRE_GPU();
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::I420, PixelFormat::Y444}) {
+    const auto in = clip(f, 5, 35, 21, 3);
+    compare(run(Backend::Cuda, nlm(3, 2, 1, 3), in), run(Backend::Cpu, nlm(3, 2, 1, 3), in), format_name(f));
+  }
+  for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}}) {
+    const auto in = clip(PixelFormat::GRAY8, 3, w, h, 4);
+    compare(run(Backend::Cuda, nlm(5, 5, 1, 50), in), run(Backend::Cpu, nlm(5, 5, 1, 50), in),
+            std::to_string(w) + "x" + std::to_string(h));
+  }
+}
+
+TEST(GpuNlm3d, ChunkBordersDoNotMatterOnTheGpu) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::GRAY8, 120, 64, 48, 5);
+  const auto whole = run(Backend::Cuda, nlm(5, 5, 1, 120), in);
+  const auto chunked = run(Backend::Cuda, nlm(5, 5, 1, 50), in);
+  ASSERT_EQ(whole.size(), 120u);
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    const PlaneView a = components(whole[i].view())[0], b = components(chunked[i].view())[0];
+    for (int y = 0; y < a.height; ++y)
+      for (int x = 0; x < a.width; ++x) ASSERT_EQ(a.get(x, y), b.get(x, y)) << "frame " << i;
+  }
+}
+
+TEST(GpuNlm3d, DeviceFramesStayOnTheDevice) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::NV12, 9, 64, 32, 6);
+  const auto want = run(Backend::Cpu, nlm(3, 2, 1, 4), in);
+  auto d = StreamDenoiser::create(Backend::Cuda, nlm(3, 2, 1, 4), PixelFormat::NV12, 64, 32);
+  CudaFramePool pool(PixelFormat::NV12, 64, 32, 2);
+  std::vector<HostFrame> got;
+  auto upload = [&](const FrameView& host, const FrameView& dev) {
+    for (int p = 0; p < 2; ++p)
+      CDN_CUDA_CHECK(cudaMemcpy2D(dev.data[p], dev.pitch[p], host.data[p], host.pitch[p],
+                                  plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
+                                  cudaMemcpyHostToDevice));
+  };
+  auto drain = [&] {
+    for (;;) {
+      auto dev = pool.acquire(nullptr);
+      if (!d->pop(dev->view())) return;
+      HostFrame h(PixelFormat::NV12, 64, 32);
+      for (int p = 0; p < 2; ++p)
+        CDN_CUDA_CHECK(cudaMemcpy2D(h.view().data[p], h.view().pitch[p], dev->view().data[p], dev->view().pitch[p],
+                                    plane_row_bytes(PixelFormat::NV12, 64, p), plane_height(PixelFormat::NV12, 32, p),
+                                    cudaMemcpyDeviceToHost));
+      got.push_back(std::move(h));
+    }
+  };
+  for (const auto& f : in) {
+    auto dev = pool.acquire(nullptr);
+    upload(f.view(), dev->view());
+    d->push(dev->view());
+    dev.reset();
+    drain();
+  }
+  d->finish();
+  drain();
+  compare(got, want, "device frames");
+}
+
+#else
+TEST(GpuNlm3d, RequiresCudaBuild) { GTEST_SKIP() << "built without CUDA: no GPU tests"; }
+#endif
+
+}  // namespace
+}  // namespace cdn

@@ -1,0 +1,224 @@
+// test_nlm3d.cpp: 3D non-local means on the CPU: the reference against a
+// brute-force evaluation of the formula, chunk-border invariance, the ends of
+// the stream, the noise estimator, and quality on a real moving clip.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "convert.h"
+#include "error.h"
+#include "host_frame.h"
+#include "image_io.h"
+#include "metrics.h"
+#include "nlm3d_reference.h"
+#include "noise.h"
+#include "noise_estimate.h"
+#include "stream_denoiser.h"
+#include "test_support.h"
+
+namespace cdn {
+namespace {
+
+// The formula of nlm3d_reference.h evaluated directly, voxel by voxel.
+double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams& p, double sigma) {
+  const PlaneView& f0 = win.at(t);
+  const int w = f0.width, h = f0.height, r = p.patch_radius;
+  auto X = [&](int xx, int yy, int tt) {
+    const PlaneView& f = win.at(tt);  // clamps time to the stream
+    return double(f.get(clamp_coord(xx, w), clamp_coord(yy, h)));
+  };
+  const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, 3);
+  double num = 0, den = 0, wmax = 0;
+  for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt)
+    for (int dy = -p.search_radius; dy <= p.search_radius; ++dy)
+      for (int dx = -p.search_radius; dx <= p.search_radius; ++dx) {
+        const int qx = x + dx, qy = y + dy, qt = t + dt;
+        if ((dx == 0 && dy == 0 && dt == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h || qt < 0 ||
+            qt >= win.stream_length)
+          continue;
+        double d2 = 0;
+        for (int kt = -r; kt <= r; ++kt)
+          for (int ky = -r; ky <= r; ++ky)
+            for (int kx = -r; kx <= r; ++kx) {
+              const double a = X(x + kx, y + ky, t + kt) - X(qx + kx, qy + ky, qt + kt);
+              d2 += a * a;
+            }
+        const double wt = std::exp(-d2 / h2);
+        num += wt * X(qx, qy, qt);
+        den += wt;
+        wmax = std::max(wmax, wt);
+      }
+  const double self = den > 0 ? wmax : 1.0;
+  return (num + self * X(x, y, t)) / (den + self);
+}
+
+std::vector<HostFrame> random_clip(int frames, int w, int h, std::uint64_t seed) {
+  std::vector<HostFrame> clip;
+  for (int i = 0; i < frames; ++i) {
+    clip.emplace_back(PixelFormat::GRAY8, w, h);
+    const PlaneView p = components(clip.back().view())[0];
+    // Smooth moving content plus noise: weights then vary over the whole range.
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) p.set(x, y, 128 + int(60 * std::sin(0.3 * (x + i) + 0.2 * y)));
+    add_gaussian_noise(p, 15.0, seed + i);
+  }
+  return clip;
+}
+
+TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
+  for (int patch : {0, 1}) {
+    NlmParams p;
+    p.search_radius = 2;
+    p.temporal_radius = 1;
+    p.patch_radius = patch;
+    p.strength = 0.7;
+    const int frames = 4, w = 9, h = 7;
+    auto clip = random_clip(frames, w, h, 11);
+    FrameWindow win;
+    win.stream_length = frames;
+    for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+    for (int t = 0; t < frames; ++t) {  // includes both ends of the stream
+      const auto v = nlm3d_frame_values(win, t, p, 15.0, 1);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const double want = brute_force(win, t, x, y, p, 15.0);
+          ASSERT_NEAR(v[y * w + x], want, 1e-9 * std::max(1.0, std::fabs(want))) << x << "," << y << "," << t;
+        }
+    }
+  }
+}
+
+// Streams a clip through a StreamDenoiser, popping after every push, and returns the outputs.
+std::vector<HostFrame> run_stream(StreamDenoiser& d, const std::vector<HostFrame>& clip) {
+  std::vector<HostFrame> out;
+  auto drain = [&] {
+    for (;;) {
+      HostFrame f(clip[0].view().format, clip[0].view().width, clip[0].view().height);
+      if (!d.pop(f.view())) break;
+      out.push_back(std::move(f));
+    }
+  };
+  for (const auto& f : clip) {
+    d.push(f.view());
+    drain();
+    EXPECT_LE(d.held(), d.settings().nlm.chunk_size + d.settings().nlm.reach());
+  }
+  d.finish();
+  drain();
+  return out;
+}
+
+bool same_frames(const std::vector<HostFrame>& a, const std::vector<HostFrame>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const PlaneView pa = components(a[i].view())[0], pb = components(b[i].view())[0];
+    for (int y = 0; y < pa.height; ++y)
+      for (int x = 0; x < pa.width; ++x)
+        if (pa.get(x, y) != pb.get(x, y)) return false;
+  }
+  return true;
+}
+
+DenoiseSettings small_nlm(int chunk) {
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.nlm.search_radius = 2;
+  s.nlm.temporal_radius = 2;
+  s.nlm.sigma = 15;
+  s.nlm.chunk_size = chunk;
+  return s;
+}
+
+TEST(Nlm3dStream, OutputDoesNotDependOnChunkBorders) {
+  const auto clip = random_clip(120, 24, 16, 5);
+  auto whole = StreamDenoiser::create(Backend::Cpu, small_nlm(120), PixelFormat::GRAY8, 24, 16);
+  auto chunked = StreamDenoiser::create(Backend::Cpu, small_nlm(50), PixelFormat::GRAY8, 24, 16);
+  auto single = StreamDenoiser::create(Backend::Cpu, small_nlm(1), PixelFormat::GRAY8, 24, 16);
+  const auto a = run_stream(*whole, clip), b = run_stream(*chunked, clip), c = run_stream(*single, clip);
+  ASSERT_EQ(a.size(), 120u);
+  EXPECT_TRUE(same_frames(a, b));
+  EXPECT_TRUE(same_frames(a, c));
+}
+
+TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {
+  for (int frames : {1, 2, 3, 7}) {  // 1 frame, and streams shorter than the temporal reach
+    const auto clip = random_clip(frames, 16, 12, 9);
+    auto d = StreamDenoiser::create(Backend::Cpu, small_nlm(50), PixelFormat::GRAY8, 16, 12);
+    const auto out = run_stream(*d, clip);
+    ASSERT_EQ(out.size(), std::size_t(frames));
+    // Each output equals the reference on the whole (short) stream.
+    FrameWindow win;
+    win.stream_length = frames;
+    for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+    for (int t = 0; t < frames; ++t) {
+      HostFrame want(PixelFormat::GRAY8, 16, 12);
+      nlm3d_frame_reference(win, t, components(want.view())[0], small_nlm(50).nlm, 15.0, 1);
+      const PlaneView a = components(out[t].view())[0], b = components(want.view())[0];
+      for (int y = 0; y < 12; ++y)
+        for (int x = 0; x < 16; ++x) ASSERT_EQ(a.get(x, y), b.get(x, y)) << "frames=" << frames << " t=" << t;
+    }
+  }
+}
+
+TEST(Nlm3dStream, LatencyAndResetAndBadFrames) {
+  auto d = StreamDenoiser::create(Backend::Cpu, small_nlm(4), PixelFormat::GRAY8, 16, 12);
+  EXPECT_EQ(d->latency_frames(), 4 - 1 + 3);  // chunk - 1 + temporal radius + patch radius
+  const auto clip = random_clip(6, 16, 12, 3);
+  HostFrame out(PixelFormat::GRAY8, 16, 12);
+  for (int i = 0; i < 6; ++i) {
+    d->push(clip[i].view());
+    EXPECT_FALSE(d->pop(out.view())) << "no frame before chunk + reach frames are in";
+  }
+  d->push(clip[0].view());
+  EXPECT_TRUE(d->pop(out.view()));
+  d->reset();
+  EXPECT_EQ(d->held(), 0);
+  EXPECT_FALSE(d->pop(out.view()));
+  HostFrame wrong(PixelFormat::GRAY8, 15, 12);
+  EXPECT_THROW(d->push(wrong.view()), InvalidArgument);
+  DenoiseSettings s = small_nlm(4);
+  EXPECT_THROW(FrameDenoiser::create(Backend::Cpu, s), InvalidArgument);  // temporal modes need a stream
+}
+
+TEST(NoiseEstimate, WithinTenPercentOnRealPhotos) {
+  int used = 0;
+  for (const char* file : {"camera.png", "moon.png", "astronaut.png", "coffee.png", "chelsea.png", "brick.png"}) {
+    tools::Image img;
+    try {
+      img = tools::to_8bit(tools::read_image(test::test_data_dir() + "/" + file));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what() << " (run scripts/fetch-test-data.sh)";
+      continue;
+    }
+    const HostFrame frame = tools::image_to_frame(img);
+    const PlaneView clean = components(frame.view())[0];
+    std::printf("%-14s", file);
+    for (double sigma : {5.0, 10.0, 20.0, 30.0, 40.0}) {
+      HostFrame noisy(PixelFormat::GRAY8, clean.width, clean.height);
+      const PlaneView n = components(noisy.view())[0];
+      for (int y = 0; y < clean.height; ++y)
+        for (int x = 0; x < clean.width; ++x) n.set(x, y, clean.get(x, y));
+      add_gaussian_noise(n, sigma, 42);
+      const double est = estimate_noise_sigma(n);
+      std::printf("  %4.0f -> %5.2f", sigma, est);
+      EXPECT_NEAR(est, sigma, 0.1 * sigma) << file << " sigma " << sigma;
+    }
+    std::printf("\n");
+    ++used;
+  }
+  EXPECT_EQ(used, 6);
+}
+
+TEST(NoiseEstimate, SixteenBitIsInEightBitUnits) {
+  test::HostPlane p(256, 256, 2, 10);
+  p.view.shift = 6;
+  for (int y = 0; y < 256; ++y)
+    for (int x = 0; x < 256; ++x) p.view.set(x, y, 512);
+  add_gaussian_noise(p.view, 12.0, 1);  // 12 in 8-bit units = 48 in 10-bit
+  EXPECT_NEAR(estimate_noise_sigma(p.view), 12.0, 1.2);
+}
+
+}  // namespace
+}  // namespace cdn
