@@ -21,6 +21,7 @@
 #include "host_frame.h"
 #include "image_io.h"
 #include "noise.h"
+#include "stream_denoiser.h"
 #include "test_picture.h"
 
 #ifdef CDN_HAVE_CUDA
@@ -40,6 +41,9 @@ struct Options {
   int warmup = 3;
   bool cpu = true;
   bool gpu = true;
+  bool pipd = true;
+  bool nlm = true;
+  int nlm_frames = 100;
   std::string data_dir = ".testdata";
   std::vector<std::pair<int, int>> sizes = {{512, 512}, {1920, 1080}, {3840, 2160}};
 };
@@ -47,10 +51,11 @@ struct Options {
 void usage() {
   std::puts(
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
-      "                         [--size WxH]... [--data DIR]\n"
+      "                         [--no-pipd] [--no-nlm] [--nlm-frames N] [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size,\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
-      "and on the CPU (all hardware threads).");
+      "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
+      "patch cubes (11^3 and 21^3, 3^3 and 5^3).");
 }
 
 double median(std::vector<double> v) {
@@ -152,6 +157,35 @@ Result time_gpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, c
 }
 #endif
 
+#ifdef CDN_HAVE_CUDA
+// The temporal mode: a stream of device frames through StreamDenoiser, pushing
+// and popping as the element does; ms per frame over `frames` frames after a
+// warm-up stream, the 50-frame chunk included whole.
+double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames) {
+  CudaFramePool pool(host.format, host.width, host.height, 2);
+  auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
+  for (int p = 0; p < format_info(host.format).planes; ++p)
+    CDN_CUDA_CHECK(cudaMemcpy2D(din->view().data[p], din->view().pitch[p], host.data[p], host.pitch[p],
+                                plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
+                                cudaMemcpyHostToDevice));
+  auto run = [&](int n) {
+    auto d = StreamDenoiser::create(Backend::Cuda, s, host.format, host.width, host.height);
+    int out = 0;
+    for (int i = 0; i < n; ++i) {
+      d->push(din->view());
+      while (d->pop(dout->view())) ++out;
+    }
+    d->finish();
+    while (d->pop(dout->view())) ++out;
+    if (out != n) throw Error("bench: frames out differ from frames in");
+  };
+  run(s.nlm.chunk_size);  // warm-up (module load, allocations)
+  const auto a = std::chrono::steady_clock::now();
+  run(frames);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count() / frames;
+}
+#endif
+
 bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -167,6 +201,14 @@ bool parse(int argc, char** argv, Options* o) {
       o->cpu = false;
     } else if (a == "--no-gpu") {
       o->gpu = false;
+    } else if (a == "--no-pipd") {
+      o->pipd = false;
+    } else if (a == "--no-nlm") {
+      o->nlm = false;
+    } else if (a == "--nlm-frames") {
+      const char* v = next();
+      if (!v || std::atoi(v) < 1) return false;
+      o->nlm_frames = std::atoi(v);
     } else if (a == "--data") {
       const char* v = next();
       if (!v) return false;
@@ -207,6 +249,7 @@ int main(int argc, char** argv) {
     std::printf("%-7s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "size", "format", "dev", "kernel ms",
                 "kernel MP/s", "end-to-end ms", "e2e MP/s");
     const HostFrame src = source_picture(o.data_dir);
+    if (o.pipd)
     for (const auto& [w, h] : o.sizes)
       for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
         const HostFrame in = make_frame(src.view(), f, w, h);
@@ -232,6 +275,29 @@ int main(int argc, char** argv) {
           }
         }
       }
+#ifdef CDN_HAVE_CUDA
+    if (gpu && o.nlm) {
+      std::printf("\nnlm3d on the GPU: 1920x1080 GRAY8 (luma), %d frames of device memory streamed through\n"
+                  "StreamDenoiser in chunks of 50 (upload excluded; sigma 20)\n",
+                  o.nlm_frames);
+      std::printf("%-22s %12s %10s %18s\n", "search / patch", "ms/frame", "fps", "50-frame chunk s");
+      const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);
+      const int configs[][3] = {{5, 5, 1}, {5, 5, 2}, {10, 10, 1}, {10, 10, 2}};
+      for (const auto& c : configs) {
+        DenoiseSettings s;
+        s.mode = Mode::Nlm3d;
+        s.nlm.search_radius = c[0];
+        s.nlm.temporal_radius = c[1];
+        s.nlm.patch_radius = c[2];
+        s.nlm.sigma = 20;
+        const double ms = time_nlm_gpu(s, in.view(), o.nlm_frames);
+        char name[64];
+        std::snprintf(name, sizeof name, "%d^3 / %d^3", 2 * c[0] + 1, 2 * c[2] + 1);
+        std::printf("%-22s %12.3f %10.1f %18.3f\n", name, ms, 1000.0 / ms, ms * 50 / 1000.0);
+        std::fflush(stdout);
+      }
+    }
+#endif
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;
