@@ -317,7 +317,7 @@ gst_cdn_base_transform_get_property (GObject * object, guint prop_id, GValue * v
   }
 }
 
-static gint
+G_GNUC_UNUSED static gint
 device_id (GstCdnBaseTransform * self)
 {
   GST_OBJECT_LOCK (self);

@@ -378,14 +378,13 @@ gst_cuda_denoise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuff
   GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (trans);
   State *state = self->state;
-  const bool gpu = self->backend == cdn::Backend::Cuda;
 
   /* Device pointers only for CUDA memory of our own context: the CUDA backend
    * filters those in place of a copy. Anything else is mapped for the CPU (the
    * CUDA backend then uploads and downloads itself). */
   bool in_device = false, out_device = false;
 #ifdef CDN_GST_CUDA
-  if (gpu) {
+  if (self->backend == cdn::Backend::Cuda) {
     auto ours = [base] (GstBuffer * b) {
       return gst_cdn_buffer_is_cuda (b) && GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (b, 0))->context == base->context;
     };

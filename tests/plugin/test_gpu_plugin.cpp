@@ -35,6 +35,7 @@ constexpr int kTolerance = 0;
 
 std::string gpu_skip_reason(std::initializer_list<const char*> elements) {
 #ifndef CDN_GST_CUDA
+  (void)elements;
   return "the plugin was built without GStreamer CUDA support";
 #else
   std::string why;
