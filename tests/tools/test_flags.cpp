@@ -44,6 +44,21 @@ TEST(Flags, ParamFlagsSetTheSettings) {
   EXPECT_EQ(d.pipd.segment_length, cdn::DenoiseSettings{}.pipd.segment_length);
 }
 
+TEST(Flags, ParamWordsStandForTheirValue) {
+  for (const cdn::ParamSpec& spec : cdn::param_specs()) {
+    if (!spec.word) continue;
+    cdn::DenoiseSettings s;
+    spec.set(s, spec.word_value == spec.max ? spec.min : spec.max);  // anything but the word's value
+    FlagParser p;
+    p.add_param_flags(&s);
+    const std::string arg = std::string("--") + spec.name + "=" + spec.word;
+    const Args args({arg.c_str()});
+    p.parse(args.argc(), args.argv());
+    EXPECT_EQ(spec.get(s), spec.word_value) << spec.name;
+    EXPECT_NE(p.help().find(std::string("or ") + spec.word), std::string::npos) << spec.name;
+  }
+}
+
 TEST(Flags, BadValuesAreRejected) {
   for (auto bad : std::vector<std::vector<const char*>>{{"--tmax", "1000"},
                                                         {"--tmax", "-1"},

@@ -94,7 +94,7 @@ TEST(Metrics, InterleavedChannelsAndPooling) {
 }
 
 TEST(Metrics, FrameQualityCoversEveryComponent) {
-  cdn::tools::HostFrame a(cdn::PixelFormat::I420, 64, 48), b(cdn::PixelFormat::I420, 64, 48);
+  cdn::HostFrame a(cdn::PixelFormat::I420, 64, 48), b(cdn::PixelFormat::I420, 64, 48);
   EXPECT_TRUE(std::isinf(cdn::frame_quality(a.view(), b.view()).psnr));
   // Change one chroma sample by 32: SSE 1024 over 64*48 + 2*32*24 samples.
   cdn::components(b.view())[2].set(3, 4, 32);

@@ -89,13 +89,21 @@ void FlagParser::add_uint64(const std::string& names, const std::string& metavar
 
 void FlagParser::add_param_flags(DenoiseSettings* settings) {
   for (const ParamSpec& spec : param_specs()) {
+    // A spec's word (e.g. "auto") is accepted in place of its word_value.
+    const bool def_is_word = spec.word && spec.def == spec.word_value;
     std::ostringstream help;
     help << spec.blurb << " [" << format_number(spec.min, spec.integer) << ".." << format_number(spec.max, spec.integer)
-         << ", default " << format_number(spec.def, spec.integer) << "]";
+         << (spec.word ? std::string(" or ") + spec.word : "") << ", default "
+         << (def_is_word ? spec.word : format_number(spec.def, spec.integer)) << "]";
+    std::string metavar = spec.integer ? "N" : "X";
+    if (spec.word) metavar += std::string("|") + spec.word;
     const ParamSpec* p = &spec;
-    add(std::string("--") + spec.name, spec.integer ? "N" : "X", help.str(),
+    add(std::string("--") + spec.name, metavar, help.str(),
         [p, settings](const std::string& flag, const std::string& v) {
-          p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
+          if (p->word && v == p->word)
+            p->set(*settings, p->word_value);
+          else
+            p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
         });
   }
 }
