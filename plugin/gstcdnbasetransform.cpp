@@ -170,10 +170,27 @@ explain_unsupported (GstCaps * caps)
   return msg;
 }
 
+/* Caps whose structures all carry memory:CUDAMemory. */
+static gboolean
+caps_all_cuda (GstCaps * caps)
+{
+  if (!caps || gst_caps_is_any (caps) || gst_caps_is_empty (caps))
+    return FALSE;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    if (!caps_features_are_cuda (gst_caps_get_features (caps, i)))
+      return FALSE;
+  return TRUE;
+}
+
 static void
 warn_unsupported (GstCdnBaseTransform * self, GstCaps * caps)
 {
   std::string msg = explain_unsupported (caps);
+  if (msg.empty () && caps_all_cuda (caps) && !cuda_caps_allowed (self)) {
+    std::string why = self->priv->started ? self->priv->cuda_why : "CUDA is not wanted (backend=cpu)";
+    msg = "cannot take memory:CUDAMemory without a CUDA context (" + why +
+        "). Put cudadownload in front of it, or use a backend other than cpu.";
+  }
   if (msg.empty ())
     return;
   GST_WARNING_OBJECT (self, "%s", msg.c_str ());
@@ -499,7 +516,8 @@ gst_cdn_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps, Gst
   const gboolean in_cuda = caps_are_cuda (incaps), out_cuda = caps_are_cuda (outcaps);
   std::string why;
   if ((in_cuda || out_cuda) && !gst_cdn_base_transform_cuda_enabled (self, &why)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("memory:CUDAMemory needs a usable CUDA device"), ("%s", why.c_str ()));
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("cannot take memory:CUDAMemory without a CUDA context: %s", why.c_str ()),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
   for (gboolean cuda : {in_cuda, out_cuda}) {

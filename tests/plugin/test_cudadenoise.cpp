@@ -2,6 +2,7 @@
 // GstHarness: properties against cdn::param_specs(), negotiation of every
 // system-memory format, output equal to kernels/ for the same frame, caps
 // changes, flush and EOS, steady memory, timestamps, readable refusals.
+#include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
 
 #include <cmath>
@@ -415,6 +416,38 @@ TEST(CudaDenoiseElement, UnsupportedFormatFailsWithReadableMessage) {
   for (const auto& w : r.warnings)
     explained |= w.rfind("dn: ", 0) == 0 && w.find("YUY2") != std::string::npos &&
                  w.find("Supported: NV12") != std::string::npos;
+  EXPECT_TRUE(explained) << "no readable warning from cudadenoise; warnings: " << r.warnings.size();
+  gst_object_unref(pipeline);
+}
+
+TEST(CudaDenoiseElement, CudaMemoryWithoutContextFailsWithReadableMessage) {
+  // backend=cpu never holds a CUDA context, so CUDA memory cannot be taken.
+  GstElement* pipeline = gst_pipeline_new(nullptr);
+  GstElement* src = gst_element_factory_make("appsrc", nullptr);
+  GstElement* dn = gst_element_factory_make("cudadenoise", "dn");
+  GstElement* sink = gst_element_factory_make("fakesink", nullptr);
+  ASSERT_TRUE(src && dn && sink);
+  GstCaps* caps = gst_caps_from_string(caps_string("NV12", 64, 48, true).c_str());
+  g_object_set(src, "caps", caps, "format", GST_FORMAT_TIME, nullptr);
+  gst_caps_unref(caps);
+  gst_util_set_object_arg(G_OBJECT(dn), "backend", "cpu");
+  gst_bin_add_many(GST_BIN(pipeline), src, dn, sink, nullptr);
+  ASSERT_TRUE(gst_element_link(dn, sink));
+  ASSERT_EQ(gst_pad_link_full(gst_element_get_static_pad(src, "src"), gst_element_get_static_pad(dn, "sink"),
+                              GST_PAD_LINK_CHECK_NOTHING),
+            GST_PAD_LINK_OK);
+  gst_element_set_state(pipeline, GST_STATE_PAUSED);
+  const GstVideoInfo info = video_info("NV12", 64, 48);
+  gst_app_src_push_buffer(GST_APP_SRC(src), make_frame(info, 1));
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  const BusResult r = run_to_end(pipeline);
+  EXPECT_FALSE(r.errors.empty()) << "negotiation must fail";
+  // Refused in a caps query (warning) or, when the caps arrive directly, in set_caps (error).
+  bool explained = false;
+  for (const auto* list : {&r.warnings, &r.errors})
+    for (const auto& w : *list)
+      explained |= w.rfind("dn: ", 0) == 0 && w.find("memory:CUDAMemory") != std::string::npos &&
+                   w.find("backend=cpu") != std::string::npos;
   EXPECT_TRUE(explained) << "no readable warning from cudadenoise; warnings: " << r.warnings.size();
   gst_object_unref(pipeline);
 }

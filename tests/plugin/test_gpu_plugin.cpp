@@ -252,6 +252,19 @@ TEST_P(GpuCudaMemory, NegotiatesAndEqualsCpuResult) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, GpuCudaMemory, ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444"));
 
+TEST(GpuCudaMemoryI420, OddHeightIsRefusedWithReason) {
+  // GStreamer 1.22's CUDA allocator overlaps I420's U and V planes by a row at odd heights.
+  const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  GstElement* p = launch("videotestsrc num-buffers=2 ! video/x-raw,format=I420,width=64,height=37 ! cudaupload ! "
+                         "video/x-raw(memory:CUDAMemory) ! cudadenoise ! cudadownload ! fakesink");
+  ASSERT_NE(p, nullptr);
+  const std::string err = play_to_eos(p);
+  EXPECT_NE(err.find("odd height"), std::string::npos) << err;
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(p);
+}
+
 TEST(GpuSystemMemory, CudaBackendEqualsCpuResult) {
   const std::string skip = gpu_skip_reason({});
   if (!skip.empty()) GTEST_SKIP() << skip;
