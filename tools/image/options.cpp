@@ -73,7 +73,8 @@ std::string image_usage() {
          "PSNR and SSIM of the noisy input and of the output against a clean reference\n"
          "and the time of the denoising call. Gray images are filtered as GRAY8 or\n"
          "GRAY16_LE, colour images as Y444 (BT.601 full-range YCbCr). Without INPUT the\n"
-         "built-in test picture is used with --add-noise 25 --seed 1.\n"
+         "built-in test picture is used with --add-noise 25 --seed 1. The parameter\n"
+         "flags are those of every mode: the NLM-3D ones (a video mode) change nothing here.\n"
          "\n"
          "Options:\n" +
          Parser().flags.help() +
