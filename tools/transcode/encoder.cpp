@@ -1,0 +1,180 @@
+// encoder.cpp: encoder choice, setup and the send/receive loop (encoder.h).
+#include "encoder.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "encoder_options.h"
+#include "errors.h"
+#include "ffmpeg_log.h"
+#include "gpu_device.h"
+#include "pixel_format.h"
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+#include <libavutil/opt.h>
+}
+
+namespace cdn::transcode {
+
+namespace {
+
+// What a CPU encoder receives: CUDA frames arrive downloaded, in their sw_format.
+AVPixelFormat host_format_of(const AVFrame* f) {
+  if (f->format == AV_PIX_FMT_CUDA) return reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data)->sw_format;
+  return static_cast<AVPixelFormat>(f->format);
+}
+
+bool supports(const AVCodec* codec, AVPixelFormat fmt) {
+  if (!codec->pix_fmts) return true;
+  for (const AVPixelFormat* p = codec->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
+    if (*p == fmt) return true;
+  return false;
+}
+
+// The full-range "j" formats are plain formats with color_range JPEG: relabel, never convert.
+AVPixelFormat unjay(AVPixelFormat f) {
+  switch (f) {
+    case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P;
+    case AV_PIX_FMT_YUVJ422P: return AV_PIX_FMT_YUV422P;
+    case AV_PIX_FMT_YUVJ444P: return AV_PIX_FMT_YUV444P;
+    default: return f;
+  }
+}
+
+// The format `codec` is given for host frames of format `src`.
+AVPixelFormat encoder_format(const AVCodec* codec, AVPixelFormat src) {
+  if (supports(codec, src)) return src;
+  if (supports(codec, unjay(src))) return unjay(src);
+  return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, src, 0, nullptr);
+}
+
+}  // namespace
+
+Encoder::Encoder(const TranscodeOptions& o, AVFormatContext* in_format, AVStream* in_stream, const AVFrame* first,
+                 const GpuDevice* gpu, bool global_header, std::string* fallback_note) {
+  const std::vector<std::string> names = o.codec == "hevc" ? std::vector<std::string>{"hevc_nvenc", "libx265"}
+                                                           : std::vector<std::string>{"h264_nvenc", "libx264"};
+  std::string failures;
+  for (const std::string& name : names) {
+    const bool nvenc = name.find("_nvenc") != std::string::npos;
+    if (nvenc && !gpu) continue;
+    const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
+    std::string why = "not in this FFmpeg build";
+    if (codec && try_open(codec, o, in_format, in_stream, first, gpu, global_header, &why)) return;
+    if (nvenc && fallback_note) *fallback_note = name + " cannot encode here (" + why + ")";
+    failures += (failures.empty() ? "" : "; ") + name + ": " + why;
+  }
+  throw Failure(kExitCodec, "no usable " + o.codec + " encoder (" + failures + ")");
+}
+
+bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormatContext* in_format,
+                       AVStream* in_stream, const AVFrame* first, const GpuDevice* gpu, bool global_header,
+                       std::string* why) {
+  CodecPtr ctx(avcodec_alloc_context3(codec));
+  if (!ctx) throw std::bad_alloc();
+  const bool nvenc = std::string(codec->name).find("_nvenc") != std::string::npos;
+  ctx->width = first->width;
+  ctx->height = first->height;
+  ctx->sample_aspect_ratio = first->sample_aspect_ratio.num ? first->sample_aspect_ratio
+                                                            : in_stream->codecpar->sample_aspect_ratio;
+  ctx->time_base = in_stream->time_base;  // frames keep the input's timestamps exactly
+  ctx->framerate = av_guess_frame_rate(in_format, in_stream, nullptr);
+  ctx->color_range = first->color_range;
+  ctx->color_primaries = first->color_primaries;
+  ctx->color_trc = first->color_trc;
+  ctx->colorspace = first->colorspace;
+  ctx->chroma_sample_location = first->chroma_location;
+  if (global_header) ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (nvenc && first->format == AV_PIX_FMT_CUDA) {
+    ctx->pix_fmt = AV_PIX_FMT_CUDA;  // zero-copy: NVENC reads our pool's frames
+    ctx->sw_pix_fmt = host_format_of(first);
+    ctx->hw_frames_ctx = av_buffer_ref(first->hw_frames_ctx);
+    if (!ctx->hw_frames_ctx) throw std::bad_alloc();
+  } else {
+    ctx->pix_fmt = encoder_format(codec, host_format_of(first));
+    if (ctx->pix_fmt == AV_PIX_FMT_NONE) {
+      *why = std::string("it takes no format close to ") + pix_fmt_name(host_format_of(first));
+      return false;
+    }
+    if (nvenc) {
+      ctx->hw_device_ctx = av_buffer_ref(gpu->device());  // our context and stream
+      if (!ctx->hw_device_ctx) throw std::bad_alloc();
+    } else {
+      ctx->thread_count = 0;
+    }
+  }
+  const EncoderSettings settings = encoder_settings(codec->name, o);
+  AVDictionary* opts = nullptr;
+  for (const auto& kv : settings.options) av_dict_set(&opts, kv.first.c_str(), kv.second.c_str(), 0);
+  if (settings.bit_rate > 0) ctx->bit_rate = settings.bit_rate;
+  clear_ffmpeg_error();
+  const int rc = avcodec_open2(ctx.get(), codec, &opts);
+  av_dict_free(&opts);
+  if (rc < 0) {
+    *why = av_error(rc);
+    return false;
+  }
+  ctx_ = std::move(ctx);
+  nvenc_ = nvenc;
+  if (ctx_->framerate.num > 0 && ctx_->framerate.den > 0)
+    default_duration_ = av_rescale_q(1, av_inv_q(ctx_->framerate), ctx_->time_base);
+  return true;
+}
+
+std::string Encoder::path_name() const { return nvenc_ ? "nvenc" : ctx_->codec->name; }
+
+void Encoder::send(FramePtr frame) {
+  if (!frame) {
+    flushing_ = true;
+    const int rc = avcodec_send_frame(ctx_.get(), nullptr);
+    if (rc < 0 && rc != AVERROR_EOF) throw Failure(kExitFailure, "flushing the encoder failed: " + av_error(rc));
+    return;
+  }
+  if (ctx_->pix_fmt == AV_PIX_FMT_CUDA && frame->format != AV_PIX_FMT_CUDA)
+    throw Failure(kExitInput, "the video switched from NVDEC to software decoding mid-stream: not supported");
+  if (frame->format == AV_PIX_FMT_CUDA && ctx_->pix_fmt != AV_PIX_FMT_CUDA) {
+    FramePtr host = alloc_frame();
+    int rc = av_hwframe_transfer_data(host.get(), frame.get(), 0);
+    if (rc >= 0) rc = av_frame_copy_props(host.get(), frame.get());
+    if (rc < 0) throw Failure(kExitGpu, "cannot download a frame for " + path_name() + ": " + av_error(rc));
+    ++downloads_;
+    frame = std::move(host);
+  }
+  if (frame->format != ctx_->pix_fmt) {
+    if (unjay(static_cast<AVPixelFormat>(frame->format)) == ctx_->pix_fmt)
+      frame->format = ctx_->pix_fmt;  // same samples; color_range already says full range
+    else
+      frame = converter_.convert(frame.get(), ctx_->pix_fmt);
+  }
+  frame->pict_type = AV_PICTURE_TYPE_NONE;  // let the encoder choose its own frame types
+  if (frame->pts != AV_NOPTS_VALUE && frame->pkt_duration > 0) durations_[frame->pts] = frame->pkt_duration;
+  if (frame->pts != AV_NOPTS_VALUE && (last_pts_ == AV_NOPTS_VALUE || frame->pts > last_pts_)) last_pts_ = frame->pts;
+  const int rc = avcodec_send_frame(ctx_.get(), frame.get());
+  if (rc < 0)
+    throw Failure(nvenc_ ? kExitGpu : kExitFailure, "encoding with " + std::string(ctx_->codec->name) +
+                                                        " failed: " + av_error(rc));
+}
+
+bool Encoder::receive(AVPacket* pkt) {
+  const int rc = avcodec_receive_packet(ctx_.get(), pkt);
+  if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return false;
+  if (rc < 0)
+    throw Failure(nvenc_ ? kExitGpu : kExitFailure, "encoding with " + std::string(ctx_->codec->name) +
+                                                        " failed: " + av_error(rc));
+  const auto it = durations_.find(pkt->pts);
+  if (it != durations_.end()) {
+    if (pkt->duration <= 0) pkt->duration = it->second;
+    durations_.erase(it);
+  } else if (pkt->duration <= 0) {
+    pkt->duration = default_duration_;
+  }
+  if (flushing_ && pkt->pts == last_pts_ && stream_end_ != AV_NOPTS_VALUE) {
+    const std::int64_t to_end = stream_end_ - pkt->pts;
+    if (to_end > pkt->duration && to_end <= 2 * std::max<std::int64_t>(default_duration_, pkt->duration))
+      pkt->duration = to_end;
+  }
+  return true;
+}
+
+}  // namespace cdn::transcode

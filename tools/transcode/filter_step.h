@@ -1,0 +1,79 @@
+// filter_step.h: decoded frames in, denoised frames out, in the same order and
+// number: the only place the tool touches pixels. Stream-shaped (push, pop,
+// finish) because the temporal mode (nlm3d) holds a window of frames and gives
+// each back later (cdn::StreamDenoiser); per-frame modes (pipd, hybrid) give it
+// back at once (cdn::FrameDenoiser, which filters device frames in place of
+// their memory, zero-copy).
+//
+// CUDA frames (from NVDEC) are filtered on the device into frames of our own
+// AVHWFramesContext (same sw_format and size): decoder surfaces are read-only
+// and few, so we never filter in place or hold them. Software frames are
+// filtered into new host frames; on the CUDA backend the denoiser uploads and
+// downloads them itself, and each such frame counts as a host copy: on the
+// zero-copy path (nvdec -> cuda) host_copies() stays 0. Frame properties (pts,
+// duration, colour, side data) follow each frame through the filter.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "av_ptr.h"
+#include "denoiser.h"
+#include "format_converter.h"
+#include "stream_denoiser.h"
+
+namespace cdn::transcode {
+
+class GpuDevice;
+
+class FilterStep {
+ public:
+  // `gpu` non-null selects the CUDA backend (made on the device's primary
+  // context, current after GpuDevice::open), else the CPU. `denoise` false
+  // passes frames through (--no-denoise). Throws Failure.
+  FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu);
+  ~FilterStep();
+
+  // Takes a decoded frame; the filter keeps no reference to it.
+  void push(const AVFrame* in);
+  // The next denoised frame, or nullptr when none is ready yet.
+  FramePtr pop();
+  // End of the stream: every frame still held becomes ready.
+  void finish();
+
+  // "cuda", "cpu" or "none" (--no-denoise).
+  const char* name() const;
+  long long host_copies() const { return host_copies_; }
+  // A note for the user the first time a frame had to change format ("" if none).
+  const std::string& conversion_note() const { return note_; }
+
+ private:
+  // A frame ready for cdn: `frame` (device or host) in cdn format `format`.
+  struct Prepared {
+    const AVFrame* frame = nullptr;
+    FramePtr holder;  // owns `frame` when it had to be downloaded or converted
+    PixelFormat format = PixelFormat::GRAY8;
+    MemoryKind memory = MemoryKind::Host;
+  };
+  Prepared prepare(const AVFrame* in);
+  // An empty frame like `like`: from our CUDA pool for device frames, else host.
+  FramePtr new_output(const AVFrame* like, MemoryKind memory);
+  void ensure_pool(const AVFrame* like);
+  void push_temporal(const Prepared& p);
+
+  const GpuDevice* gpu_;
+  DenoiseSettings settings_;
+  bool denoise_;
+  std::unique_ptr<FrameDenoiser> frame_denoiser_;    // per-frame modes
+  std::unique_ptr<StreamDenoiser> stream_denoiser_;  // temporal modes, made on the first frame
+  MemoryKind stream_memory_ = MemoryKind::Host;
+  std::deque<FramePtr> ready_;   // per-frame modes: filtered frames
+  std::deque<FramePtr> shells_;  // temporal modes: properties of the frames still in the window
+  BufferPtr pool_;               // our AVHWFramesContext for device output frames
+  FormatConverter converter_;
+  long long host_copies_ = 0;
+  std::string note_;
+};
+
+}  // namespace cdn::transcode

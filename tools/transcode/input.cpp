@@ -1,0 +1,88 @@
+// input.cpp: opening and reading INPUT with libavformat (input.h).
+#include "input.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "errors.h"
+#include "interrupt.h"
+
+namespace cdn::transcode {
+
+namespace {
+
+double start_seconds(const AVFormatContext* ctx) {
+  return ctx->start_time == AV_NOPTS_VALUE ? 0.0 : ctx->start_time / double(AV_TIME_BASE);
+}
+
+}  // namespace
+
+Input::Input(const std::string& path) : path_(path) {
+  // Say plainly what is wrong with the path before FFmpeg tries protocols on it.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Failure(kExitInput, path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Failure(kExitInput, path + ": is a directory");
+
+  ctx_ = avformat_alloc_context();
+  if (!ctx_) throw std::bad_alloc();
+  ctx_->interrupt_callback.callback = avio_interrupt_callback;
+  int rc = avformat_open_input(&ctx_, path.c_str(), nullptr, nullptr);  // frees ctx_ on failure
+  if (rc < 0) {
+    check_interrupted();
+    throw Failure(kExitInput, path + ": " + av_error(rc));
+  }
+  rc = avformat_find_stream_info(ctx_, nullptr);
+  if (rc < 0) {
+    check_interrupted();
+    throw Failure(kExitInput, path + ": cannot read the stream parameters: " + av_error(rc));
+  }
+  const AVCodec* decoder = nullptr;
+  rc = av_find_best_stream(ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+  if (rc == AVERROR_DECODER_NOT_FOUND) {
+    // The best video stream has no decoder: name its codec.
+    for (unsigned i = 0; i < ctx_->nb_streams; ++i)
+      if (ctx_->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
+        const AVCodecID id = ctx_->streams[i]->codecpar->codec_id;
+        throw Failure(kExitCodec, path + (id == AV_CODEC_ID_NONE ? std::string(": the video codec is unknown to FFmpeg")
+                                                                 : std::string(": no decoder for the video codec '") +
+                                                                       avcodec_get_name(id) + "'"));
+      }
+  }
+  if (rc < 0) throw Failure(kExitInput, path + ": no video stream");
+  video_index_ = rc;
+}
+
+Input::~Input() { avformat_close_input(&ctx_); }
+
+bool Input::read(AVPacket* pkt) {
+  const int rc = av_read_frame(ctx_, pkt);
+  if (rc == AVERROR_EOF && !(ctx_->pb && ctx_->pb->error < 0)) return false;
+  if (rc < 0) {
+    check_interrupted();
+    const int err = rc == AVERROR_EOF ? ctx_->pb->error : rc;
+    throw Failure(kExitInput, path_ + ": read error: " + av_error(err));
+  }
+  const AVStream* st = ctx_->streams[pkt->stream_index];
+  const int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+  if (ts != AV_NOPTS_VALUE) {
+    const double end = (ts + pkt->duration) * av_q2d(st->time_base) - start_seconds(ctx_);
+    if (end > read_end_) read_end_ = end;
+  }
+  return true;
+}
+
+double Input::announced_seconds() const {
+  if (ctx_->duration == AV_NOPTS_VALUE || ctx_->duration <= 0) return -1;
+  if (ctx_->duration_estimation_method != AVFMT_DURATION_FROM_STREAM) return -1;
+  return ctx_->duration / double(AV_TIME_BASE);
+}
+
+double Input::duration_seconds() const {
+  if (ctx_->duration == AV_NOPTS_VALUE || ctx_->duration <= 0) return -1;
+  return ctx_->duration / double(AV_TIME_BASE);
+}
+
+}  // namespace cdn::transcode

@@ -1,0 +1,47 @@
+// input.h: the demuxer side: opens INPUT, picks the video stream, reads
+// packets, and keeps what it needs to tell a complete file from a truncated one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+namespace cdn::transcode {
+
+class Input {
+ public:
+  // Throws Failure: kExitInput (missing, unreadable, not a media file, no
+  // video stream), kExitCodec (a video stream FFmpeg has no decoder for).
+  explicit Input(const std::string& path);
+  ~Input();
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  AVFormatContext* format() const { return ctx_; }
+  AVStream* video() const { return ctx_->streams[video_index_]; }
+  int video_index() const { return video_index_; }
+  const std::string& path() const { return path_; }
+
+  // The next packet; false at the end of the file. Throws Failure(kExitInput)
+  // on read errors (and the interrupt failure after Ctrl-C).
+  bool read(AVPacket* pkt);
+
+  // Seconds from the start to the end of the last packet read, over all streams.
+  double read_seconds() const { return read_end_; }
+  // The duration the container's header announces, or a negative number when
+  // it has none or FFmpeg estimated it (from the bit rate or the file's end).
+  double announced_seconds() const;
+  // The container's duration however FFmpeg got it (for progress), or < 0.
+  double duration_seconds() const;
+
+ private:
+  std::string path_;
+  AVFormatContext* ctx_ = nullptr;
+  int video_index_ = -1;
+  double read_end_ = 0;
+};
+
+}  // namespace cdn::transcode

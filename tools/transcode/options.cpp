@@ -1,0 +1,182 @@
+// options.cpp: cudadenoise-transcode's flags (options.h).
+#include "options.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "error.h"
+#include "flags.h"
+
+namespace cdn::transcode {
+
+using tools::FlagParser;
+using tools::UsageError;
+
+namespace {
+
+// x264's preset names; NVENC gets the matching p1..p7 (encoder.cpp).
+const std::vector<std::string> kPresets = {"ultrafast", "superfast", "veryfast", "faster", "fast",
+                                           "medium",    "slow",      "slower",   "veryslow", "placebo"};
+
+struct Parser {
+  FlagParser flags;
+  TranscodeOptions o;
+  std::string backend = "auto", planes = planes_name(DenoiseSettings{}.planes);
+  bool yes = false, no = false, no_denoise = false;
+
+  Parser() {
+    flags.add_string("-i,--input", "INPUT", "the video file to denoise", &o.input);
+    flags.add_string("-o,--output", "OUTPUT",
+                     "where to write the result; written to a temporary file beside it and renamed at the end",
+                     &o.output);
+    flags.add_string("-f,--format", "NAME",
+                     "output container (muxer) name, e.g. matroska, mp4, mov (default: from OUTPUT's extension); "
+                     "'null' writes nothing and skips encoding (for timing decode + denoise)",
+                     &o.format);
+    flags.add("--mode", mode_choices(), std::string("denoising algorithm (default ") + mode_name(o.settings.mode) + ")",
+              [this](const std::string& flag, const std::string& v) {
+                if (!parse_mode(v, &o.settings.mode)) throw UsageError(flag + ": '" + v + "' is not one of " + mode_choices());
+              });
+    flags.add_param_flags(&o.settings);
+    flags.add_choice("--planes", {"luma", "all"}, "components to filter: Y only, or Y, U and V", &planes);
+    flags.add_switch("--no-denoise", "decode and re-encode without denoising (a baseline for timing)", &no_denoise);
+    flags.add_choice("--codec", {"h264", "hevc"}, "output video codec", &o.codec);
+    flags.add_number("--crf", "N",
+                     "constant quality, 0..51, lower is better (x264/x265 crf, NVENC cq; default: 23 for h264, "
+                     "28 for hevc)",
+                     0, 51, &o.crf);
+    flags.add("--bitrate", "B", "average bit rate instead of --crf, e.g. 4M or 2500k",
+              [this](const std::string& flag, const std::string& v) { o.bitrate = parse_bitrate(flag, v); });
+    flags.add_switch("--lossless", "mathematically lossless video (x264 qp 0, x265 lossless, NVENC tune lossless)",
+                     &o.lossless);
+    std::string preset_list;
+    for (const auto& p : kPresets) preset_list += (preset_list.empty() ? "" : "|") + p;
+    flags.add("--preset", "P",
+              "encoder speed/quality preset: " + preset_list + " (NVENC: mapped to p1..p7; default medium)",
+              [this](const std::string& flag, const std::string& v) {
+                for (const auto& p : kPresets)
+                  if (v == p) {
+                    o.preset = v;
+                    return;
+                  }
+                throw UsageError(flag + ": '" + v + "' is not a preset (ultrafast ... placebo)");
+              });
+    flags.add("--gpu", "N", "CUDA device index (default 0)", [this](const std::string& flag, const std::string& v) {
+      o.gpu = static_cast<int>(tools::parse_number(flag, v, true, 0, 63));
+    });
+    flags.add_choice("--backend", {"auto", "cuda", "cpu"},
+                     "auto: NVDEC + CUDA (+ NVENC) when a GPU is usable, else the CPU; cuda: fail without a GPU; "
+                     "cpu: never touch the GPU",
+                     &backend);
+    flags.add_uint64("--frames", "N", "stop after N video frames (other streams stop where reading stopped)",
+                     &o.max_frames);
+    flags.add_switch("-y", "overwrite OUTPUT if it exists", &yes);
+    flags.add_switch("-n", "never overwrite OUTPUT: fail if it exists (the default without -y)", &no);
+    flags.add_switch("-q,--quiet", "print nothing but errors (and the --json line)", &o.quiet);
+    flags.add_switch("--json", "print one JSON line with the result on stdout at the end", &o.json);
+    flags.add_switch("-v,--verbose", "show FFmpeg's own log (decoder, encoder and muxer messages)", &o.verbose);
+    flags.add_switch("-h,--help", "show this help", &o.help);
+  }
+
+  void parse(int argc, const char* const* argv) {
+    const std::vector<std::string> positional = flags.parse(argc, argv);
+    if (o.help) return;
+    if (!positional.empty())
+      throw UsageError("unexpected argument '" + positional[0] + "' (give the input with -i and the output with -o)");
+    if (o.input.empty()) throw UsageError("no input: give -i INPUT");
+    if (o.output.empty() && !o.null_output()) throw UsageError("no output: give -o OUTPUT");
+    if (yes && no) throw UsageError("-y and -n exclude each other");
+    o.overwrite = yes ? Overwrite::Yes : (no ? Overwrite::No : Overwrite::Refuse);
+    if (flags.was_set("--crf") && o.bitrate > 0) throw UsageError("--crf and --bitrate exclude each other");
+    if (o.lossless && (flags.was_set("--crf") || o.bitrate > 0))
+      throw UsageError("--lossless excludes --crf and --bitrate");
+    if (flags.was_set("--frames") && o.max_frames == 0) throw UsageError("--frames: 0 frames: give at least 1");
+    o.denoise = !no_denoise;
+    parse_backend(backend, &o.backend);
+    parse_planes(planes, &o.settings.planes);
+    try {
+      validate(o.settings);
+    } catch (const InvalidArgument& e) {
+      throw UsageError(e.what());
+    }
+  }
+};
+
+}  // namespace
+
+std::string mode_choices() {
+  // Modes are numbered from 0; mode_name answers "?" past the last one.
+  std::string list;
+  for (int i = 0; i < 64; ++i) {
+    const char* name = mode_name(static_cast<Mode>(i));
+    if (std::strcmp(name, "?") == 0) break;
+    list += (list.empty() ? "" : "|") + std::string(name);
+  }
+  return list;
+}
+
+std::int64_t parse_bitrate(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": '' is not a bit rate");
+  double scale = 1;
+  std::string number = text;
+  switch (text.back()) {
+    case 'k': case 'K': scale = 1e3; number.pop_back(); break;
+    case 'm': case 'M': scale = 1e6; number.pop_back(); break;
+    case 'g': case 'G': scale = 1e9; number.pop_back(); break;
+    default: break;
+  }
+  double v = 0;
+  try {
+    v = tools::parse_number(flag, number, false, 0, 1e12);
+  } catch (const UsageError&) {
+    throw UsageError(flag + ": '" + text + "' is not a bit rate (e.g. 4M, 2500k, 800000)");
+  }
+  const double bits = std::round(v * scale);
+  if (bits < 1000 || bits > 1e10)
+    throw UsageError(flag + ": " + text + " is out of range [1k, 10G] bits per second");
+  return static_cast<std::int64_t>(bits);
+}
+
+TranscodeOptions parse_transcode_options(int argc, const char* const* argv) {
+  Parser p;
+  p.parse(argc, argv);
+  return p.o;
+}
+
+std::string transcode_usage() {
+  return "Usage: cudadenoise-transcode -i INPUT -o OUTPUT [options]\n"
+         "\n"
+         "Denoises the video stream of INPUT with PI-PD or hybrid PI-PD and writes OUTPUT,\n"
+         "the video re-encoded as H.264 or HEVC. Audio, subtitles and other streams are\n"
+         "copied untouched; timestamps, time base, frame rate, frame count and metadata\n"
+         "are kept. With a CUDA GPU the frames are decoded by NVDEC, denoised and encoded\n"
+         "by NVENC without leaving the GPU; where NVENC is missing (H100, H200) the\n"
+         "denoised frames are encoded by libx264/libx265 on the CPU; where NVDEC cannot\n"
+         "decode the codec, or there is no GPU, decoding (and without a GPU denoising)\n"
+         "runs on the CPU. The path taken is printed (and in --json).\n"
+         "\n"
+         "Options:\n" +
+         Parser().flags.help() +
+         "\n"
+         "Exit status:\n"
+         "  0    success\n"
+         "  2    bad arguments or parameter values\n"
+         "  3    input missing, unreadable, corrupt or truncated, or a decode error\n"
+         "  4    no decoder for the input's video codec, or no encoder for --codec\n"
+         "  5    output exists (without -y), or cannot be created or written\n"
+         "  6    GPU/CUDA failure, or --backend cuda without a usable GPU\n"
+         "  130  interrupted (Ctrl-C; 143 for SIGTERM)\n"
+         "  1    anything else\n"
+         "On any failure the output file is left as it was: nothing is written under its\n"
+         "name until the transcode has finished.\n"
+         "\n"
+         "Examples:\n"
+         "  cudadenoise-transcode -i noisy.mkv -o clean.mkv\n"
+         "  cudadenoise-transcode -i in.mp4 -o out.mp4 --mode hybrid --crf 20 --preset slow -y\n"
+         "  cudadenoise-transcode -i in.mkv -o out.mkv --backend cpu --lossless --json\n"
+         "  cudadenoise-transcode -i in.mp4 -f null --json          # decode + denoise speed\n";
+}
+
+}  // namespace cdn::transcode

@@ -1,0 +1,52 @@
+// options.h: the command line of cudadenoise-transcode, parsed into
+// TranscodeOptions. No FFmpeg in here, so the tests check parsing on its own.
+// The denoiser's parameter flags come from cdn::param_specs() and --mode is
+// parsed by cdn::parse_mode, so new parameters and modes appear by themselves.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "settings.h"
+
+namespace cdn::transcode {
+
+enum class Overwrite { Refuse, Yes, No };  // default, -y, -n
+
+struct TranscodeOptions {
+  std::string input;
+  std::string output;
+  std::string format;  // muxer name (-f); empty: guessed from the output's name
+  DenoiseSettings settings;
+  bool denoise = true;  // --no-denoise: decode and re-encode only (a benchmark baseline)
+  Backend backend = Backend::Auto;
+  int gpu = 0;
+  std::string codec = "h264";  // h264 | hevc
+  double crf = -1;             // < 0: not given
+  std::int64_t bitrate = 0;    // bits per second; 0: not given
+  bool lossless = false;
+  std::string preset;  // x264-style name; empty: the encoder's default
+  std::uint64_t max_frames = 0;  // 0: all
+  Overwrite overwrite = Overwrite::Refuse;
+  bool quiet = false;
+  bool json = false;
+  bool verbose = false;
+  bool help = false;
+
+  bool null_output() const { return format == "null"; }
+};
+
+// Throws tools::UsageError (flags.h) with a one-line message for anything
+// wrong, including parameter combinations cdn::validate rejects.
+TranscodeOptions parse_transcode_options(int argc, const char* const* argv);
+
+// "4M", "2500k", "800000" (bits per second); throws UsageError naming `flag`.
+std::int64_t parse_bitrate(const std::string& flag, const std::string& text);
+
+// The names --mode accepts ("pipd|hybrid"), from cdn::mode_name.
+std::string mode_choices();
+
+// The --help text.
+std::string transcode_usage();
+
+}  // namespace cdn::transcode

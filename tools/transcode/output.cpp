@@ -1,0 +1,269 @@
+// output.cpp: the temporary output file, stream setup and muxing (output.h).
+#include "output.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "errors.h"
+#include "interrupt.h"
+
+extern "C" {
+#include <libavcodec/version.h>
+}
+
+namespace cdn::transcode {
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// ".mkv" of "clip.mkv"; "" for "clip" and ".hidden".
+std::string extension_of(const std::string& base) {
+  const auto dot = base.rfind('.');
+  return dot == std::string::npos || dot == 0 ? "" : base.substr(dot);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// ffmpeg's rule: keep the input's codec tag where the output format knows it
+// for this codec, else let the muxer choose.
+unsigned copied_codec_tag(const AVOutputFormat* of, const AVCodecParameters* par) {
+  if (!par->codec_tag) return 0;
+  if (!of->codec_tag) return par->codec_tag;
+  if (av_codec_get_id(of->codec_tag, par->codec_tag) == par->codec_id) return par->codec_tag;
+  unsigned tag = 0;
+  return av_codec_get_tag2(of->codec_tag, par->codec_id, &tag) ? 0 : par->codec_tag;
+}
+
+void copy_chapters(const AVFormatContext* in, AVFormatContext* out) {
+  if (in->nb_chapters == 0) return;
+  out->chapters = static_cast<AVChapter**>(av_calloc(in->nb_chapters, sizeof(AVChapter*)));
+  if (!out->chapters) throw std::bad_alloc();
+  for (unsigned i = 0; i < in->nb_chapters; ++i) {
+    const AVChapter* c = in->chapters[i];
+    auto* copy = static_cast<AVChapter*>(av_mallocz(sizeof(AVChapter)));
+    if (!copy) throw std::bad_alloc();
+    copy->id = c->id;
+    copy->time_base = c->time_base;
+    copy->start = c->start;
+    copy->end = c->end;
+    av_dict_copy(&copy->metadata, c->metadata, 0);
+    out->chapters[out->nb_chapters++] = copy;
+  }
+}
+
+const char* type_name(AVMediaType t) {
+  const char* n = av_get_media_type_string(t);
+  return n ? n : "unknown";
+}
+
+}  // namespace
+
+Output::Output(const Input& input, const TranscodeOptions& o) : input_(input), target_(o.output) {
+  try {
+    open(o);
+  } catch (...) {
+    close_and_remove();
+    throw;
+  }
+}
+
+void Output::open(const TranscodeOptions& o) {
+  const AVOutputFormat* of = nullptr;
+  if (!o.format.empty()) {
+    of = av_guess_format(o.format.c_str(), nullptr, nullptr);
+    if (!of) throw Failure(kExitUsage, "-f " + o.format + ": unknown container format");
+  } else {
+    of = av_guess_format(nullptr, target_.c_str(), nullptr);
+    if (!of)
+      throw Failure(kExitUsage, "cannot tell the container from the name '" + target_ +
+                                    "': use an extension such as .mkv, .mp4 or .mov, or -f FORMAT");
+  }
+  // Muxers that open files themselves (image sequences, segments) would bypass the temporary file.
+  if (of->flags & AVFMT_NOFILE) throw Failure(kExitUsage, std::string("the ") + of->name + " muxer is not supported");
+  struct stat st;
+  if (same_file(target_, input_.path())) throw Failure(kExitUsage, target_ + ": the output is the input file");
+  if (::stat(target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Failure(kExitOutput, target_ + ": is a directory");
+    if (o.overwrite == Overwrite::No) throw Failure(kExitOutput, target_ + " already exists; not overwriting (-n)");
+    if (o.overwrite == Overwrite::Refuse)
+      throw Failure(kExitOutput, target_ + " already exists (use -y to overwrite it)");
+  }
+  create_temp_file();
+  const int rc = avformat_alloc_output_context2(&ctx_, of, nullptr, temp_.c_str());
+  if (rc < 0 || !ctx_) throw Failure(kExitOutput, "cannot set up the " + std::string(of->name) + " muxer: " + av_error(rc));
+  ctx_->interrupt_callback.callback = avio_interrupt_callback;
+  av_dict_copy(&ctx_->metadata, input_.format()->metadata, 0);
+  copy_chapters(input_.format(), ctx_);
+  add_streams();
+  const int orc = avio_open2(&ctx_->pb, temp_.c_str(), AVIO_FLAG_WRITE, &ctx_->interrupt_callback, nullptr);
+  if (orc < 0) throw Failure(kExitOutput, "cannot write " + temp_ + ": " + av_error(orc));
+  io_open_ = true;
+}
+
+void Output::create_temp_file() {
+  const std::string base = base_of(target_), ext = extension_of(base);
+  std::string templ = dir_of(target_) + "/." + base.substr(0, base.size() - ext.size()) + ".partXXXXXX" + ext;
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  const int fd = ::mkstemps(buf.data(), static_cast<int>(ext.size()));
+  if (fd < 0) throw Failure(kExitOutput, "cannot write to " + dir_of(target_) + ": " + std::strerror(errno));
+  temp_ = buf.data();
+  set_interrupt_cleanup_path(temp_);
+  // mkstemps makes the file 0600; the result should have the usual 0666 & ~umask.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+}
+
+void Output::add_streams() {
+  const AVFormatContext* in = input_.format();
+  map_.assign(in->nb_streams, -1);
+  for (unsigned i = 0; i < in->nb_streams; ++i) {
+    const AVStream* ist = in->streams[i];
+    const AVCodecParameters* par = ist->codecpar;
+    const bool video = static_cast<int>(i) == input_.video_index();
+    if (!video) {
+      const AVMediaType t = par->codec_type;
+      const bool essential = t == AVMEDIA_TYPE_AUDIO || t == AVMEDIA_TYPE_VIDEO || t == AVMEDIA_TYPE_SUBTITLE;
+      const int ok = par->codec_id == AV_CODEC_ID_NONE ? 0 : avformat_query_codec(ctx_->oformat, par->codec_id,
+                                                                                    FF_COMPLIANCE_NORMAL);
+      if (ok == 0 || t == AVMEDIA_TYPE_UNKNOWN) {
+        const std::string what = "stream #" + std::to_string(i) + " (" + type_name(t) + ", " +
+                                 avcodec_get_name(par->codec_id) + ")";
+        if (essential)
+          throw Failure(kExitOutput, what + " cannot be stored in " + ctx_->oformat->name +
+                                         ": choose another container (e.g. .mkv)");
+        notes_.push_back(what + " cannot be stored in " + std::string(ctx_->oformat->name) + ": dropped");
+        continue;
+      }
+    }
+    AVStream* ost = avformat_new_stream(ctx_, nullptr);
+    if (!ost) throw std::bad_alloc();
+    map_[i] = ost->index;
+    av_dict_copy(&ost->metadata, ist->metadata, 0);
+    ost->disposition = ist->disposition;
+    ost->time_base = ist->time_base;  // a hint; the muxer may choose its own in the header
+    ost->avg_frame_rate = ist->avg_frame_rate;
+    ost->r_frame_rate = ist->r_frame_rate;
+    ost->sample_aspect_ratio = ist->sample_aspect_ratio;
+    if (video) {
+      av_dict_set(&ost->metadata, "encoder", nullptr, 0);  // describes the old encoding
+      continue;
+    }
+    const int rc = avcodec_parameters_copy(ost->codecpar, par);
+    if (rc < 0) throw Failure(kExitFailure, "cannot copy stream parameters: " + av_error(rc));
+    ost->codecpar->codec_tag = copied_codec_tag(ctx_->oformat, par);
+  }
+}
+
+bool Output::needs_global_header() const { return ctx_->oformat->flags & AVFMT_GLOBALHEADER; }
+
+const char* Output::format_name() const { return ctx_->oformat->name; }
+
+void Output::set_video(const AVCodecContext* enc) {
+  AVStream* ost = ctx_->streams[map_[input_.video_index()]];
+  int rc = avcodec_parameters_from_context(ost->codecpar, enc);
+  if (rc < 0) throw Failure(kExitFailure, "cannot set the video stream parameters: " + av_error(rc));
+  // HEVC in MP4/MOV as 'hvc1' (parameter sets in the header), which Apple's players require.
+  const std::string name = ctx_->oformat->name;
+  if (enc->codec_id == AV_CODEC_ID_HEVC && (name.find("mp4") != std::string::npos || name.find("mov") != std::string::npos))
+    ost->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');
+  ost->time_base = enc->time_base;
+  if (enc->framerate.num > 0) ost->avg_frame_rate = enc->framerate;
+  av_dict_set(&ost->metadata, "encoder", (std::string(LIBAVCODEC_IDENT) + " " + enc->codec->name).c_str(), 0);
+  rc = avformat_write_header(ctx_, nullptr);
+  if (rc < 0) {
+    check_interrupted();
+    throw Failure(kExitOutput, "cannot write the " + std::string(ctx_->oformat->name) + " header: " + av_error(rc));
+  }
+  header_written_ = true;
+  for (PacketPtr& p : pending_) {
+    const int in_index = p->stream_index;
+    write(p.get(), map_[in_index], input_.format()->streams[in_index]->time_base);
+  }
+  pending_.clear();
+}
+
+void Output::write_video(AVPacket* pkt, AVRational encoder_tb) {
+  write(pkt, map_[input_.video_index()], encoder_tb);
+}
+
+void Output::write_copy(AVPacket* pkt) {
+  const int in_index = pkt->stream_index;
+  if (in_index < 0 || in_index >= static_cast<int>(map_.size()) || map_[in_index] < 0) return;
+  if (!header_written_) {
+    PacketPtr copy = alloc_packet();
+    av_packet_move_ref(copy.get(), pkt);
+    pending_.push_back(std::move(copy));
+    return;
+  }
+  write(pkt, map_[in_index], input_.format()->streams[in_index]->time_base);
+}
+
+void Output::write(AVPacket* pkt, int out_index, AVRational from_tb) {
+  AVStream* ost = ctx_->streams[out_index];
+  pkt->stream_index = out_index;
+  av_packet_rescale_ts(pkt, from_tb, ost->time_base);
+  pkt->pos = -1;
+  const int rc = av_interleaved_write_frame(ctx_, pkt);  // takes the packet's reference
+  if (rc < 0) {
+    check_interrupted();
+    throw Failure(kExitOutput, "writing " + target_ + " failed: " + av_error(rc));
+  }
+}
+
+void Output::finish() {
+  int rc = av_write_trailer(ctx_);
+  if (rc < 0) {
+    check_interrupted();
+    throw Failure(kExitOutput, "writing " + target_ + " failed: " + av_error(rc));
+  }
+  if (io_open_) {
+    const int err = ctx_->pb->error;
+    rc = avio_closep(&ctx_->pb);
+    io_open_ = false;
+    if (err < 0 || rc < 0) throw Failure(kExitOutput, "writing " + target_ + " failed: " + av_error(err < 0 ? err : rc));
+  }
+  check_interrupted();  // a Ctrl-C up to here still leaves OUTPUT untouched
+  if (::rename(temp_.c_str(), target_.c_str()) != 0)
+    throw Failure(kExitOutput, "cannot rename the result to " + target_ + ": " + std::strerror(errno));
+  set_interrupt_cleanup_path("");
+  temp_.clear();
+  finished_ = true;
+}
+
+void Output::close_and_remove() {
+  if (io_open_) avio_closep(&ctx_->pb);
+  io_open_ = false;
+  avformat_free_context(ctx_);
+  ctx_ = nullptr;
+  if (!finished_ && !temp_.empty()) {
+    set_interrupt_cleanup_path("");
+    ::unlink(temp_.c_str());
+    temp_.clear();
+  }
+}
+
+Output::~Output() { close_and_remove(); }
+
+}  // namespace cdn::transcode

@@ -1,0 +1,78 @@
+// progress.cpp: the progress line and the summaries (progress.h).
+#include "progress.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "json.h"
+
+namespace cdn::transcode {
+
+Progress::Progress(bool show, double duration_seconds, long long total_frames)
+    : show_(show), duration_(duration_seconds), total_frames_(total_frames),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+double Progress::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Progress::update(long long frames, double media_seconds) {
+  if (!show_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_ < std::chrono::milliseconds(250)) return;
+  last_ = now;
+  const double t = elapsed();
+  const double fps = t > 0 ? frames / t : 0;
+  const double speed = t > 0 ? media_seconds / t : 0;
+  double eta = -1;
+  if (total_frames_ > 0 && fps > 0)
+    eta = (total_frames_ - frames) / fps;
+  else if (duration_ > 0 && speed > 0)
+    eta = (duration_ - media_seconds) / speed;
+  std::fprintf(stderr, "\rframe=%6lld fps=%6.1f speed=%5.2fx elapsed=%s eta=%s   ", frames, fps, speed,
+               format_clock(t).c_str(), format_clock(eta < 0 ? -1 : eta).c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (drawn_) std::fputc('\n', stderr);
+  drawn_ = false;
+}
+
+std::string format_clock(double s) {
+  if (!(s >= 0) || !std::isfinite(s)) return "?";
+  const long long total = static_cast<long long>(s + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
+  return buf;
+}
+
+std::string summary_json(const Summary& s) {
+  tools::JsonLine j;
+  j.add("frames", s.frames).add("seconds", s.seconds).add("fps", s.fps());
+  j.add("decode", s.decode).add("filter", s.filter).add("encode", s.encode);
+  if (s.output.empty())
+    j.add_null("output");
+  else
+    j.add("output", s.output);
+  j.add("host_copies", s.host_copies).add("downloads", s.downloads);
+  j.add("codec", s.codec).add("mode", s.mode).add("media_seconds", s.media_seconds);
+  if (s.gpu.empty())
+    j.add_null("gpu");
+  else
+    j.add("gpu", s.gpu);
+  return j.str();
+}
+
+std::string summary_text(const Summary& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%lld frames in %.2f s (%.1f fps, %.2fx real time)", s.frames, s.seconds, s.fps(),
+                s.seconds > 0 ? s.media_seconds / s.seconds : 0.0);
+  std::string out = buf;
+  out += ": decode " + s.decode + ", filter " + s.filter + ", encode " + s.encode;
+  out += s.output.empty() ? " (no output)" : " -> " + s.output;
+  return out;
+}
+
+}  // namespace cdn::transcode
