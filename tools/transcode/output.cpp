@@ -87,6 +87,8 @@ Output::Output(const Input& input, const TranscodeOptions& o) : input_(input), t
 }
 
 void Output::open(const TranscodeOptions& o) {
+  struct stat dir;
+  if (::stat(target_.c_str(), &dir) == 0 && S_ISDIR(dir.st_mode)) throw Failure(kExitOutput, target_ + ": is a directory");
   const AVOutputFormat* of = nullptr;
   if (!o.format.empty()) {
     of = av_guess_format(o.format.c_str(), nullptr, nullptr);
@@ -102,7 +104,6 @@ void Output::open(const TranscodeOptions& o) {
   struct stat st;
   if (same_file(target_, input_.path())) throw Failure(kExitUsage, target_ + ": the output is the input file");
   if (::stat(target_.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw Failure(kExitOutput, target_ + ": is a directory");
     if (o.overwrite == Overwrite::No) throw Failure(kExitOutput, target_ + " already exists; not overwriting (-n)");
     if (o.overwrite == Overwrite::Refuse)
       throw Failure(kExitOutput, target_ + " already exists (use -y to overwrite it)");

@@ -1,0 +1,185 @@
+// test_options.cpp: cudadenoise-transcode's command line (tools/transcode/options.h)
+// and how its quality flags map onto each encoder (encoder_options.h). No FFmpeg.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "encoder_options.h"
+#include "flags.h"
+#include "options.h"
+
+namespace {
+
+using cdn::tools::UsageError;
+using namespace cdn::transcode;
+
+struct Args {
+  explicit Args(std::initializer_list<const char*> a) : v{"cudadenoise-transcode"} {
+    v.insert(v.end(), a.begin(), a.end());
+  }
+  std::vector<const char*> v;
+};
+
+TranscodeOptions parse(std::initializer_list<const char*> a) {
+  const Args args(a);
+  return parse_transcode_options(static_cast<int>(args.v.size()), args.v.data());
+}
+
+std::string usage_error(std::initializer_list<const char*> a) {
+  try {
+    parse(a);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(TranscodeOptions, Defaults) {
+  const TranscodeOptions o = parse({"-i", "in.mkv", "-o", "out.mkv"});
+  EXPECT_EQ(o.input, "in.mkv");
+  EXPECT_EQ(o.output, "out.mkv");
+  EXPECT_EQ(o.settings.mode, cdn::Mode::Pipd);
+  EXPECT_EQ(o.settings.planes, cdn::PlaneSelection::All);
+  EXPECT_EQ(o.backend, cdn::Backend::Auto);
+  EXPECT_EQ(o.codec, "h264");
+  EXPECT_LT(o.crf, 0);
+  EXPECT_EQ(o.bitrate, 0);
+  EXPECT_EQ(o.gpu, 0);
+  EXPECT_EQ(o.max_frames, 0u);
+  EXPECT_EQ(o.overwrite, Overwrite::Refuse);
+  EXPECT_TRUE(o.denoise);
+  EXPECT_FALSE(o.null_output());
+}
+
+TEST(TranscodeOptions, EveryFlag) {
+  const TranscodeOptions o =
+      parse({"--input=a.mp4", "--output", "b.mov", "--mode", "hybrid", "--tmax", "1.5", "--segment-length", "4",
+             "--max-length", "20", "--planes", "luma", "--codec", "hevc", "--crf", "19.5", "--preset", "slow",
+             "--gpu", "2", "--backend", "cpu", "--frames", "100", "-y", "--quiet", "--json", "-v"});
+  EXPECT_EQ(o.input, "a.mp4");
+  EXPECT_EQ(o.output, "b.mov");
+  EXPECT_EQ(o.settings.mode, cdn::Mode::Hybrid);
+  EXPECT_DOUBLE_EQ(o.settings.pipd.tmax, 1.5);
+  EXPECT_EQ(o.settings.pipd.segment_length, 4);
+  EXPECT_EQ(o.settings.pipd.max_length, 20);
+  EXPECT_EQ(o.settings.planes, cdn::PlaneSelection::Luma);
+  EXPECT_EQ(o.codec, "hevc");
+  EXPECT_DOUBLE_EQ(o.crf, 19.5);
+  EXPECT_EQ(o.preset, "slow");
+  EXPECT_EQ(o.gpu, 2);
+  EXPECT_EQ(o.backend, cdn::Backend::Cpu);
+  EXPECT_EQ(o.max_frames, 100u);
+  EXPECT_EQ(o.overwrite, Overwrite::Yes);
+  EXPECT_TRUE(o.quiet && o.json && o.verbose);
+}
+
+TEST(TranscodeOptions, EveryModeOfTheLibraryIsAccepted) {
+  // --mode goes through cdn::parse_mode: modes added to the library appear by themselves.
+  const std::string choices = mode_choices();
+  EXPECT_EQ(choices.rfind("pipd|hybrid", 0), 0u) << choices;
+  std::size_t start = 0;
+  for (std::size_t bar; start <= choices.size(); start = bar + 1) {
+    bar = choices.find('|', start);
+    if (bar == std::string::npos) bar = choices.size();
+    const std::string name = choices.substr(start, bar - start);
+    cdn::Mode m;
+    ASSERT_TRUE(cdn::parse_mode(name, &m)) << name;
+    EXPECT_EQ(parse({"-i", "a", "-o", "b.mkv", "--mode", name.c_str()}).settings.mode, m);
+  }
+}
+
+TEST(TranscodeOptions, NullFormatNeedsNoOutput) {
+  const TranscodeOptions o = parse({"-i", "a.mkv", "-f", "null", "--no-denoise", "-n"});
+  EXPECT_TRUE(o.null_output());
+  EXPECT_FALSE(o.denoise);
+  EXPECT_EQ(o.overwrite, Overwrite::No);
+}
+
+TEST(TranscodeOptions, Errors) {
+  EXPECT_EQ(usage_error({"-o", "b.mkv"}), "no input: give -i INPUT");
+  EXPECT_EQ(usage_error({"-i", "a.mkv"}), "no output: give -o OUTPUT");
+  EXPECT_EQ(usage_error({"-i", "a.mkv", "-o", "b.mkv", "extra"}),
+            "unexpected argument 'extra' (give the input with -i and the output with -o)");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "-y", "-n"}), "-y and -n exclude each other");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--crf", "20", "--bitrate", "1M"}),
+            "--crf and --bitrate exclude each other");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--lossless", "--crf", "0"}), "--lossless excludes --crf and --bitrate");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--frames", "0"}), "--frames: 0 frames: give at least 1");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "-1"}), "--gpu: -1 is out of range [0, 63]");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--codec", "av1"}), "--codec: 'av1' is not one of h264|hevc");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--mode", "x"}), "--mode: 'x' is not one of " + mode_choices());
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}), "--preset: 'p4' is not a preset (ultrafast ... placebo)");
+  EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--max-length", "24"}).find("multiple of segment-length"),
+            std::string::npos);
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--tmax", "101"}), "--tmax: 101 is out of range [0, 100]");
+}
+
+TEST(TranscodeOptions, Bitrates) {
+  EXPECT_EQ(parse_bitrate("--bitrate", "4M"), 4000000);
+  EXPECT_EQ(parse_bitrate("--bitrate", "2500k"), 2500000);
+  EXPECT_EQ(parse_bitrate("--bitrate", "1.5M"), 1500000);
+  EXPECT_EQ(parse_bitrate("--bitrate", "800000"), 800000);
+  EXPECT_THROW(parse_bitrate("--bitrate", "fast"), UsageError);
+  EXPECT_THROW(parse_bitrate("--bitrate", "10"), UsageError);  // below 1k: surely a mistake
+  EXPECT_THROW(parse_bitrate("--bitrate", ""), UsageError);
+}
+
+TEST(TranscodeOptions, HelpListsEveryFlagAndExitCode) {
+  const std::string help = transcode_usage();
+  for (const char* s : {"-i, --input INPUT", "-o, --output OUTPUT", "--segment-length N", "--tmax X", "--planes",
+                        "--lossless", "--preset P", "--json", "-y", "-n", "Exit status:", "130"})
+    EXPECT_NE(help.find(s), std::string::npos) << s;
+}
+
+TEST(EncoderOptions, X264) {
+  TranscodeOptions o;
+  EncoderSettings s = encoder_settings("libx264", o);
+  EXPECT_EQ(s.options.at("crf"), "23");
+  EXPECT_EQ(s.options.count("preset"), 0u);
+  o.crf = 18;
+  o.preset = "veryfast";
+  s = encoder_settings("libx264", o);
+  EXPECT_EQ(s.options.at("crf"), "18");
+  EXPECT_EQ(s.options.at("preset"), "veryfast");
+  o.crf = -1;
+  o.lossless = true;
+  s = encoder_settings("libx264", o);
+  EXPECT_EQ(s.options.at("qp"), "0");
+  EXPECT_EQ(s.options.count("crf"), 0u);
+  o.lossless = false;
+  o.bitrate = 3000000;
+  s = encoder_settings("libx264", o);
+  EXPECT_EQ(s.bit_rate, 3000000);
+  EXPECT_EQ(s.options.count("crf"), 0u);
+}
+
+TEST(EncoderOptions, X265) {
+  TranscodeOptions o;
+  o.codec = "hevc";
+  EncoderSettings s = encoder_settings("libx265", o);
+  EXPECT_EQ(s.options.at("crf"), "28");
+  EXPECT_EQ(s.options.at("x265-params"), "log-level=error");
+  o.lossless = true;
+  s = encoder_settings("libx265", o);
+  EXPECT_EQ(s.options.at("x265-params"), "log-level=error:lossless=1");
+}
+
+TEST(EncoderOptions, Nvenc) {
+  TranscodeOptions o;
+  EncoderSettings s = encoder_settings("h264_nvenc", o);
+  EXPECT_EQ(s.options.at("preset"), "p4");
+  EXPECT_EQ(s.options.at("rc"), "vbr");
+  EXPECT_EQ(s.options.at("cq"), "23");
+  o.preset = "ultrafast";
+  o.lossless = true;
+  s = encoder_settings("hevc_nvenc", o);
+  EXPECT_EQ(s.options.at("preset"), "p1");
+  EXPECT_EQ(s.options.at("tune"), "lossless");
+  EXPECT_EQ(s.options.count("cq"), 0u);
+  EXPECT_EQ(nvenc_preset("veryslow"), "p7");
+  EXPECT_EQ(nvenc_preset("medium"), "p4");
+}
+
+}  // namespace
