@@ -139,19 +139,26 @@ explain_unsupported (GstCaps * caps)
   if (!caps || gst_caps_is_any (caps) || gst_caps_is_empty (caps))
     return "";
   GstCaps *ours = template_caps ();
+  GstCaps *system = gst_caps_from_string (GST_VIDEO_CAPS_MAKE (GST_CDN_SYSTEM_FORMATS));
   std::vector<std::string> offered;
+  gboolean format_ok_in_system = FALSE, cuda_offered = FALSE;
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstStructure *s = gst_caps_get_structure (caps, i);
-    if (!gst_structure_has_name (s, "video/x-raw"))
-      return "";
     GstCaps *one = gst_caps_copy_nth (caps, i);
-    gboolean ok = gst_caps_can_intersect (one, ours);
-    gst_caps_unref (one);
-    if (ok) {
+    const gboolean ok = gst_caps_can_intersect (one, ours);
+    if (!gst_structure_has_name (s, "video/x-raw") || ok) {
+      gst_caps_unref (one);
       gst_caps_unref (ours);
+      gst_caps_unref (system);
       return "";
     }
+    /* Would this format do in system memory? */
+    GstCaps *as_system = gst_caps_new_full (gst_structure_copy (s), NULL);
+    format_ok_in_system |= gst_caps_can_intersect (as_system, system);
+    gst_caps_unref (as_system);
+    gst_caps_unref (one);
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    cuda_offered |= f && !gst_caps_features_is_any (f) && !gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
     gchar *fs = f ? gst_caps_features_to_string (f) : g_strdup ("memory:SystemMemory");
     const GValue *v = gst_structure_get_value (s, "format");
     gchar *vs = v ? gst_value_serialize (v) : g_strdup ("(any)");
@@ -160,13 +167,23 @@ explain_unsupported (GstCaps * caps)
     g_free (fs);
   }
   gst_caps_unref (ours);
+  gst_caps_unref (system);
   std::string msg = "cannot take video/x-raw with ";
   for (size_t i = 0; i < offered.size () && i < 4; i++)
     msg += (i ? "; " : "") + offered[i];
   if (offered.size () > 4)
     msg += "; ...";
+#ifdef CDN_GST_CUDA
   msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444 in memory:CUDAMemory or system memory, "
-      "GRAY8 in system memory only. Put videoconvert (or cudaconvert) in front of it.";
+      "GRAY8 in system memory only.";
+#else
+  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 in system memory "
+      "(this build has no GStreamer CUDA support).";
+#endif
+  if (cuda_offered && format_ok_in_system)
+    msg += " Put a download element (cudadownload) in front of it.";
+  else
+    msg += " Put videoconvert (or cudaconvert) in front of it.";
   return msg;
 }
 
@@ -602,7 +619,11 @@ gst_cdn_base_transform_propose_allocation (GstBaseTransform * trans, GstQuery * 
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  if (gst_query_get_n_allocation_pools (query) == 0) {
+  gboolean can_pool = TRUE;
+#ifdef CDN_GST_CUDA
+  can_pool = !caps_are_cuda (caps) || self->context != nullptr;
+#endif
+  if (can_pool && gst_query_get_n_allocation_pools (query) == 0) {
     GstBufferPool *pool = new_pool (self, caps);
     guint size = configure_pool (pool, caps, (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0, TRUE);
     if (size == 0) {
@@ -630,6 +651,12 @@ gst_cdn_base_transform_decide_allocation (GstBaseTransform * trans, GstQuery * q
   if (!outcaps || !gst_video_info_from_caps (&info, outcaps))
     return FALSE;
   const gboolean cuda = caps_are_cuda (outcaps);
+#ifdef CDN_GST_CUDA
+  if (cuda && !self->context) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("memory:CUDAMemory output without a CUDA context"), (nullptr));
+    return FALSE;
+  }
+#endif
   const gboolean video_meta = cuda || gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   const gboolean update = gst_query_get_n_allocation_pools (query) > 0;
 

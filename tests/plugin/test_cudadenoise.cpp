@@ -330,6 +330,9 @@ TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {
 }
 
 TEST(CudaDenoiseElement, ManyFramesConstantMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "RSS says nothing under AddressSanitizer (freed memory stays in its quarantine)";
+#endif
   const GstVideoInfo info = video_info("NV12", 160, 120);
   GstHarness* hs = denoise_harness("NV12", 160, 120);
   GstBuffer* frame = make_frame(info, 5);
@@ -447,8 +450,12 @@ TEST(CudaDenoiseElement, CudaMemoryWithoutContextFailsWithReadableMessage) {
   for (const auto* list : {&r.warnings, &r.errors})
     for (const auto& w : *list)
       explained |= w.rfind("dn: ", 0) == 0 && w.find("memory:CUDAMemory") != std::string::npos &&
-                   w.find("backend=cpu") != std::string::npos;
-  EXPECT_TRUE(explained) << "no readable warning from cudadenoise; warnings: " << r.warnings.size();
+                   (w.find("backend=cpu") != std::string::npos ||          // a build with gst-cuda
+                    w.find("no GStreamer CUDA support") != std::string::npos);  // one without
+  std::string all;
+  for (const auto* list : {&r.warnings, &r.errors})
+    for (const auto& w : *list) all += "\n  " + w;
+  EXPECT_TRUE(explained) << "no readable message from cudadenoise:" << all;
   gst_object_unref(pipeline);
 }
 
