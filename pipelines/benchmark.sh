@@ -5,8 +5,10 @@
 # times, alternately and --repeat times each:
 #   A: filesrc ! demux ! h264parse ! DEC ! fakesink
 #   B: filesrc ! demux ! h264parse ! DEC ! cudadenoise mode=MODE ! fakesink
-# and prints the median running time (gst-launch's "Execution ended after", from
-# PLAYING to EOS), frames per second and the overhead of B over A.
+#   C: filesrc ! demux ! h264parse ! DEC ! queue ! cudadenoise mode=MODE ! fakesink
+# (with nvh264dec, a CUDA-memory caps filter after DEC in all three) and prints
+# the median running time (gst-launch's "Execution ended after", from PLAYING to
+# EOS), frames per second and the overhead of B and C over A.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
@@ -86,27 +88,39 @@ run_timed() {
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-A_TIMES=() B_TIMES=()
+# The decoder's output in the memory the denoiser will use: CUDA memory after
+# nvh264dec in every variant, so that decode-only is not slowed by a download.
+add_decoded() {
+  add_h264_source "$INPUT" "$DEC"
+  add_frame_limit
+  if [ "$DEC" = nvh264dec ]; then add ! "video/x-raw(memory:CUDAMemory)"; else add ! videoconvert; fi
+}
+
+# A: decode only; B: decode ! cudadenoise (one streaming thread: decode and
+# denoise take turns); C: decode ! queue ! cudadenoise (two threads: they overlap).
+A_TIMES=() B_TIMES=() C_TIMES=()
 for ((r = 0; r < REPEAT; r++)); do
   PIPE=()
-  add_h264_source "$INPUT" "$DEC"
-  add_frame_limit
+  add_decoded
   add ! fakesink sync=false
   A_TIMES+=("$(run_timed)")
-  PIPE=()
-  add_h264_source "$INPUT" "$DEC"
-  add_frame_limit
-  [ "$DEC" = nvh264dec ] || add ! videoconvert
-  add !
-  add_denoise
-  add ! fakesink sync=false
-  B_TIMES+=("$(run_timed)")
+  for v in B C; do
+    PIPE=()
+    add_decoded
+    [ "$v" = C ] && add ! queue
+    add !
+    add_denoise
+    add ! fakesink sync=false
+    if [ "$v" = B ]; then B_TIMES+=("$(run_timed)"); else C_TIMES+=("$(run_timed)"); fi
+  done
 done
 
 A=$(printf '%s\n' "${A_TIMES[@]}" | median)
 B=$(printf '%s\n' "${B_TIMES[@]}" | median)
-awk -v a="$A" -v b="$B" -v n="$FRAMES" -v dec="$DEC" -v mode="$MODE" -v size="$SIZE" -v r="$REPEAT" 'BEGIN {
-  printf "%-36s %9.3f s %9.1f fps\n", "decode only (" dec "):", a, n / a
-  printf "%-36s %9.3f s %9.1f fps\n", "decode + cudadenoise mode=" mode ":", b, n / b
-  printf "overhead: %+.1f %%  (%s, %d frames, median of %d runs each)\n", (b - a) / a * 100, size, n, r
+C=$(printf '%s\n' "${C_TIMES[@]}" | median)
+awk -v a="$A" -v b="$B" -v c="$C" -v n="$FRAMES" -v dec="$DEC" -v mode="$MODE" -v size="$SIZE" -v r="$REPEAT" 'BEGIN {
+  printf "%-44s %9.3f s %9.1f fps\n", "A decode only (" dec "):", a, n / a
+  printf "%-44s %9.3f s %9.1f fps  overhead %+.1f %%\n", "B decode ! cudadenoise mode=" mode ":", b, n / b, (b - a) / a * 100
+  printf "%-44s %9.3f s %9.1f fps  overhead %+.1f %%\n", "C decode ! queue ! cudadenoise mode=" mode ":", c, n / c, (c - a) / a * 100
+  printf "(%s, %d frames, median of %d runs each; running time from PLAYING to EOS)\n", size, n, r
 }'
