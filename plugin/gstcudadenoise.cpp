@@ -162,6 +162,18 @@ gst_cuda_denoise_backend_get_type (void)
 
 /* ---- settings ---------------------------------------------------------------- */
 
+/* The table also holds the parameters of the temporal modes (NLM-3D), which this
+ * per-frame element does not offer yet: a parameter is PI-PD's when setting it
+ * changes DenoiseSettings::pipd. */
+static bool
+is_pipd_param (const cdn::ParamSpec & p)
+{
+  cdn::DenoiseSettings a, b;
+  p.set (b, p.def != p.min ? p.min : p.max);
+  return a.pipd.segment_length != b.pipd.segment_length || a.pipd.max_length != b.pipd.max_length ||
+      a.pipd.tmax != b.pipd.tmax || a.pipd.t2max != b.pipd.t2max || a.pipd.thickness != b.pipd.thickness;
+}
+
 static std::string
 pair_text (const cdn::DenoiseSettings & s)
 {
@@ -475,6 +487,8 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   const auto & specs = cdn::param_specs ();
   for (size_t i = 0; i < specs.size (); i++) {
     const cdn::ParamSpec & p = specs[i];
+    if (!is_pipd_param (p))
+      continue;
     GParamSpec *pspec = p.integer
         ? g_param_spec_int (p.name, p.name, p.blurb, (gint) p.min, (gint) p.max, (gint) p.def, live)
         : g_param_spec_double (p.name, p.name, p.blurb, p.min, p.max, p.def, live);
