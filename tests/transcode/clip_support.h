@@ -69,7 +69,13 @@ inline ToolRun shell(const std::string& cmd) {
   return r;
 }
 
-inline std::string tool() { return CDN_TRANSCODE_TOOL; }
+// The tool: $CDN_TRANSCODE_TOOL, else the path the build gave, else (a build
+// directory moved to another host) beside this test in the same build tree.
+inline std::string tool() {
+  if (const char* e = std::getenv("CDN_TRANSCODE_TOOL")) return e;
+  if (fs::exists(CDN_TRANSCODE_TOOL)) return CDN_TRANSCODE_TOOL;
+  return (fs::read_symlink("/proc/self/exe").parent_path() / "../../tools/transcode/cudadenoise-transcode").string();
+}
 inline ToolRun run_tool(const std::string& args) { return shell(quote(tool()) + " " + args); }
 
 inline std::string program(const char* env, const char* name) {

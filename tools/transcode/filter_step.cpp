@@ -142,6 +142,9 @@ void FilterStep::push_temporal(const Prepared& p) {
     if (p.memory != stream_memory_)
       throw Failure(kExitInput, "the video switched between NVDEC and software decoding mid-stream: not supported");
     stream_denoiser_->push(frame_view(p.frame, p.format, p.memory), stream);
+    // The window copy is queued on our stream; the NVDEC surface goes back to
+    // the decoder when the caller lets go of it, so let the copy finish first.
+    if (p.memory == MemoryKind::Device) gpu_->synchronize();
   } catch (const InvalidArgument& e) {
     throw Failure(kExitInput, std::string("the temporal denoiser cannot take this frame: ") + e.what());
   } catch (const Error& e) {

@@ -25,6 +25,8 @@ std::unique_ptr<GpuDevice> GpuDevice::open(int, std::string* why) {
 
 GpuDevice::~GpuDevice() = default;
 
+void GpuDevice::synchronize() const {}
+
 #else
 
 namespace {
@@ -79,6 +81,10 @@ std::unique_ptr<GpuDevice> GpuDevice::open(int index, std::string* why) {
   gpu->stream_ = stream;
   cu->stream = reinterpret_cast<CUstream>(stream);
   return gpu;
+}
+
+void GpuDevice::synchronize() const {
+  check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
 }
 
 GpuDevice::~GpuDevice() {

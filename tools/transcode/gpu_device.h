@@ -35,6 +35,8 @@ class GpuDevice {
   // The cudaStream_t the device context uses; pass it to FrameDenoiser::process.
   void* stream() const { return stream_; }
   int index() const { return index_; }
+  // Waits for everything queued on stream(). Throws Failure(kExitGpu).
+  void synchronize() const;
   const std::string& name() const { return name_; }
 
  private:
