@@ -67,14 +67,19 @@ void Decoder::send(const AVPacket* pkt) {
   const int rc = avcodec_send_packet(ctx_.get(), pkt);
   if (pkt) ++packets_;
   if (rc < 0 && rc != AVERROR_EOF)
-    throw Failure(kExitInput, "decoding the video failed at packet " + std::to_string(packets_) + ": " + av_error(rc));
+    throw Failure(error_code(rc), "decoding the video failed at packet " + std::to_string(packets_) + ": " + av_error(rc));
+}
+
+int Decoder::error_code(int averror) const {
+  // NVDEC at work and not a bitstream error: the GPU failed, not the input.
+  return ctx_->hw_frames_ctx && averror != AVERROR_INVALIDDATA ? kExitGpu : kExitInput;
 }
 
 bool Decoder::receive(AVFrame* frame) {
   const int rc = avcodec_receive_frame(ctx_.get(), frame);
   if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return false;
   if (rc < 0)
-    throw Failure(kExitInput, "decoding the video failed after packet " + std::to_string(packets_) + ": " +
+    throw Failure(error_code(rc), "decoding the video failed after packet " + std::to_string(packets_) + ": " +
                                   av_error(rc));
   return true;
 }

@@ -23,7 +23,7 @@ class Decoder {
   Decoder(AVFormatContext* format, AVStream* stream, const GpuDevice* gpu);
 
   // Sends one packet (nullptr: end of stream). Throws Failure(kExitInput) on
-  // decode errors.
+  // decode errors (kExitGpu for NVDEC failures other than bad bitstream data).
   void send(const AVPacket* pkt);
   // The next decoded frame into `frame`; false when it needs more input or is drained.
   bool receive(AVFrame* frame);
@@ -33,6 +33,7 @@ class Decoder {
 
  private:
   static AVPixelFormat pick_format(AVCodecContext* ctx, const AVPixelFormat* offered);
+  int error_code(int averror) const;
   CodecPtr ctx_;
   bool want_cuda_ = false;
   long long packets_ = 0;
