@@ -60,7 +60,10 @@ __global__ void __launch_bounds__(kTileW * kTileH) nlm3d_kernel(Args a) {
           f.get(clamp_coord(x0 - r + i % L.cw, w), clamp_coord(y0 - r + i / L.cw, h));
   }
 
-  float num = 0.f, den = 0.f, wmax = 0.f;
+  // Sums in double (cheap on sm_90 next to the shared-memory traffic): the GPU then
+  // differs from the double-precision reference only through expf.
+  double num = 0.0, den = 0.0;
+  float wmax = 0.f;
   for (int dt = -a.Rt; dt <= a.Rt; ++dt) {
     const int tc = t + dt;
     if (tc < 0 || tc >= c.stream_length) continue;  // the same for the whole block
@@ -98,7 +101,7 @@ __global__ void __launch_bounds__(kTileW * kTileH) nlm3d_kernel(Args a) {
           for (int k = 0; k < L.p; ++k) d2 += hs[(threadIdx.y + k) * kTileW + threadIdx.x];
           const float wt = expf(-d2 * a.inv_h2);
           const float v = reg[(r * L.rh + threadIdx.y + r + R + dy) * L.rw + threadIdx.x + r + R + dx];
-          num += wt * v;
+          num += static_cast<double>(wt) * v;
           den += wt;
           wmax = fmaxf(wmax, wt);
         }
@@ -106,12 +109,12 @@ __global__ void __launch_bounds__(kTileW * kTileH) nlm3d_kernel(Args a) {
       }
   }
   if (x >= w || y >= h) return;
-  const float self = den > 0.f ? wmax : 1.f;
-  const float centre = cen[(r * L.ch + threadIdx.y + r) * L.cw + threadIdx.x + r];
-  const float v = (num + self * centre) / (den + self);
+  const double self = den > 0.0 ? wmax : 1.0;
+  const double centre = cen[(r * L.ch + threadIdx.y + r) * L.cw + threadIdx.x + r];
+  const double v = (num + self * centre) / (den + self);
   PlaneView out = c.out_proto;
   out.data = c.outputs[blockIdx.z];
-  const int q = static_cast<int>(floorf(v + 0.5f));
+  const int q = static_cast<int>(floor(v + 0.5));
   out.set(x, y, q < 0 ? 0 : (q > out.max_value() ? out.max_value() : q));
 }
 

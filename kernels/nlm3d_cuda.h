@@ -1,5 +1,6 @@
 // nlm3d_cuda.h: 3D non-local means as one CUDA kernel per chunk and component,
-// the same algorithm and border rules as nlm3d_reference.h (float arithmetic).
+// the same algorithm and border rules as nlm3d_reference.h (float distances and
+// weights, double sums).
 //
 // Mapping: a block filters a 32x8 tile of one output frame (grid z = frame of
 // the chunk). It keeps the tile's patch slices in shared memory, and for each

@@ -36,6 +36,25 @@ bool parse_in(const Named<E> (&table)[N], const std::string& s, E* out) {
 }  // namespace
 
 const char* mode_name(Mode m) { return name_of(kModes, m); }
+
+std::vector<Mode> all_modes() {
+  std::vector<Mode> v;
+  for (const auto& n : kModes) v.push_back(n.value);
+  return v;
+}
+
+const char* mode_description(Mode m) {
+  switch (m) {
+    case Mode::Pipd: return "PI-PD isoline filter, per frame (real time)";
+    case Mode::Hybrid: return "hybrid PI-PD with the edge detector, per frame (real time)";
+    case Mode::Nlm3d: return "3D non-local means over a temporal window (quality mode for video)";
+  }
+  return "?";
+}
+
+bool param_group_applies(ParamGroup g, Mode m) {
+  return g == ParamGroup::Nlm ? m == Mode::Nlm3d : (m == Mode::Pipd || m == Mode::Hybrid);
+}
 bool parse_mode(const std::string& s, Mode* out) { return parse_in(kModes, s, out); }
 const char* backend_name(Backend b) { return name_of(kBackends, b); }
 bool parse_backend(const std::string& s, Backend* out) { return parse_in(kBackends, s, out); }
@@ -44,35 +63,35 @@ bool parse_planes(const std::string& s, PlaneSelection* out) { return parse_in(k
 
 const std::vector<ParamSpec>& param_specs() {
   static const std::vector<ParamSpec> specs = {
-      {"segment-length", "PI-PD segment length l in pixels (paper: 5)", true, 2, 8, 5,
+      {ParamGroup::Pipd, "segment-length", "PI-PD segment length l in pixels (paper: 5)", true, 2, 8, 5,
        [](const DenoiseSettings& s) { return double(s.pipd.segment_length); },
        [](DenoiseSettings& s, double v) { s.pipd.segment_length = int(v); }},
-      {"max-length", "PI-PD maximum isoline length n in pixels, a multiple of segment-length (paper: 25)", true,
+      {ParamGroup::Pipd, "max-length", "PI-PD maximum isoline length n in pixels, a multiple of segment-length (paper: 25)", true,
        2, 64, 25, [](const DenoiseSettings& s) { return double(s.pipd.max_length); },
        [](DenoiseSettings& s, double v) { s.pipd.max_length = int(v); }},
-      {"tmax", "PI-PD GLRT threshold Tmax for lengthening an isoline (paper: 1)", false, 0.0, 100.0, 1.0,
+      {ParamGroup::Pipd, "tmax", "PI-PD GLRT threshold Tmax for lengthening an isoline (paper: 1)", false, 0.0, 100.0, 1.0,
        [](const DenoiseSettings& s) { return s.pipd.tmax; }, [](DenoiseSettings& s, double v) { s.pipd.tmax = v; }},
-      {"t2max", "Hybrid edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
+      {ParamGroup::Pipd, "t2max", "Hybrid edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
        [](const DenoiseSettings& s) { return s.pipd.t2max; },
        [](DenoiseSettings& s, double v) { s.pipd.t2max = v; }},
-      {"thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,
+      {ParamGroup::Pipd, "thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,
        [](const DenoiseSettings& s) { return double(s.pipd.thickness); },
        [](DenoiseSettings& s, double v) { s.pipd.thickness = int(v); }},
-      {"search-radius", "NLM-3D spatial search radius R: (2R+1)^2 candidates per frame (paper: 5, an 11^3 cube)", true,
+      {ParamGroup::Nlm, "search-radius", "NLM-3D spatial search radius R: (2R+1)^2 candidates per frame (paper: 5, an 11^3 cube)", true,
        1, 10, 5, [](const DenoiseSettings& s) { return double(s.nlm.search_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.search_radius = int(v); }},
-      {"temporal-radius", "NLM-3D frames searched before and after each frame (paper: 5)", true, 0, 10, 5,
+      {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (paper: 5)", true, 0, 10, 5,
        [](const DenoiseSettings& s) { return double(s.nlm.temporal_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.temporal_radius = int(v); }},
-      {"patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
+      {ParamGroup::Nlm, "patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
        [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
-      {"sigma", "NLM-3D noise standard deviation in 8-bit code values; 0 or auto: estimated from the first frame",
+      {ParamGroup::Nlm, "sigma", "NLM-3D noise standard deviation in 8-bit code values; 0 or auto: estimated from the first frame",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.nlm.sigma; },
        [](DenoiseSettings& s, double v) { s.nlm.sigma = v; }, "auto", 0.0},
-      {"strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4)", false, 0.05, 20.0, 0.4,
+      {ParamGroup::Nlm, "strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4)", false, 0.05, 20.0, 0.4,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
-      {"chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
+      {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
        [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},
   };

@@ -21,6 +21,9 @@ enum class Backend { Auto, Cuda, Cpu };
 enum class PlaneSelection { Luma, All };
 
 const char* mode_name(Mode m);
+std::vector<Mode> all_modes();
+// One line per mode, for help texts.
+const char* mode_description(Mode m);
 bool parse_mode(const std::string& s, Mode* out);
 const char* backend_name(Backend b);
 bool parse_backend(const std::string& s, Backend* out);
@@ -60,8 +63,13 @@ struct DenoiseSettings {
 // Throws InvalidArgument with a message naming the parameter and its valid range.
 void validate(const DenoiseSettings& s);
 
+// Which modes a parameter belongs to.
+enum class ParamGroup { Pipd, Nlm };
+bool param_group_applies(ParamGroup g, Mode m);
+
 // One numeric parameter: what the element's property and the tools' flag are made of.
 struct ParamSpec {
+  ParamGroup group;
   const char* name;   // property / flag name, e.g. "segment-length"
   const char* blurb;  // one-line help
   bool integer;       // integer or floating point

@@ -5,15 +5,17 @@
 # GPU host may have no meson); GStreamer tests need the runtime bundle
 # (.gpu-runtime, see ../shared/gpu/README.md), sourced here when present.
 #
-#   scripts/gpu-suite.sh [BUILD_DIR] [--no-sanitizer] [--no-bench]
+#   scripts/gpu-suite.sh [BUILD_DIR] [--no-sanitizer] [--no-bench] [--bench-args="--no-cpu ..."]
 set -u
 build=${1:-build}
 shift || true
 sanitize=1 bench=1
+BENCH_ARGS=()
 for a in "$@"; do
   case "$a" in
     --no-sanitizer) sanitize=0 ;;
     --no-bench) bench=0 ;;
+    --bench-args=*) read -r -a BENCH_ARGS <<< "${a#--bench-args=}" ;;
     *) echo "unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -32,7 +34,7 @@ failed=0
 mapfile -t tests < <(find "$build/tests" -type f -executable -name 'test*' | sort)
 echo "== ${#tests[@]} test programs"
 for t in "${tests[@]}"; do
-  if "$t" --gtest_brief=1 > "/tmp/$(basename "$t").log" 2>&1; then
+  if timeout 300 "$t" --gtest_brief=1 > "/tmp/$(basename "$t").log" 2>&1; then
     echo "PASS $t ($(grep -c 'SKIPPED \]' "/tmp/$(basename "$t").log" || true) skip lines)"
   else
     echo "FAIL $t"; tail -40 "/tmp/$(basename "$t").log"; failed=$((failed + 1))
@@ -42,10 +44,10 @@ done
 if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     for t in "${tests[@]}"; do
-      case "$t" in *gpu*) ;; *) continue ;; esac
+      case "$(basename "$t")" in *gpu*) ;; *) continue ;; esac
       log="/tmp/$(basename "$t").$tool.log"
       # CDN_TEST_SMALL trims the largest CPU-side references; every kernel path still runs.
-      if CDN_TEST_SMALL=1 compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --gtest_brief=1 > "$log" 2>&1; then
+      if CDN_TEST_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" --gtest_brief=1 > "$log" 2>&1; then
         echo "PASS $tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
       else
         echo "FAIL $tool $t"; tail -30 "$log"; failed=$((failed + 1))
@@ -56,7 +58,7 @@ fi
 
 if [ "$bench" = 1 ] && [ -x "$build/tools/bench/cudadenoise-bench" ]; then
   echo "== benchmark"
-  "$build/tools/bench/cudadenoise-bench" --data "$CDN_TEST_DATA" --cpu-iterations 1
+  "$build/tools/bench/cudadenoise-bench" --data "$CDN_TEST_DATA" --cpu-iterations 1 "${BENCH_ARGS[@]}"
 fi
 echo "== gpu-suite: $failed failure(s)"
 exit $((failed > 0))
