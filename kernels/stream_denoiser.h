@@ -36,7 +36,8 @@ class StreamDenoiser {
   // Frames pushed and not yet popped.
   virtual int held() const = 0;
 
-  // Copies `in` (host or, on the CUDA backend, device memory) into the window.
+  // Copies `in` (host or, on the CUDA backend, device memory) into the window;
+  // `in` may be reused or freed as soon as push() returns.
   virtual void push(const FrameView& in, void* stream = nullptr) = 0;
   // Writes the next frame into `out` and returns true, or returns false when
   // the next frame is not ready. Synchronous: `out` is complete on return.

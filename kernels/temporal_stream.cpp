@@ -45,6 +45,7 @@ void TemporalStream::push(const FrameView& in, void* stream) {
       for (std::size_t c = 0; c < comps.size(); ++c) sigma_[c] = settings_.nlm.sigma * (1 << (comps[c].bit_depth - 8));
     }
   }
+  synchronize(stream);  // `in` may be reused as soon as push() returns
   inputs_.push_back(std::move(f));
   sched_.pushed();
 }
