@@ -131,6 +131,19 @@ reset_state (GstCdnBaseTransform * self)
     klass->reset_state (self);
 }
 
+/* Held frames go downstream, then the State goes (new caps, new context). */
+static void
+drain_and_reset_state (GstCdnBaseTransform * self, const gchar * why)
+{
+  GstCdnBaseTransformClass *klass = GST_CDN_BASE_TRANSFORM_GET_CLASS (self);
+  if (klass->drain) {
+    GstFlowReturn ret = klass->drain (self);
+    if (ret != GST_FLOW_OK)
+      GST_INFO_OBJECT (self, "draining before %s: %s", why, gst_flow_get_name (ret));
+  }
+  reset_state (self);
+}
+
 /* A readable reason why `caps` (offered to our sink pad) cannot be taken, or ""
  * when they are not raw video or something in them is supported. */
 static std::string
@@ -549,7 +562,7 @@ gst_cdn_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps, Gst
     }
   }
 
-  reset_state (self);
+  drain_and_reset_state (self, "new caps");
   self->in_info = in_info;
   self->out_info = out_info;
   self->format = format;
@@ -740,8 +753,14 @@ gst_cdn_base_transform_query (GstBaseTransform * trans, GstPadDirection directio
 static gboolean
 gst_cdn_base_transform_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    reset_state (GST_CDN_BASE_TRANSFORM (trans));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    GstCdnBaseTransform *self = GST_CDN_BASE_TRANSFORM (trans);
+    GstCdnBaseTransformClass *klass = GST_CDN_BASE_TRANSFORM_GET_CLASS (self);
+    if (klass->flush)
+      klass->flush (self);
+    else
+      reset_state (self);
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -774,7 +793,7 @@ gst_cdn_base_transform_before_transform (GstBaseTransform * trans, GstBuffer * b
 
   GST_INFO_OBJECT (self, "adopting the input's CUDA context %" GST_PTR_FORMAT " (was %" GST_PTR_FORMAT ")",
       cmem->context, self->context);
-  reset_state (self);
+  drain_and_reset_state (self, "a change of CUDA context");
   g_mutex_lock (&self->priv->context_lock);
   gst_object_replace ((GstObject **) & self->context, GST_OBJECT (cmem->context));
   g_mutex_unlock (&self->priv->context_lock);

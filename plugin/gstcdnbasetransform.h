@@ -13,7 +13,10 @@
  *   (GST_MAP_CUDA, CUdeviceptr planes) or for the CPU.
  *
  * Subclasses keep their per-stream objects in a State they drop in reset_state(),
- * which the base calls on new caps, FLUSH_STOP, a change of CUDA context and stop.
+ * which the base calls on new caps, a change of CUDA context and stop. Subclasses
+ * that hold frames (a temporal window) also implement drain(), which the base
+ * calls first in those two cases while the old caps, pool and context are still
+ * in place, and flush(), called on FLUSH_STOP instead of reset_state().
  */
 #pragma once
 
@@ -84,6 +87,15 @@ struct _GstCdnBaseTransformClass
   /* Drop the per-stream State. Called on the streaming or state-change thread
    * with the CUDA context that State was built with still set (not pushed). */
   void (*reset_state) (GstCdnBaseTransform * self);
+
+  /* Optional: push every held frame downstream. Called on the streaming thread
+   * just before reset_state() for new caps and for a change of CUDA context,
+   * with the old caps, output pool and context still set (not pushed). */
+  GstFlowReturn (*drain) (GstCdnBaseTransform * self);
+
+  /* Optional: drop every held frame on FLUSH_STOP (streaming thread). Default:
+   * reset_state(). */
+  void (*flush) (GstCdnBaseTransform * self);
 };
 
 GType gst_cdn_base_transform_get_type (void);

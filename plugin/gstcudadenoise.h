@@ -1,4 +1,4 @@
-/* cudadenoise: per-frame PI-PD / hybrid PI-PD video denoising (kernels/denoiser.h). */
+/* cudadenoise: PI-PD / hybrid PI-PD per frame and NLM-3D over a temporal window (kernels/denoiser.h, kernels/stream_denoiser.h). */
 #pragma once
 
 #include "gstcdnbasetransform.h"

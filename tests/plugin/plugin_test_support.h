@@ -23,6 +23,7 @@
 #include "frame.h"
 #include "noise.h"
 #include "settings.h"
+#include "stream_denoiser.h"
 
 namespace cdn_test {
 
@@ -162,6 +163,50 @@ inline Diff compare(const cdn::FrameView& a, const cdn::FrameView& b) {
 inline std::unique_ptr<HostFrame> cpu_reference(const cdn::FrameView& in, const cdn::DenoiseSettings& s) {
   auto out = std::make_unique<HostFrame>(in.format, in.width, in.height);
   cdn::FrameDenoiser::create(cdn::Backend::Cpu, s)->process(in, out->view);
+  return out;
+}
+
+// Samples of two host frames further apart than `tolerance`, out of `total`.
+struct Closeness {
+  long long total = 0, over = 0;
+  int max_abs = 0;
+  double fraction_within() const { return total ? 1.0 - double(over) / double(total) : 1.0; }
+};
+inline Closeness closeness(const cdn::FrameView& a, const cdn::FrameView& b, int tolerance) {
+  Closeness c;
+  const auto ca = cdn::components(a), cb = cdn::components(b);
+  for (std::size_t k = 0; k < ca.size() && k < cb.size(); ++k)
+    for (int y = 0; y < ca[k].height; ++y)
+      for (int x = 0; x < ca[k].width; ++x) {
+        const int e = std::abs(ca[k].get(x, y) - cb[k].get(x, y));
+        ++c.total;
+        if (e > tolerance) ++c.over;
+        c.max_abs = std::max(c.max_abs, e);
+      }
+  return c;
+}
+
+// The kernels/ CPU temporal result for a stream of host frames (all one format
+// and size): cdn::StreamDenoiser pushed frame by frame, popped until false
+// after every push, then finished.
+inline std::vector<std::unique_ptr<HostFrame>> stream_reference(const std::vector<cdn::FrameView>& in,
+                                                                 const cdn::DenoiseSettings& s) {
+  std::vector<std::unique_ptr<HostFrame>> out;
+  if (in.empty()) return out;
+  auto sd = cdn::StreamDenoiser::create(cdn::Backend::Cpu, s, in[0].format, in[0].width, in[0].height);
+  auto pop_all = [&] {
+    for (;;) {
+      auto f = std::make_unique<HostFrame>(in[0].format, in[0].width, in[0].height);
+      if (!sd->pop(f->view)) break;
+      out.push_back(std::move(f));
+    }
+  };
+  for (const cdn::FrameView& v : in) {
+    sd->push(v);
+    pop_all();
+  }
+  sd->finish();
+  pop_all();
   return out;
 }
 

@@ -1,7 +1,8 @@
 // test_cudadenoise.cpp: the cudadenoise element on the CPU backend, through
-// GstHarness: properties against cdn::param_specs(), negotiation of every
-// system-memory format, output equal to kernels/ for the same frame, caps
-// changes, flush and EOS, steady memory, timestamps, readable refusals.
+// GstHarness, in the per-frame modes: properties against cdn::param_specs(),
+// negotiation of every system-memory format, output equal to kernels/ for the
+// same frame, caps changes, flush and EOS, steady memory, timestamps, readable
+// refusals. The temporal mode (nlm3d) has test_cudadenoise_nlm3d.cpp.
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
 
@@ -81,28 +82,25 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
   gst_object_unref(f);
 }
 
-// The table's PI-PD parameters (those that change DenoiseSettings::pipd); the
-// temporal modes' parameters are not properties until the element offers those modes.
-bool is_pipd_param(const cdn::ParamSpec& p) {
-  cdn::DenoiseSettings a, b;
-  p.set(b, p.def != p.min ? p.min : p.max);
-  return a.pipd.segment_length != b.pipd.segment_length || a.pipd.max_length != b.pipd.max_length ||
-         a.pipd.tmax != b.pipd.tmax || a.pipd.t2max != b.pipd.t2max || a.pipd.thickness != b.pipd.thickness;
-}
-
 TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
   GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
   ASSERT_NE(e, nullptr);
-  int pipd_params = 0;
+  int groups[2] = {0, 0};
   for (const cdn::ParamSpec& p : cdn::param_specs()) {
     GParamSpec* ps = g_object_class_find_property(G_OBJECT_GET_CLASS(e), p.name);
-    if (!is_pipd_param(p)) {
-      EXPECT_EQ(ps, nullptr) << p.name << " is not a PI-PD parameter";
-      continue;
-    }
-    ++pipd_params;
+    ++groups[p.group == cdn::ParamGroup::Nlm];
     ASSERT_NE(ps, nullptr) << p.name;
-    EXPECT_STREQ(g_param_spec_get_blurb(ps), p.blurb);
+    // The table's help, then the modes the parameter applies to.
+    const std::string blurb = g_param_spec_get_blurb(ps);
+    EXPECT_EQ(blurb.rfind(p.blurb, 0), 0u) << blurb;
+    std::string modes;
+    for (cdn::Mode m : cdn::all_modes())
+      if (cdn::param_group_applies(p.group, m)) modes += std::string(modes.empty() ? "" : ", ") + cdn::mode_name(m);
+    EXPECT_NE(blurb.find("Applies to mode"), std::string::npos) << blurb;
+    EXPECT_NE(blurb.find(modes), std::string::npos) << blurb << " should name " << modes;
+    if (p.group == cdn::ParamGroup::Nlm) {
+      EXPECT_NE(blurb.find("next stream start"), std::string::npos) << blurb;
+    }
     EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_PLAYING) << p.name;
     EXPECT_TRUE(ps->flags & GST_PARAM_DOC_SHOW_DEFAULT) << p.name;
     if (p.integer) {
@@ -127,7 +125,8 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     // The table's default is DenoiseSettings{}'s.
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
-  EXPECT_EQ(pipd_params, 5) << "segment-length, max-length, tmax, t2max, thickness";
+  EXPECT_EQ(groups[0], 5) << "segment-length, max-length, tmax, t2max, thickness";
+  EXPECT_EQ(groups[1], 6) << "search-radius, temporal-radius, patch-radius, sigma, strength, chunk-size";
   gst_object_unref(e);
 }
 
@@ -140,20 +139,26 @@ TEST(CudaDenoiseElement, EnumPropertiesUseLibraryNames) {
     std::string def;
   };
   const Expect expects[] = {
-      {"mode", {cdn::mode_name(cdn::Mode::Pipd), cdn::mode_name(cdn::Mode::Hybrid)}, "pipd"},
+      {"mode", {}, "pipd"},
       {"planes", {cdn::planes_name(cdn::PlaneSelection::Luma), cdn::planes_name(cdn::PlaneSelection::All)}, "all"},
       {"backend",
        {cdn::backend_name(cdn::Backend::Auto), cdn::backend_name(cdn::Backend::Cuda),
         cdn::backend_name(cdn::Backend::Cpu)},
        "auto"},
   };
-  for (const Expect& x : expects) {
+  for (Expect x : expects) {
+    if (x.nicks.empty())  // mode: every mode of the library, described by it
+      for (cdn::Mode m : cdn::all_modes()) x.nicks.push_back(cdn::mode_name(m));
     GParamSpec* ps = g_object_class_find_property(G_OBJECT_GET_CLASS(e), x.prop);
     ASSERT_NE(ps, nullptr) << x.prop;
     ASSERT_TRUE(G_IS_PARAM_SPEC_ENUM(ps));
     GEnumClass* ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
     ASSERT_EQ(ec->n_values, x.nicks.size()) << x.prop;
     for (guint i = 0; i < ec->n_values; ++i) EXPECT_EQ(x.nicks[i], ec->values[i].value_nick) << x.prop;
+    if (std::string(x.prop) == "mode") {
+      for (guint i = 0; i < ec->n_values; ++i)
+        EXPECT_STREQ(ec->values[i].value_name, cdn::mode_description((cdn::Mode)ec->values[i].value));
+    }
     GEnumValue* dv = g_enum_get_value(ec, G_PARAM_SPEC_ENUM(ps)->default_value);
     ASSERT_NE(dv, nullptr);
     EXPECT_EQ(x.def, dv->value_nick) << x.prop;
