@@ -405,16 +405,17 @@ TEST(GpuH264, DecodedFramesDenoisedOnGpuEqualCpuResult) {
   g_unlink(clip.c_str());
 }
 
-TEST(GpuH264, ZeroCopyOnNvh264decContext) {
-  const std::string skip =
-      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
-  if (!skip.empty()) GTEST_SKIP() << skip;
+namespace {
+// nvh264dec ! cudadenoise PROPS ! cudadownload: the element's input and output
+// are CUDA memory on nvh264dec's context, written on the GPU, never mapped for
+// the CPU by the element; frames out == frames in.
+void expect_zero_copy_after_nvh264dec(const std::string& props) {
 #ifdef CDN_GST_CUDA
   const std::string clip = make_h264_clip(640, 360, 15);
   ASSERT_FALSE(clip.empty());
   GstElement* p = launch("filesrc location=" + clip +
-                         " ! qtdemux ! h264parse ! nvh264dec name=dec ! cudadenoise name=dn ! cudadownload ! "
-                         "fakesink sync=false");
+                         " ! qtdemux ! h264parse ! nvh264dec name=dec ! cudadenoise name=dn " + props +
+                         " ! cudadownload ! fakesink sync=false");
   ASSERT_NE(p, nullptr);
   GstElement* dec = by_name(p, "dec");
   GstElement* dn = by_name(p, "dn");
@@ -447,5 +448,182 @@ TEST(GpuH264, ZeroCopyOnNvh264decContext) {
   gst_object_unref(dn);
   gst_object_unref(p);
   g_unlink(clip.c_str());
+#else
+  (void)props;
 #endif
+}
+}  // namespace
+
+TEST(GpuH264, ZeroCopyOnNvh264decContext) {
+  const std::string skip =
+      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  expect_zero_copy_after_nvh264dec("");
+}
+
+// The temporal mode: the window lives in the StreamDenoiser's device frames;
+// inputs are copied device to device and outputs written with GST_MAP_CUDA.
+// (An input's flags are checked when an output leaves during its chain call.)
+TEST(GpuNlm3dH264, ZeroCopyOnNvh264decContext) {
+  const std::string skip =
+      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  expect_zero_copy_after_nvh264dec(kNlmProps);
+}
+
+class GpuNlm3dCudaMemory : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuNlm3dCudaMemory, EqualsCpuStreamWithinOneCodeValue) {
+  const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const std::string fmt = GetParam();
+  const int w = 96, h = 64, n = 11;
+  const GstVideoInfo info = video_info(fmt, w, h);
+  const std::string sys = caps_string(fmt, w, h), cuda = caps_string(fmt, w, h, true);
+  GstElement* p = launch("appsrc name=src format=time caps=\"" + sys + "\" ! cudaupload ! " + cuda +
+                         " ! cudadenoise name=dn backend=cuda " + kNlmProps + " ! " + cuda + " ! cudadownload ! " +
+                         sys + " ! appsink name=out sync=false");
+  ASSERT_NE(p, nullptr);
+#ifdef CDN_GST_CUDA
+  ZeroCopyLog log;
+  GstElement* dn = by_name(p, "dn");
+  GstPad* sinkpad = gst_element_get_static_pad(dn, "sink");
+  GstPad* srcpad = gst_element_get_static_pad(dn, "src");
+  gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, on_input, &log, nullptr);
+  gst_pad_add_probe(srcpad, GST_PAD_PROBE_TYPE_BUFFER, on_output, &log, nullptr);
+  ASSERT_NE(gst_element_set_state(p, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  log.expected = element_cuda_context(dn);
+  ASSERT_NE(log.expected, nullptr) << "cudadenoise has no CUDA context";
+#endif
+  GstElement* src = by_name(p, "src");
+  std::vector<std::unique_ptr<HostFrame>> inputs;
+  for (int i = 0; i < n; ++i) {
+    GstBuffer* b = make_frame(info, 500 + i);
+    GST_BUFFER_PTS(b) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+    {
+      MappedView m(b, info, GST_MAP_READ);
+      auto copy = std::make_unique<HostFrame>(m.view().format, w, h);
+      for (int pl = 0; pl < cdn::format_info(m.view().format).planes; ++pl)
+        for (int y = 0; y < cdn::plane_height(m.view().format, h, pl); ++y)
+          std::copy_n(static_cast<const std::uint8_t*>(m.view().data[pl]) + y * m.view().pitch[pl],
+                      cdn::plane_row_bytes(m.view().format, w, pl),
+                      static_cast<std::uint8_t*>(copy->view.data[pl]) + y * copy->view.pitch[pl]);
+      inputs.push_back(std::move(copy));
+    }
+    ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream(GST_APP_SRC(src));
+  ASSERT_EQ(play_to_eos(p), "");
+  GstElement* sink = by_name(p, "out");
+  auto outs = drain(sink);
+  ASSERT_EQ((int)outs.size(), n) << "frames out must equal frames in";
+  std::vector<GstBuffer*> ordered;
+  for (auto& [pts, b] : outs) ordered.push_back(b);
+  std::vector<cdn::FrameView> views;
+  for (auto& f : inputs) views.push_back(f->view);
+  const Closeness c = nlm_closeness(ordered, info, stream_reference(views, nlm_settings()));
+  EXPECT_GE(c.fraction_within(), kNlmWithin)
+      << fmt << ": " << c.over << " of " << c.total << " samples differ by more than " << kNlmTolerance
+      << " (max " << c.max_abs << ")";
+  free_frames(outs);
+#ifdef CDN_GST_CUDA
+  EXPECT_EQ(log.in_buffers, n);
+  EXPECT_EQ(log.out_buffers, n);
+  EXPECT_EQ(log.in_not_cuda + log.out_not_cuda, 0) << "buffers at cudadenoise were not CUDA memory";
+  EXPECT_EQ(log.in_other_context + log.out_other_context, 0) << "buffers on another CUDA context";
+  EXPECT_EQ(log.out_not_written_on_gpu, 0);
+  gst_object_unref(sinkpad);
+  gst_object_unref(srcpad);
+  gst_object_unref(dn);
+  gst_clear_object(&log.expected);
+  gst_buffer_replace(&log.held_input, nullptr);
+#endif
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(src);
+  gst_object_unref(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GpuNlm3dCudaMemory,
+                         ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444"));
+
+TEST(GpuNlm3dSystemMemory, CudaBackendEqualsCpuStreamWithinOneCodeValue) {
+  const std::string skip = gpu_skip_reason({});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  for (const char* fmt : {"NV12", "GRAY8"}) {
+    SCOPED_TRACE(fmt);
+    const GstVideoInfo info = video_info(fmt, 70, 45);
+    GstHarness* hs = gst_harness_new_parse((std::string("cudadenoise backend=cuda ") + kNlmProps).c_str());
+    const std::string caps = caps_string(fmt, 70, 45);
+    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+    std::vector<std::unique_ptr<HostFrame>> inputs;
+    for (int i = 0; i < 9; ++i) {
+      GstBuffer* b = make_frame(info, 70 + i);
+      {
+        MappedView m(b, info, GST_MAP_READ);
+        auto copy = std::make_unique<HostFrame>(m.view().format, 70, 45);
+        for (int pl = 0; pl < cdn::format_info(m.view().format).planes; ++pl)
+          for (int y = 0; y < cdn::plane_height(m.view().format, 45, pl); ++y)
+            std::copy_n(static_cast<const std::uint8_t*>(m.view().data[pl]) + y * m.view().pitch[pl],
+                        cdn::plane_row_bytes(m.view().format, 70, pl),
+                        static_cast<std::uint8_t*>(copy->view.data[pl]) + y * copy->view.pitch[pl]);
+        inputs.push_back(std::move(copy));
+      }
+      ASSERT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
+    }
+    ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+    std::vector<GstBuffer*> outs;
+    while (GstBuffer* b = gst_harness_try_pull(hs)) outs.push_back(b);
+    ASSERT_EQ(outs.size(), inputs.size());
+    std::vector<cdn::FrameView> views;
+    for (auto& f : inputs) views.push_back(f->view);
+    const Closeness c = nlm_closeness(outs, info, stream_reference(views, nlm_settings()));
+    EXPECT_GE(c.fraction_within(), kNlmWithin) << c.over << " of " << c.total << " (max " << c.max_abs << ")";
+    for (GstBuffer* b : outs) gst_buffer_unref(b);
+    gst_harness_teardown(hs);
+  }
+}
+
+TEST(GpuNlm3dH264, DecodedFramesEqualCpuStreamWithinOneCodeValue) {
+  const std::string skip =
+      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const std::string clip = make_h264_clip(320, 240, 20);
+  ASSERT_FALSE(clip.empty());
+  const std::string nv12 = "video/x-raw,format=NV12";
+  GstElement* p = launch("filesrc location=" + clip + " ! qtdemux ! h264parse ! nvh264dec ! tee name=t "
+                         "t. ! queue ! cudadenoise " + std::string(kNlmProps) + " ! cudadownload ! " + nv12 +
+                         " ! appsink name=den sync=false "
+                         "t. ! queue ! cudadownload ! " + nv12 + " ! appsink name=dec sync=false");
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(play_to_eos(p), "");
+  GstElement* den_sink = by_name(p, "den");
+  GstElement* dec_sink = by_name(p, "dec");
+  auto den = drain(den_sink), dec = drain(dec_sink);
+  EXPECT_EQ(dec.size(), 20u);
+  ASSERT_EQ(den.size(), dec.size()) << "frames out must equal frames in";
+  const GstVideoInfo info = video_info("NV12", 320, 240);
+  // The decoded frames in presentation order are the stream the element saw.
+  std::vector<std::unique_ptr<MappedView>> maps;
+  std::vector<cdn::FrameView> views;
+  std::vector<GstBuffer*> outs;
+  for (auto& [pts, decoded] : dec) {
+    ASSERT_TRUE(den.count(pts)) << "no denoised frame at " << pts;
+    maps.push_back(std::make_unique<MappedView>(decoded, info, GST_MAP_READ));
+    ASSERT_TRUE(maps.back()->ok());
+    views.push_back(maps.back()->view());
+    outs.push_back(den[pts]);
+  }
+  const Closeness c = nlm_closeness(outs, info, stream_reference(views, nlm_settings()));
+  EXPECT_GE(c.fraction_within(), kNlmWithin) << c.over << " of " << c.total << " samples differ by more than "
+                                             << kNlmTolerance << " (max " << c.max_abs << ")";
+  maps.clear();
+  free_frames(den);
+  free_frames(dec);
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(den_sink);
+  gst_object_unref(dec_sink);
+  gst_object_unref(p);
+  g_unlink(clip.c_str());
 }
