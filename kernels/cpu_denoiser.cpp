@@ -1,8 +1,6 @@
 // cpu_denoiser.cpp: FrameDenoiser over the CPU reference (pipd_reference.h).
 #include "cpu_denoiser.h"
 
-#include <cstring>
-
 #include "error.h"
 #include "pipd_reference.h"
 #include "plane_copy.h"
@@ -36,11 +34,7 @@ class CpuDenoiser final : public FrameDenoiser {
       throw InvalidArgument("the CPU backend needs frames in host memory");
     const FormatInfo fi = format_info(in.format);
     for (int p = 0; p < fi.planes; ++p) {
-      if (plane_is_filtered(settings_.planes, p)) continue;
-      const std::size_t row = plane_row_bytes(in.format, in.width, p);
-      for (int y = 0; y < plane_height(in.format, in.height, p); ++y)
-        std::memcpy(static_cast<char*>(out.data[p]) + y * out.pitch[p],
-                    static_cast<const char*>(in.data[p]) + y * in.pitch[p], row);
+      if (!plane_is_filtered(settings_.planes, p)) copy_host_plane(in, out, p);
     }
     const auto ic = components(in), oc = components(out);
     for (int c = 0; c < filtered_components(in, settings_.planes); ++c)

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cpu_denoiser.h"
+#include "cuda_copy.h"
 #include "error.h"
 #include "frame_pool.h"
 #include "pipd_cuda.h"
@@ -14,22 +15,6 @@
 namespace cdn {
 
 namespace {
-
-cudaMemcpyKind copy_kind(MemoryKind from, MemoryKind to) {
-  if (from == MemoryKind::Host) return to == MemoryKind::Host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice;
-  return to == MemoryKind::Host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
-}
-
-void copy_plane(const FrameView& from, const FrameView& to, int p, cudaStream_t stream) {
-  CDN_CUDA_CHECK(cudaMemcpy2DAsync(to.data[p], to.pitch[p], from.data[p], from.pitch[p],
-                                   plane_row_bytes(from.format, from.width, p),
-                                   plane_height(from.format, from.height, p), copy_kind(from.memory, to.memory),
-                                   stream));
-}
-
-void copy_frame(const FrameView& from, const FrameView& to, cudaStream_t stream) {
-  for (int p = 0; p < format_info(from.format).planes; ++p) copy_plane(from, to, p, stream);
-}
 
 class CudaDenoiser final : public FrameDenoiser {
  public:
@@ -67,9 +52,9 @@ class CudaDenoiser final : public FrameDenoiser {
       ensure_staging(in);
       const FrameView& din = in.memory == MemoryKind::Device ? in : staging_in_->view();
       const FrameView& dout = out.memory == MemoryKind::Device ? out : staging_out_->view();
-      if (in.memory == MemoryKind::Host) copy_frame(in, din, stream);
+      if (in.memory == MemoryKind::Host) copy_frame_async(in, din, stream);
       filter_device(din, dout, stream);
-      if (out.memory == MemoryKind::Host) copy_frame(dout, out, stream);
+      if (out.memory == MemoryKind::Host) copy_frame_async(dout, out, stream);
     }
     CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
@@ -78,7 +63,7 @@ class CudaDenoiser final : public FrameDenoiser {
   void filter_device(const FrameView& in, const FrameView& out, cudaStream_t stream) {
     const FormatInfo fi = format_info(in.format);
     for (int p = 0; p < fi.planes; ++p)
-      if (!plane_is_filtered(settings_.planes, p)) copy_plane(in, out, p, stream);
+      if (!plane_is_filtered(settings_.planes, p)) copy_plane_async(in, out, p, stream);
     const auto ic = components(in), oc = components(out);
     for (int c = 0; c < filtered_components(in, settings_.planes); ++c)
       pipd_.run(ic[c], oc[c], settings_.mode, settings_.pipd, stream);

@@ -4,6 +4,7 @@
 // on pop, device frames stay on the device.
 #include <cuda_runtime.h>
 
+#include "cuda_copy.h"
 #include "error.h"
 #include "frame_pool.h"
 #include "host_frame.h"
@@ -14,11 +15,6 @@
 namespace cdn {
 
 namespace {
-
-cudaMemcpyKind kind(MemoryKind from, MemoryKind to) {
-  if (from == MemoryKind::Host) return to == MemoryKind::Host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice;
-  return to == MemoryKind::Host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
-}
 
 class CudaTemporalStream final : public TemporalStream {
  public:
@@ -46,12 +42,10 @@ class CudaTemporalStream final : public TemporalStream {
     return Frame(h, &h->view());
   }
   void copy_frame(const FrameView& from, const FrameView& to, void* stream) override {
-    for (int p = 0; p < format_info(from.format).planes; ++p) copy_plane(from, to, p, stream);
+    copy_frame_async(from, to, s(stream));
   }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void* stream) override {
-    CDN_CUDA_CHECK(cudaMemcpy2DAsync(to.data[p], to.pitch[p], from.data[p], from.pitch[p],
-                                     plane_row_bytes(from.format, from.width, p),
-                                     plane_height(from.format, from.height, p), kind(from.memory, to.memory), s(stream)));
+    copy_plane_async(from, to, p, s(stream));
   }
   std::vector<double> estimate_sigma(const FrameView& first, void* stream) override {
     // Once per stream: the first frame comes to the host for the estimator.

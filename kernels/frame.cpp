@@ -1,6 +1,7 @@
 // frame.cpp: pixel format table and the split of frames into components (frame.h).
 #include "frame.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "error.h"
@@ -97,6 +98,19 @@ std::vector<PlaneView> components(const FrameView& frame) {
     make(2, cw, ch, 1, 0);
   }
   return out;
+}
+
+void copy_host_plane(const FrameView& from, const FrameView& to, int p) {
+  if (from.memory != MemoryKind::Host || to.memory != MemoryKind::Host)
+    throw InvalidArgument("copy_host_plane needs frames in host memory");
+  const std::size_t row = static_cast<std::size_t>(plane_row_bytes(from.format, from.width, p));
+  for (int y = 0; y < plane_height(from.format, from.height, p); ++y)
+    std::memcpy(static_cast<char*>(to.data[p]) + y * to.pitch[p],
+                static_cast<const char*>(from.data[p]) + y * from.pitch[p], row);
+}
+
+void copy_host_frame(const FrameView& from, const FrameView& to) {
+  for (int p = 0; p < format_info(from.format).planes; ++p) copy_host_plane(from, to, p);
 }
 
 void validate_frame(const FrameView& frame) {

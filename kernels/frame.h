@@ -53,6 +53,10 @@ struct FrameView {
 // The components of a frame, luma first (Y, then U, V).
 std::vector<PlaneView> components(const FrameView& frame);
 
+// Copies memory plane `plane` of a host frame into another of the same geometry.
+void copy_host_plane(const FrameView& from, const FrameView& to, int plane);
+void copy_host_frame(const FrameView& from, const FrameView& to);
+
 // Throws InvalidArgument if sizes are non-positive, a plane pointer is null or a
 // pitch is smaller than the plane's row.
 void validate_frame(const FrameView& frame);

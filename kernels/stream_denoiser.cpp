@@ -31,14 +31,8 @@ class PerFrameStream final : public StreamDenoiser {
   }
   bool pop(const FrameView& out, void*) override {
     if (ready_.empty()) return false;
-    const FrameView& from = ready_.front().view();
     if (out.memory != MemoryKind::Host) throw InvalidArgument("per-frame modes: pop into host frames");
-    for (int p = 0; p < format_info(format_).planes; ++p) {
-      const std::size_t row = plane_row_bytes(format_, width_, p);
-      for (int y = 0; y < plane_height(format_, height_, p); ++y)
-        std::copy_n(static_cast<const char*>(from.data[p]) + y * from.pitch[p], row,
-                    static_cast<char*>(out.data[p]) + y * out.pitch[p]);
-    }
+    copy_host_frame(ready_.front().view(), out);
     ready_.pop_front();
     return true;
   }

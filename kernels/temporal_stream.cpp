@@ -2,8 +2,6 @@
 // and the CPU backend over nlm3d_reference.
 #include "temporal_stream.h"
 
-#include <cstring>
-
 #include "error.h"
 #include "host_frame.h"
 #include "nlm3d_reference.h"
@@ -86,13 +84,6 @@ bool TemporalStream::pop(const FrameView& out, void* stream) {
 
 namespace {
 
-void host_copy_plane(const FrameView& from, const FrameView& to, int p) {
-  const std::size_t row = plane_row_bytes(from.format, from.width, p);
-  for (int y = 0; y < plane_height(from.format, from.height, p); ++y)
-    std::memcpy(static_cast<char*>(to.data[p]) + y * to.pitch[p],
-                static_cast<const char*>(from.data[p]) + y * from.pitch[p], row);
-}
-
 class CpuTemporalStream final : public TemporalStream {
  public:
   using TemporalStream::TemporalStream;
@@ -114,11 +105,9 @@ class CpuTemporalStream final : public TemporalStream {
     return Frame(&raw->view(), [pool, owner](const FrameView*) mutable { pool->push_back(std::move(owner)); });
   }
   void copy_frame(const FrameView& from, const FrameView& to, void*) override {
-    if (from.memory != MemoryKind::Host || to.memory != MemoryKind::Host)
-      throw InvalidArgument("the CPU backend needs frames in host memory");
-    for (int p = 0; p < format_info(from.format).planes; ++p) host_copy_plane(from, to, p);
+    copy_host_frame(from, to);
   }
-  void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { host_copy_plane(from, to, p); }
+  void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
   std::vector<double> estimate_sigma(const FrameView& first, void*) override {
     std::vector<double> s;
     for (const auto& c : components(first)) s.push_back(estimate_noise_sigma(c) * (1 << (c.bit_depth - 8)));
