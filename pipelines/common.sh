@@ -32,7 +32,7 @@ parse_common_option() {
   case "$1" in
     --num-buffers) NUM_BUFFERS="${2:?--num-buffers needs a number}" ;;
     --sink) SINK="${2:?--sink needs an element}" ;;
-    --mode) MODE="${2:?--mode needs pipd or hybrid}" ;;
+    --mode) MODE="${2:?--mode needs pipd, hybrid or nlm3d}" ;;
     --backend) BACKEND="${2:?--backend needs auto, cuda or cpu}" ;;
     --props) PROPS="${2?--props needs a string}" ;;
     --dry-run) DRY_RUN=1; SHIFT_BY=1 ;;
@@ -41,7 +41,10 @@ parse_common_option() {
   return 0
 }
 
-COMMON_HELP="  --mode pipd|hybrid     denoising algorithm (default: pipd)
+COMMON_HELP="  --mode pipd|hybrid|nlm3d
+                         denoising algorithm (default: pipd); nlm3d holds a window of
+                         frames (latency chunk-size - 1 + temporal-radius + patch-radius
+                         frames: 55 at the defaults, try --props \"chunk-size=4\")
   --backend auto|cuda|cpu
                          where cudadenoise filters (default: auto)
   --props \"k=v ...\"      more cudadenoise properties (e.g. \"tmax=1.5 planes=luma\")

@@ -35,7 +35,9 @@ done
 
 check side-by-side "$DIR/side-by-side.sh" --num-buffers 5 --sink fakesink --size 160x96
 check side-by-side-hybrid "$DIR/side-by-side.sh" --num-buffers 3 --sink fakesink --size 96x64 --mode hybrid --props "planes=luma tmax=1.5"
+check side-by-side-nlm3d "$DIR/side-by-side.sh" --num-buffers 7 --sink fakesink --size 64x48 --mode nlm3d --props "search-radius=2 temporal-radius=2 chunk-size=4"
 check live-preview-test-source "$DIR/live-preview.sh" --test-source --num-buffers 5 --sink fakesink --size 160x120
+check live-preview-nlm3d "$DIR/live-preview.sh" --test-source --num-buffers 7 --sink fakesink --size 64x48 --mode nlm3d --props "search-radius=2 temporal-radius=1 patch-radius=0 chunk-size=2"
 check live-preview-camera-dry-run "$DIR/live-preview.sh" --dry-run --device /dev/video0
 
 if gst-inspect-1.0 --exists x264enc && gst-inspect-1.0 --exists mp4mux; then
@@ -47,6 +49,10 @@ if gst-inspect-1.0 --exists x264enc && gst-inspect-1.0 --exists mp4mux; then
   check transcode-file "$DIR/transcode.sh" -i "$clip" -o "$TMP/out.mp4" --num-buffers 5 --mode hybrid
   n=$(count_frames "$TMP/out.mp4")
   if [ "$n" = 5 ]; then echo "ok      transcode-file has 5 frames"; else echo "FAILED  transcode-file has $n frames, want 5"; failures=$((failures + 1)); fi
+  # The temporal mode drains its window at EOS: every frame reaches the file.
+  check transcode-nlm3d "$DIR/transcode.sh" -i "$clip" -o "$TMP/out-nlm3d.mp4" --mode nlm3d --props "search-radius=2 temporal-radius=2 chunk-size=4"
+  n=$(count_frames "$TMP/out-nlm3d.mp4")
+  if [ "$n" = 12 ]; then echo "ok      transcode-nlm3d has 12 frames"; else echo "FAILED  transcode-nlm3d has $n frames, want 12"; failures=$((failures + 1)); fi
   check side-by-side-input "$DIR/side-by-side.sh" -i "$clip" --sigma 0 --num-buffers 5 --sink fakesink --size 160x96
   check benchmark "$DIR/benchmark.sh" -i "$clip" --num-buffers 5 --repeat 1
 else
