@@ -2,6 +2,7 @@
 // from cdn::param_specs(), and cudadenoise-image's options (tools/image/options.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <initializer_list>
 #include <string>
@@ -105,6 +106,48 @@ TEST(Flags, HelpListsEveryParameterWithRangeAndDefault) {
   EXPECT_NE(help.find("[2..8, default 5]"), std::string::npos) << help;
 }
 
+TEST(Flags, GroupFilterAddsOnlyThatGroupsFlags) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm}) {
+    cdn::DenoiseSettings s;
+    FlagParser p;
+    p.add_param_flags(&s, g);
+    for (const cdn::ParamSpec& spec : cdn::param_specs()) {
+      const std::string flag = std::string("--") + spec.name;
+      const std::string value = spec.word ? spec.word : (spec.integer ? std::to_string((int)spec.def) : "1");
+      const Args args({flag.c_str(), value.c_str()});
+      if (spec.group == g)
+        EXPECT_NO_THROW(p.parse(args.argc(), args.argv())) << flag;
+      else
+        EXPECT_THROW(p.parse(args.argc(), args.argv()), UsageError) << flag << " is another group's";
+    }
+  }
+  // The whole table, as before.
+  cdn::DenoiseSettings s;
+  FlagParser all;
+  all.add_param_flags(&s);
+  const Args args({"--thickness", "3", "--chunk-size", "7"});
+  all.parse(args.argc(), args.argv());
+  EXPECT_EQ(s.pipd.thickness, 3);
+  EXPECT_EQ(s.nlm.chunk_size, 7);
+}
+
+TEST(Flags, HeadingsGoIntoHelpAndAreNotFlags) {
+  bool a = false, b = false;
+  FlagParser p;
+  p.add_switch("--a", "first", &a);
+  p.add_heading("More things");
+  p.add_switch("--b", "second", &b);
+  const std::string help = p.help();
+  const auto heading = help.find("\nMore things:\n");
+  ASSERT_NE(heading, std::string::npos) << help;
+  EXPECT_LT(help.find("--a"), heading);
+  EXPECT_GT(help.find("--b"), heading);
+  const Args args({"More things"});
+  EXPECT_EQ(p.parse(args.argc(), args.argv()), std::vector<std::string>{"More things"});
+  EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Pipd), "Parameters of --mode pipd, hybrid");
+  EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Nlm), "Parameters of --mode nlm3d");
+}
+
 TEST(Flags, SwitchesPositionalsAndDoubleDash) {
   bool json = false;
   std::string out;
@@ -172,6 +215,46 @@ TEST(ImageOptions, UsageShowsParamFlags) {
   for (const cdn::ParamSpec& spec : cdn::param_specs())
     EXPECT_NE(u.find(std::string("--") + spec.name), std::string::npos) << spec.name;
   EXPECT_NE(u.find("Exit codes"), std::string::npos);
+}
+
+TEST(ImageOptions, Nlm3dModeAndItsFlags) {
+  const auto o = image_options({"in.png", "--mode", "nlm3d", "--search-radius", "3", "--temporal-radius", "0",
+                                "--patch-radius", "2", "--sigma", "auto", "--strength", "0.7", "--chunk-size", "1"});
+  EXPECT_EQ(o.settings.mode, cdn::Mode::Nlm3d);
+  EXPECT_EQ(o.settings.nlm.search_radius, 3);
+  EXPECT_EQ(o.settings.nlm.temporal_radius, 0);
+  EXPECT_EQ(o.settings.nlm.patch_radius, 2);
+  EXPECT_DOUBLE_EQ(o.settings.nlm.sigma, 0);
+  EXPECT_DOUBLE_EQ(o.settings.nlm.strength, 0.7);
+  EXPECT_EQ(o.settings.nlm.chunk_size, 1);
+  EXPECT_DOUBLE_EQ(image_options({"--mode", "nlm3d", "--sigma", "12.5"}).settings.nlm.sigma, 12.5);
+  EXPECT_THROW(image_options({"--mode", "nlm3d", "--search-radius", "0"}), UsageError);
+}
+
+// Every mode is offered, and each parameter flag sits under the heading of its
+// group, which names the modes it applies to.
+TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
+  const std::string u = cdn::tools::image_usage();
+  for (cdn::Mode m : cdn::all_modes()) {
+    EXPECT_NE(u.find(cdn::mode_name(m)), std::string::npos) << cdn::mode_name(m);
+  }
+  std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm}) {
+    const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
+    ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;
+    headings.push_back({at, g});
+  }
+  std::sort(headings.begin(), headings.end());
+  for (const cdn::ParamSpec& spec : cdn::param_specs()) {
+    const std::size_t at = u.find(std::string("  --") + spec.name + " ");
+    ASSERT_NE(at, std::string::npos) << spec.name;
+    // The last heading before the flag is its group's.
+    const cdn::ParamGroup* under = nullptr;
+    for (const auto& [pos, g] : headings)
+      if (pos < at) under = &g;
+    ASSERT_NE(under, nullptr) << spec.name << " comes before every heading";
+    EXPECT_EQ(*under, spec.group) << spec.name;
+  }
 }
 
 }  // namespace

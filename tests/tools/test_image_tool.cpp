@@ -1,6 +1,7 @@
 // test_image_tool.cpp: runs the cudadenoise-image binary end to end: the built-in
-// picture denoised on the CPU backend must gain PSNR, and each failure class
-// must give its documented exit code.
+// picture denoised on the CPU backend must gain PSNR, nlm3d works on one image,
+// --help groups the parameter flags by mode, and each failure class must give
+// its documented exit code.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -74,10 +75,35 @@ TEST_F(ImageTool, BuiltinPictureGainsPsnrOnTheCpu) {
   EXPECT_EQ(img.channels, 3);
 }
 
-TEST_F(ImageTool, HelpListsTheParameterFlags) {
+TEST_F(ImageTool, HelpGroupsTheParameterFlagsByMode) {
   const Result r = run("--help");
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.out.find("--segment-length"), std::string::npos) << r.out;
+  const auto pipd = r.out.find("Parameters of --mode pipd, hybrid:"), nlm = r.out.find("Parameters of --mode nlm3d:");
+  ASSERT_NE(pipd, std::string::npos) << r.out;
+  ASSERT_NE(nlm, std::string::npos) << r.out;
+  EXPECT_GT(r.out.find("--segment-length"), pipd) << r.out;
+  EXPECT_LT(r.out.find("--segment-length"), nlm) << r.out;
+  EXPECT_GT(r.out.find("--search-radius"), nlm) << r.out;
+  EXPECT_NE(r.out.find("pipd|hybrid|nlm3d"), std::string::npos) << r.out;
+}
+
+// nlm3d on one image: a one-frame stream through cdn::StreamDenoiser.
+TEST_F(ImageTool, Nlm3dOnASingleImageGainsPsnr) {
+  cdn::tools::Image clean(64, 48, 1, 8);
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) clean.channel(0).set(x, y, x < 32 ? 60 : (y < 24 ? 180 : 120));
+  cdn::tools::write_image(path("clean.png"), clean);
+  const Result r = run("'" + path("clean.png") + "' --backend cpu --add-noise 20 --seed 5 --mode nlm3d "
+                       "--search-radius 3 --sigma auto --json -o '" + path("out.png") + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"mode\":\"nlm3d\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"backend\":\"cpu\""), std::string::npos) << r.out;
+  EXPECT_GT(json_number(r.out, "psnr_out"), json_number(r.out, "psnr_noisy") + 3.0) << r.out;
+  EXPECT_EQ(cdn::tools::read_image(path("out.png")).width, 64);
+  // A second run gives the same numbers.
+  const Result again = run("'" + path("clean.png") + "' --backend cpu --add-noise 20 --seed 5 --mode nlm3d "
+                           "--search-radius 3 --sigma auto --json");
+  EXPECT_DOUBLE_EQ(json_number(again.out, "psnr_out"), json_number(r.out, "psnr_out")) << "deterministic";
 }
 
 TEST_F(ImageTool, ExitCodes) {

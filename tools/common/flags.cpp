@@ -87,25 +87,42 @@ void FlagParser::add_uint64(const std::string& names, const std::string& metavar
   });
 }
 
+std::string param_group_title(ParamGroup group) {
+  std::string modes;
+  int n = 0;
+  for (Mode m : all_modes())
+    if (param_group_applies(group, m)) modes += std::string(n++ ? ", " : "") + mode_name(m);
+  return std::string("Parameters of --mode ") + modes;
+}
+
+void FlagParser::add_heading(const std::string& title) { flags_.push_back({{}, "", title, nullptr}); }
+
 void FlagParser::add_param_flags(DenoiseSettings* settings) {
-  for (const ParamSpec& spec : param_specs()) {
-    // A spec's word (e.g. "auto") is accepted in place of its word_value.
-    const bool def_is_word = spec.word && spec.def == spec.word_value;
-    std::ostringstream help;
-    help << spec.blurb << " [" << format_number(spec.min, spec.integer) << ".." << format_number(spec.max, spec.integer)
-         << (spec.word ? std::string(" or ") + spec.word : "") << ", default "
-         << (def_is_word ? spec.word : format_number(spec.def, spec.integer)) << "]";
-    std::string metavar = spec.integer ? "N" : "X";
-    if (spec.word) metavar += std::string("|") + spec.word;
-    const ParamSpec* p = &spec;
-    add(std::string("--") + spec.name, metavar, help.str(),
-        [p, settings](const std::string& flag, const std::string& v) {
-          if (p->word && v == p->word)
-            p->set(*settings, p->word_value);
-          else
-            p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
-        });
-  }
+  for (const ParamSpec& spec : param_specs()) add_param_flag(settings, spec);
+}
+
+void FlagParser::add_param_flags(DenoiseSettings* settings, ParamGroup group) {
+  for (const ParamSpec& spec : param_specs())
+    if (spec.group == group) add_param_flag(settings, spec);
+}
+
+void FlagParser::add_param_flag(DenoiseSettings* settings, const ParamSpec& spec) {
+  // A spec's word (e.g. "auto") is accepted in place of its word_value.
+  const bool def_is_word = spec.word && spec.def == spec.word_value;
+  std::ostringstream help;
+  help << spec.blurb << " [" << format_number(spec.min, spec.integer) << ".." << format_number(spec.max, spec.integer)
+       << (spec.word ? std::string(" or ") + spec.word : "") << ", default "
+       << (def_is_word ? spec.word : format_number(spec.def, spec.integer)) << "]";
+  std::string metavar = spec.integer ? "N" : "X";
+  if (spec.word) metavar += std::string("|") + spec.word;
+  const ParamSpec* p = &spec;
+  add(std::string("--") + spec.name, metavar, help.str(),
+      [p, settings](const std::string& flag, const std::string& v) {
+        if (p->word && v == p->word)
+          p->set(*settings, p->word_value);
+        else
+          p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
+      });
 }
 
 const FlagParser::Flag* FlagParser::find(const std::string& name) const {
@@ -157,6 +174,10 @@ std::string FlagParser::help() const {
   constexpr std::size_t kColumn = 28, kWidth = 100;
   std::string out;
   for (const Flag& f : flags_) {
+    if (f.names.empty()) {
+      out += "\n" + f.help + ":\n";
+      continue;
+    }
     std::string line = "  ";
     for (std::size_t i = 0; i < f.names.size(); ++i) line += (i ? ", " : "") + f.names[i];
     if (!f.metavar.empty()) line += " " + f.metavar;

@@ -28,6 +28,10 @@ class UsageError : public std::runtime_error {
 // `integer`, whole. `flag` names the flag in the error message.
 double parse_number(const std::string& flag, const std::string& text, bool integer, double min, double max);
 
+// "Parameters of --mode pipd, hybrid": a help heading for a ParamGroup, naming
+// the modes it applies to (cdn::param_group_applies).
+std::string param_group_title(ParamGroup group);
+
 class FlagParser {
  public:
   using Apply = std::function<void(const std::string& flag, const std::string& value)>;
@@ -46,22 +50,28 @@ class FlagParser {
                   std::uint64_t* target);
   // "--<spec name> N" for every cdn::param_specs() entry, setting *settings.
   void add_param_flags(DenoiseSettings* settings);
+  // The same for the entries of one ParamGroup only (for help grouped by mode).
+  void add_param_flags(DenoiseSettings* settings, ParamGroup group);
+  // A heading line in help() before the flags added after it (not a flag).
+  void add_heading(const std::string& title);
 
   // Parses argv[1..argc-1]; returns the positional arguments.
   std::vector<std::string> parse(int argc, const char* const* argv);
   // Whether the flag with this name (any of its names) was given.
   bool was_set(const std::string& name) const;
-  // The flag list, one per line (or two where the names are long), aligned.
+  // The flag list, one per line (or two where the names are long), aligned,
+  // with the headings (a blank line, then "TITLE:") where they were added.
   std::string help() const;
 
  private:
   struct Flag {
-    std::vector<std::string> names;
+    std::vector<std::string> names;  // empty: a heading, `help` is its title
     std::string metavar;  // empty: switch
     std::string help;
     Apply apply;
   };
   const Flag* find(const std::string& name) const;
+  void add_param_flag(DenoiseSettings* settings, const ParamSpec& spec);
   std::vector<Flag> flags_;
   std::set<const Flag*> seen_;
 };

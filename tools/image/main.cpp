@@ -3,6 +3,7 @@
 //
 //   cudadenoise-image -o denoised.png                 # built-in picture, AWGN 25
 //   cudadenoise-image noisy.png --reference clean.png --mode hybrid --json
+//   cudadenoise-image noisy.png --mode nlm3d --sigma auto    # a one-frame stream
 //
 // Exit codes: 0 ok, 2 bad arguments, 3 unreadable input, 4 CUDA error,
 // 5 output not writable. All the work is in kernels/ and tools/common/.
@@ -20,6 +21,7 @@
 #include "metrics.h"
 #include "noise.h"
 #include "options.h"
+#include "stream_denoiser.h"
 #include "test_picture.h"
 
 namespace {
@@ -86,12 +88,27 @@ int run(const ImageOptions& o) {
   if (o.noise_sigma > 0) add_gaussian_noise(noisy.colour_views(), o.noise_sigma, o.seed);
   if (!o.save_noisy.empty()) save(o.save_noisy, noisy);
 
-  std::unique_ptr<FrameDenoiser> denoiser = FrameDenoiser::create(o.backend, o.settings);
   HostFrame in = image_to_frame(noisy);
-  HostFrame out(in.view().format, in.view().width, in.view().height);
-  const auto t0 = std::chrono::steady_clock::now();
-  denoiser->process(in.view(), out.view());
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const FrameView& iv = in.view();
+  HostFrame out(iv.format, iv.width, iv.height);
+  Backend used;
+  double ms;
+  if (is_temporal(o.settings.mode)) {
+    // A temporal mode filters a stream: here a stream of one frame.
+    std::unique_ptr<StreamDenoiser> stream = StreamDenoiser::create(o.backend, o.settings, iv.format, iv.width, iv.height);
+    used = stream->backend();
+    const auto t0 = std::chrono::steady_clock::now();
+    stream->push(iv);
+    stream->finish();
+    if (!stream->pop(out.view())) throw Error("the temporal denoiser gave no frame for a one-frame stream");
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    std::unique_ptr<FrameDenoiser> denoiser = FrameDenoiser::create(o.backend, o.settings);
+    used = denoiser->backend();
+    const auto t0 = std::chrono::steady_clock::now();
+    denoiser->process(iv, out.view());
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
 
   Image result = noisy;  // keeps alpha
   frame_to_image(out.view(), result);
@@ -105,7 +122,7 @@ int run(const ImageOptions& o) {
 
   if (o.json) {
     JsonLine j;
-    j.add("input", name).add("mode", mode_name(o.settings.mode)).add("backend", backend_name(denoiser->backend()));
+    j.add("input", name).add("mode", mode_name(o.settings.mode)).add("backend", backend_name(used));
     j.add("width", input.width).add("height", input.height);
     if (have_reference) {
       j.add("psnr_noisy", q_noisy.psnr).add("psnr_out", q_out.psnr);
@@ -121,7 +138,7 @@ int run(const ImageOptions& o) {
               input.bit_depth);
   if (o.noise_sigma > 0) std::printf(", AWGN sigma %g seed %llu", o.noise_sigma, (unsigned long long)o.seed);
   std::printf("\nfilter:   %s, planes %s, %s backend: %.2f ms\n", mode_name(o.settings.mode),
-              planes_name(o.settings.planes), backend_name(denoiser->backend()), ms);
+              planes_name(o.settings.planes), backend_name(used), ms);
   if (have_reference) {
     std::printf("noisy:    PSNR %6.2f dB  SSIM %.4f\n", q_noisy.psnr, q_noisy.ssim);
     std::printf("denoised: PSNR %6.2f dB  SSIM %.4f\n", q_out.psnr, q_out.ssim);

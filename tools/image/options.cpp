@@ -1,7 +1,9 @@
-// options.cpp: cudadenoise-image's flags (options.h). The PI-PD parameter flags
-// come from cdn::param_specs() through FlagParser::add_param_flags.
+// options.cpp: cudadenoise-image's flags (options.h). The parameter flags come
+// from cdn::param_specs() through FlagParser::add_param_flags, one heading per
+// ParamGroup (the modes it applies to).
 #include "options.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "error.h"
@@ -19,8 +21,13 @@ struct Parser {
 
   Parser() {
     flags.add_string("-o,--output", "PATH", "write the denoised image (PNG; PGM for a .pgm name)", &o.output);
-    flags.add_choice("--mode", {"pipd", "hybrid"}, "PI-PD or hybrid PI-PD", &mode);
-    flags.add_param_flags(&o.settings);
+    std::vector<std::string> modes;
+    std::string mode_help = "denoising algorithm:";
+    for (Mode m : all_modes()) {
+      modes.push_back(mode_name(m));
+      mode_help += std::string(modes.size() > 1 ? ";" : "") + " " + mode_name(m) + " = " + mode_description(m);
+    }
+    flags.add_choice("--mode", modes, mode_help, &mode);
     flags.add_choice("--planes", {"luma", "all"}, "components to filter (colour: Y or Y, Cb, Cr)", &planes);
     flags.add_choice("--backend", {"auto", "cuda", "cpu"}, "auto: CUDA when a device is usable, else CPU",
                      &backend);
@@ -34,6 +41,14 @@ struct Parser {
     flags.add_switch("--builtin", "use the built-in 512x512 test picture (the default without INPUT)", &builtin);
     flags.add_switch("--json", "print one JSON line instead of text", &o.json);
     flags.add_switch("-h,--help", "show this help", &o.help);
+    // The parameter flags last, under one heading per group (in the table's order).
+    std::vector<ParamGroup> groups;
+    for (const ParamSpec& p : param_specs())
+      if (std::find(groups.begin(), groups.end(), p.group) == groups.end()) groups.push_back(p.group);
+    for (ParamGroup g : groups) {
+      flags.add_heading(param_group_title(g));
+      flags.add_param_flags(&o.settings, g);
+    }
   }
 
   void parse(int argc, const char* const* argv) {
@@ -69,12 +84,14 @@ ImageOptions parse_image_options(int argc, const char* const* argv) {
 std::string image_usage() {
   return "Usage: cudadenoise-image [INPUT] [-o OUTPUT] [options]\n"
          "\n"
-         "Denoises a PNG or binary PGM image with PI-PD or hybrid PI-PD and prints the\n"
-         "PSNR and SSIM of the noisy input and of the output against a clean reference\n"
-         "and the time of the denoising call. Gray images are filtered as GRAY8 or\n"
-         "GRAY16_LE, colour images as Y444 (BT.601 full-range YCbCr). Without INPUT the\n"
-         "built-in test picture is used with --add-noise 25 --seed 1. The parameter\n"
-         "flags are those of every mode: the NLM-3D ones (a video mode) change nothing here.\n"
+         "Denoises a PNG or binary PGM image with PI-PD, hybrid PI-PD or NLM-3D and\n"
+         "prints the PSNR and SSIM of the noisy input and of the output against a clean\n"
+         "reference and the time of the denoising call. Gray images are filtered as GRAY8\n"
+         "or GRAY16_LE, colour images as Y444 (BT.601 full-range YCbCr). Without INPUT the\n"
+         "built-in test picture is used with --add-noise 25 --seed 1. --mode nlm3d, the\n"
+         "video mode, filters the image as a stream of one frame (pushed, finished and\n"
+         "popped): its window shrinks to the image, so it is 2D non-local means. Each\n"
+         "mode reads only its own parameter flags.\n"
          "\n"
          "Options:\n" +
          Parser().flags.help() +
