@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "host_frame.h"
+#include "chunk_scheduler.h"
 #include "temporal_stream.h"
 
 namespace cdn {
@@ -22,6 +23,7 @@ class PerFrameStream final : public StreamDenoiser {
   const DenoiseSettings& settings() const override { return den_->settings(); }
   int latency_frames() const override { return 0; }
   int held() const override { return static_cast<int>(ready_.size()); }
+  bool ready() const override { return !ready_.empty(); }
   void push(const FrameView& in, void* stream) override {
     if (in.memory != MemoryKind::Host)
       throw InvalidArgument("per-frame modes: push host frames here, or use FrameDenoiser for device frames");
@@ -47,6 +49,10 @@ class PerFrameStream final : public StreamDenoiser {
 };
 
 }  // namespace
+
+int StreamDenoiser::latency_frames_for(const DenoiseSettings& s) {
+  return is_temporal(s.mode) ? ChunkScheduler(s.nlm.chunk_size, s.nlm.reach()).latency_frames() : 0;
+}
 
 std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const DenoiseSettings& settings,
                                                        PixelFormat format, int width, int height) {

@@ -33,6 +33,10 @@ class StreamDenoiser {
   virtual const DenoiseSettings& settings() const = 0;
   // Frames that may follow a frame before it comes out: the latency in frames.
   virtual int latency_frames() const = 0;
+  // The same for settings, before a denoiser exists (0 for per-frame modes).
+  static int latency_frames_for(const DenoiseSettings& settings);
+  // Whether pop() would hand out a frame now.
+  virtual bool ready() const = 0;
   // Frames pushed and not yet popped.
   virtual int held() const = 0;
 

@@ -20,6 +20,10 @@ class TemporalStream : public StreamDenoiser {
   const DenoiseSettings& settings() const override { return settings_; }
   int latency_frames() const override { return sched_.latency_frames(); }
   int held() const override { return sched_.pushed_count() - popped_; }
+  bool ready() const override {
+    int b, e;
+    return !outputs_.empty() || sched_.next_chunk(&b, &e);
+  }
   void push(const FrameView& in, void* stream) override;
   bool pop(const FrameView& out, void* stream) override;
   void finish() override { sched_.finish(); }

@@ -66,7 +66,6 @@
 #include <string>
 #include <vector>
 
-#include "chunk_scheduler.h"
 #include "denoiser.h"
 #include "error.h"
 #include "settings.h"
@@ -302,9 +301,7 @@ same_stream_settings (const cdn::DenoiseSettings & a, const cdn::DenoiseSettings
 static gint
 settings_latency_frames (const cdn::DenoiseSettings & s)
 {
-  if (!cdn::is_temporal (s.mode))
-    return 0;
-  return cdn::ChunkScheduler (s.nlm.chunk_size, s.nlm.reach ()).latency_frames ();
+  return cdn::StreamDenoiser::latency_frames_for (s);
 }
 
 /* Our latency: the larger of the stream in use and the one the settings ask for
@@ -675,7 +672,7 @@ pop_frame (GstCudaDenoise * self, GstBuffer ** outbuf)
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (self);
   State *state = self->state;
   *outbuf = nullptr;
-  if (state->pending.empty ())
+  if (state->pending.empty () || !state->stream->ready ())
     return GST_FLOW_OK;
 
   /* Our decide_allocation always sets a pool (a CUDA pool for CUDA caps). */

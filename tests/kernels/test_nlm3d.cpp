@@ -165,13 +165,17 @@ TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {
 TEST(Nlm3dStream, LatencyAndResetAndBadFrames) {
   auto d = StreamDenoiser::create(Backend::Cpu, small_nlm(4), PixelFormat::GRAY8, 16, 12);
   EXPECT_EQ(d->latency_frames(), 4 - 1 + 3);  // chunk - 1 + temporal radius + patch radius
+  EXPECT_EQ(StreamDenoiser::latency_frames_for(small_nlm(4)), d->latency_frames());
+  EXPECT_EQ(StreamDenoiser::latency_frames_for(DenoiseSettings()), 0);  // per-frame modes hold nothing
   const auto clip = random_clip(6, 16, 12, 3);
   HostFrame out(PixelFormat::GRAY8, 16, 12);
   for (int i = 0; i < 6; ++i) {
     d->push(clip[i].view());
+    EXPECT_FALSE(d->ready());
     EXPECT_FALSE(d->pop(out.view())) << "no frame before chunk + reach frames are in";
   }
   d->push(clip[0].view());
+  EXPECT_TRUE(d->ready());
   EXPECT_TRUE(d->pop(out.view()));
   d->reset();
   EXPECT_EQ(d->held(), 0);
