@@ -45,12 +45,20 @@ else
 fi
 
 if [ -d /usr/local/cuda/bin ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+# nvcc through a wrapper that writes header dependencies (meson 1.0 does not ask
+# nvcc for them; see scripts/nvcc-deps), given to meson as a native file.
+native=()
+if command -v nvcc >/dev/null 2>&1; then
+  native_file="$(mktemp -d)/nvcc-deps.ini"
+  printf "[binaries]\ncuda = '%s'\n" "$root/scripts/nvcc-deps" > "$native_file"
+  native=(--native-file "$native_file")
+fi
 
 scripts/fetch-test-data.sh
 
 if [ -f "$build/build.ninja" ]; then
   if [ $# -gt 0 ]; then meson configure "$build" "$@"; fi
 else
-  meson setup "$build" "$@"
+  meson setup "$build" "${native[@]}" "$@"
 fi
 meson compile -C "$build"
