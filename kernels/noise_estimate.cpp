@@ -48,4 +48,11 @@ double estimate_noise_sigma(const PlaneView& p) {
   return sigma / std::pow(2.0, p.bit_depth - 8);
 }
 
+std::vector<double> component_sigmas(const FrameView& frame, double given) {
+  std::vector<double> sigma;
+  for (const auto& c : components(frame))
+    sigma.push_back((given > 0 ? given : estimate_noise_sigma(c)) * (1 << (c.bit_depth - 8)));
+  return sigma;
+}
+
 }  // namespace cdn

@@ -14,11 +14,43 @@
 // The result is in 8-bit code values (divided by 2^(bit_depth - 8)).
 #pragma once
 
+#include <utility>
+#include <vector>
+
+#include "frame.h"
 #include "plane.h"
 
 namespace cdn {
 
 // Host plane; at least 3x3 (smaller planes give 0).
 double estimate_noise_sigma(const PlaneView& plane);
+
+// The noise std of each component of a host frame, in the component's own code
+// values: `given` (8-bit code values, > 0) scaled by 2^(depth - 8), or, when
+// `given` is 0, the estimate of each component.
+std::vector<double> component_sigmas(const FrameView& host_frame, double given);
+
+// component_sigmas of the first frame a per-frame denoiser sees, kept for the
+// frames after it (of the same format) until reset().
+class FirstFrameSigma {
+ public:
+  const std::vector<double>& get(const FrameView& host_frame, double given) {
+    if (sigma_.empty() || format_ != host_frame.format) {
+      sigma_ = component_sigmas(host_frame, given);
+      format_ = host_frame.format;
+    }
+    return sigma_;
+  }
+  bool known(PixelFormat f) const { return !sigma_.empty() && format_ == f; }
+  void set(PixelFormat f, std::vector<double> sigma) {
+    format_ = f;
+    sigma_ = std::move(sigma);
+  }
+  void reset() { sigma_.clear(); }
+
+ private:
+  std::vector<double> sigma_;
+  PixelFormat format_ = PixelFormat::GRAY8;
+};
 
 }  // namespace cdn

@@ -14,7 +14,8 @@ struct Named {
   E value;
   const char* name;
 };
-constexpr Named<Mode> kModes[] = {{Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}};
+constexpr Named<Mode> kModes[] = {
+    {Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}, {Mode::Bm3d, "bm3d"}};
 constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
 
@@ -48,12 +49,19 @@ const char* mode_description(Mode m) {
     case Mode::Pipd: return "PI-PD isoline filter, per frame (real time)";
     case Mode::Hybrid: return "hybrid PI-PD with the edge detector, per frame (real time)";
     case Mode::Nlm3d: return "3D non-local means over a temporal window (quality mode for video)";
+    case Mode::Bm3d: return "two-phase BM3D, per frame (offline: best quality, a few frames per second)";
   }
   return "?";
 }
 
 bool param_group_applies(ParamGroup g, Mode m) {
-  return g == ParamGroup::Nlm ? m == Mode::Nlm3d : (m == Mode::Pipd || m == Mode::Hybrid);
+  switch (g) {
+    case ParamGroup::Pipd: return m == Mode::Pipd || m == Mode::Hybrid;
+    case ParamGroup::Nlm: return m == Mode::Nlm3d;
+    case ParamGroup::Bm3d: return m == Mode::Bm3d;
+    case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d;
+  }
+  return false;
 }
 bool parse_mode(const std::string& s, Mode* out) { return parse_in(kModes, s, out); }
 const char* backend_name(Backend b) { return name_of(kBackends, b); }
@@ -86,14 +94,23 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
        [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
-      {ParamGroup::Nlm, "sigma", "NLM-3D noise standard deviation in 8-bit code values; 0 or auto: estimated from the first frame",
-       false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.nlm.sigma; },
-       [](DenoiseSettings& s, double v) { s.nlm.sigma = v; }, "auto", 0.0},
       {ParamGroup::Nlm, "strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4)", false, 0.05, 20.0, 0.4,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
        [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},
+      {ParamGroup::Bm3d, "bm3d-step", "BM3D pixels between reference patches (paper: 3; the fast profile: 8)", true, 1, 8, 3,
+       [](const DenoiseSettings& s) { return double(s.bm3d.step); },
+       [](DenoiseSettings& s, double v) { s.bm3d.step = int(v); }},
+      {ParamGroup::Bm3d, "bm3d-window", "BM3D side of the search window in pixels, odd (paper: 39; the fast profile: 19)", true,
+       1, 63, 39, [](const DenoiseSettings& s) { return double(s.bm3d.window); },
+       [](DenoiseSettings& s, double v) { s.bm3d.window = int(v); }},
+      {ParamGroup::Bm3d, "bm3d-phases", "BM3D phases: 2 = hard thresholding then Wiener (paper), 1 = basic estimate only (fast)",
+       true, 1, 2, 2, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
+       [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }},
+      {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
+       false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
+       [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
   };
   return specs;
 }
@@ -120,6 +137,8 @@ void validate(const DenoiseSettings& s) {
       << s.pipd.segment_length;
     throw InvalidArgument(m.str());
   }
+  if (s.bm3d.window % 2 == 0)
+    throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
 }

@@ -5,7 +5,9 @@
 //
 // PI-PD parameters follow the paper (pipd-isoline-gpu-filter, section VIII,
 // fig. 10): segment length l = 5, maximum isoline length n = 25, Tmax = 1,
-// T2max = 2, isolines one pixel thick.
+// T2max = 2, isolines one pixel thick. BM3D's follow table 1 of
+// bm3d-gpu-honzatko-krulis-2017 (reference step 3, 39x39 search window, both
+// phases); its fixed constants are in bm3d_profile.h.
 #pragma once
 
 #include <string>
@@ -13,9 +15,9 @@
 
 namespace cdn {
 
-enum class Mode { Pipd, Hybrid, Nlm3d };
+enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d };
 
-// Modes that filter each frame on its own; the others hold a temporal window.
+// Modes that filter each frame on its own (pipd, hybrid, bm3d); the others hold a temporal window.
 inline bool is_temporal(Mode m) { return m == Mode::Nlm3d; }
 enum class Backend { Auto, Cuda, Cpu };
 enum class PlaneSelection { Luma, All };
@@ -45,7 +47,6 @@ struct NlmParams {
   int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
   int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
   int patch_radius = 1;      // similarity cube radius, in x, y and t (paper: 3^3)
-  double sigma = 0;          // noise std in 8-bit code values; 0 = estimate from the stream's first frame
   double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |B| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch
 
@@ -53,18 +54,31 @@ struct NlmParams {
   int reach() const { return temporal_radius + patch_radius; }
 };
 
+// BM3D (bm3d-gpu-honzatko-krulis-2017, table 1; see docs/BM3D.md). The defaults
+// are the paper's reference profile; step 8, window 19 and one phase make the
+// fast profile.
+struct Bm3dParams {
+  int step = 3;     // p: pixels between reference patches, both phases
+  int window = 39;  // n: side of the square search window (odd)
+  int phases = 2;   // 2: hard thresholding then Wiener; 1: the basic estimate only
+};
+
 struct DenoiseSettings {
   Mode mode = Mode::Pipd;
   PipdParams pipd;
   NlmParams nlm;
+  Bm3dParams bm3d;
+  // Noise std in 8-bit code values (scaled by 2^(depth-8) for deeper planes), for
+  // nlm3d and bm3d; 0 = estimated from the first frame (noise_estimate.h).
+  double sigma = 0;
   PlaneSelection planes = PlaneSelection::All;
 };
 
 // Throws InvalidArgument with a message naming the parameter and its valid range.
 void validate(const DenoiseSettings& s);
 
-// Which modes a parameter belongs to.
-enum class ParamGroup { Pipd, Nlm };
+// Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
+enum class ParamGroup { Pipd, Nlm, Bm3d, Noise };
 bool param_group_applies(ParamGroup g, Mode m);
 
 // One numeric parameter: what the element's property and the tools' flag are made of.

@@ -38,9 +38,9 @@ void TemporalStream::push(const FrameView& in, void* stream) {
   copy_frame(in, *f, stream);
   if (sigma_.empty()) {
     sigma_ = estimate_sigma(*f, stream);
-    if (settings_.nlm.sigma > 0) {  // given in 8-bit code values: scale to each component's depth
+    if (settings_.sigma > 0) {  // given in 8-bit code values: scale to each component's depth
       const auto comps = components(*f);
-      for (std::size_t c = 0; c < comps.size(); ++c) sigma_[c] = settings_.nlm.sigma * (1 << (comps[c].bit_depth - 8));
+      for (std::size_t c = 0; c < comps.size(); ++c) sigma_[c] = settings_.sigma * (1 << (comps[c].bit_depth - 8));
     }
   }
   synchronize(stream);  // `in` may be reused as soon as push() returns

@@ -60,6 +60,7 @@
 #include "gstcudadenoise.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -150,6 +151,10 @@ struct _GstCudaDenoise
 
   /* Streaming thread: BaseTransform QoS was on and we turned it off for a temporal mode. */
   gboolean qos_overridden;
+
+  /* Set by FLUSH_START and PAUSED->READY (other threads) to abandon a slow frame
+   * in progress (bm3d), cleared by FLUSH_STOP and READY->PAUSED. */
+  std::atomic<bool> *cancel;
 };
 
 #define gst_cuda_denoise_parent_class parent_class
@@ -217,13 +222,15 @@ gst_cuda_denoise_backend_get_type (void)
 static const gchar *
 param_blurb (const cdn::ParamSpec & p)
 {
-  std::string modes;
-  int n = 0;
-  bool temporal = false;
+  std::string modes, temporal;
+  int n = 0, per_frame = 0;
   for (cdn::Mode m : cdn::all_modes ())
     if (cdn::param_group_applies (p.group, m)) {
       modes += std::string (n++ ? ", " : "") + cdn::mode_name (m);
-      temporal |= cdn::is_temporal (m);
+      if (cdn::is_temporal (m))
+        temporal += std::string (temporal.empty ()? "" : ", ") + cdn::mode_name (m);
+      else
+        per_frame++;
     }
   std::string blurb = std::string (p.blurb) + ". Applies to mode" + (n > 1 ? "s " : " ") + modes;
   if (p.word) {
@@ -231,8 +238,9 @@ param_blurb (const cdn::ParamSpec & p)
     g_ascii_formatd (value, sizeof (value), "%g", p.word_value);
     blurb += std::string ("; this property takes ") + value + " for " + p.word;
   }
-  if (temporal)
-    blurb += "; changes while playing apply at the next stream start";
+  if (!temporal.empty ())
+    blurb += per_frame ? "; changes while playing apply at the next stream start in " + temporal +
+        ", from the next frame otherwise" : std::string ("; changes while playing apply at the next stream start");
   return g_intern_string (blurb.c_str ());
 }
 
@@ -291,7 +299,7 @@ same_stream_settings (const cdn::DenoiseSettings & a, const cdn::DenoiseSettings
 {
   return a.mode == b.mode && a.planes == b.planes && a.nlm.search_radius == b.nlm.search_radius &&
       a.nlm.temporal_radius == b.nlm.temporal_radius && a.nlm.patch_radius == b.nlm.patch_radius &&
-      a.nlm.sigma == b.nlm.sigma && a.nlm.strength == b.nlm.strength && a.nlm.chunk_size == b.nlm.chunk_size;
+      a.sigma == b.sigma && a.nlm.strength == b.nlm.strength && a.nlm.chunk_size == b.nlm.chunk_size;
 }
 
 /* ---- latency ----------------------------------------------------------------- */
@@ -565,6 +573,7 @@ ensure_denoiser (GstCudaDenoise * self)
   }
   if (!state->denoiser) {
     state->denoiser = cdn::FrameDenoiser::create (self->backend, settings);
+    state->denoiser->set_cancel_flag (self->cancel);
     state->generation = generation;
     GST_DEBUG_OBJECT (self, "created a %s denoiser", cdn::backend_name (state->denoiser->backend ()));
   } else if (state->generation != generation) {
@@ -610,6 +619,8 @@ guarded (GstCudaDenoise * self, const char *what, F && f)
   try {
     f ();
     return GST_FLOW_OK;
+  } catch (const cdn::Cancelled &) {
+    throw;                      /* not an error: the caller returns FLUSHING */
   } catch (const cdn::InvalidArgument & e) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s failed: %s", what, e.what ()), ("invalid frame or settings"));
   } catch (const cdn::Error & e) {
@@ -648,10 +659,16 @@ gst_cuda_denoise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuff
     return GST_FLOW_ERROR;
   }
 
-  GstFlowReturn ret = guarded (self, "denoising", [&] {
-    ensure_denoiser (self);
-    state->denoiser->process (in.view (), out.view ());
-  });
+  GstFlowReturn ret;
+  try {
+    ret = guarded (self, "denoising", [&] {
+      ensure_denoiser (self);
+      state->denoiser->process (in.view (), out.view ());
+    });
+  } catch (const cdn::Cancelled &) {
+    GST_DEBUG_OBJECT (self, "frame abandoned: flushing or stopping");
+    return GST_FLOW_FLUSHING;
+  }
   if (ret != GST_FLOW_OK)
     return ret;
   state->frames++;
@@ -976,6 +993,13 @@ gst_cuda_denoise_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
   switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      /* Out of band: the streaming thread may be inside a slow frame. */
+      self->cancel->store (true);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      self->cancel->store (false);
+      break;
     case GST_EVENT_EOS:
     case GST_EVENT_SEGMENT:
     case GST_EVENT_STREAM_START:
@@ -1022,12 +1046,26 @@ gst_cuda_denoise_query (GstBaseTransform * trans, GstPadDirection direction, Gst
 
 /* ---- class ------------------------------------------------------------------- */
 
+/* Stopping must not wait for a slow frame (bm3d): the frame in progress is
+ * abandoned before the pads are deactivated. */
+static GstStateChangeReturn
+gst_cuda_denoise_change_state (GstElement * element, GstStateChange transition)
+{
+  GstCudaDenoise *self = GST_CUDA_DENOISE (element);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    self->cancel->store (false);
+  else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    self->cancel->store (true);
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
 static void
 gst_cuda_denoise_finalize (GObject * object)
 {
   GstCudaDenoise *self = GST_CUDA_DENOISE (object);
   delete self->state;
   delete self->settings;
+  delete self->cancel;
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1084,6 +1122,7 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_denoise_transform);
   trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_cuda_denoise_submit_input_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_denoise_generate_output);
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_cuda_denoise_change_state);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_denoise_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_denoise_query);
   cdn_class->want_cuda = GST_DEBUG_FUNCPTR (gst_cuda_denoise_want_cuda);
@@ -1111,4 +1150,5 @@ gst_cuda_denoise_init (GstCudaDenoise * self)
   self->max_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
   self->qos_overridden = FALSE;
+  self->cancel = new std::atomic<bool> (false);
 }

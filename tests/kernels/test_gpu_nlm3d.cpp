@@ -92,7 +92,7 @@ DenoiseSettings nlm(int R, int Rt, int r, int chunk) {
   s.nlm.search_radius = R;
   s.nlm.temporal_radius = Rt;
   s.nlm.patch_radius = r;
-  s.nlm.sigma = 18;
+  s.sigma = 18;
   s.nlm.chunk_size = chunk;
   return s;
 }

@@ -126,7 +126,7 @@ DenoiseSettings small_nlm(int chunk) {
   s.mode = Mode::Nlm3d;
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 2;
-  s.nlm.sigma = 15;
+  s.sigma = 15;
   s.nlm.chunk_size = chunk;
   return s;
 }

@@ -79,7 +79,7 @@ void check_quality(Backend backend, int frames, int w, int h) {
   }
   DenoiseSettings temporal;
   temporal.mode = Mode::Nlm3d;
-  temporal.nlm.sigma = 20;
+  temporal.sigma = 20;
   DenoiseSettings spatial = temporal;
   spatial.nlm.temporal_radius = 0;
   DenoiseSettings hybrid;

@@ -85,10 +85,10 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
 TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
   GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
   ASSERT_NE(e, nullptr);
-  int groups[2] = {0, 0};
+  std::map<cdn::ParamGroup, int> groups;
   for (const cdn::ParamSpec& p : cdn::param_specs()) {
     GParamSpec* ps = g_object_class_find_property(G_OBJECT_GET_CLASS(e), p.name);
-    ++groups[p.group == cdn::ParamGroup::Nlm];
+    ++groups[p.group];
     ASSERT_NE(ps, nullptr) << p.name;
     // The table's help, then the modes the parameter applies to.
     const std::string blurb = g_param_spec_get_blurb(ps);
@@ -98,9 +98,9 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
       if (cdn::param_group_applies(p.group, m)) modes += std::string(modes.empty() ? "" : ", ") + cdn::mode_name(m);
     EXPECT_NE(blurb.find("Applies to mode"), std::string::npos) << blurb;
     EXPECT_NE(blurb.find(modes), std::string::npos) << blurb << " should name " << modes;
-    if (p.group == cdn::ParamGroup::Nlm) {
-      EXPECT_NE(blurb.find("next stream start"), std::string::npos) << blurb;
-    }
+    // Changes of a temporal mode's parameters wait for the next stream start.
+    EXPECT_EQ(blurb.find("next stream start") != std::string::npos, cdn::param_group_applies(p.group, cdn::Mode::Nlm3d))
+        << blurb;
     EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_PLAYING) << p.name;
     EXPECT_TRUE(ps->flags & GST_PARAM_DOC_SHOW_DEFAULT) << p.name;
     if (p.integer) {
@@ -125,8 +125,10 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     // The table's default is DenoiseSettings{}'s.
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
-  EXPECT_EQ(groups[0], 5) << "segment-length, max-length, tmax, t2max, thickness";
-  EXPECT_EQ(groups[1], 6) << "search-radius, temporal-radius, patch-radius, sigma, strength, chunk-size";
+  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 5) << "segment-length, max-length, tmax, t2max, thickness";
+  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, strength, chunk-size";
+  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 3) << "bm3d-step, bm3d-window, bm3d-phases";
+  EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
   gst_object_unref(e);
 }
 

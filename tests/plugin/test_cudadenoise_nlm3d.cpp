@@ -29,7 +29,7 @@ cdn::DenoiseSettings nlm_settings() {
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 2;
   s.nlm.chunk_size = 4;
-  s.nlm.sigma = 10;
+  s.sigma = 10;
   return s;
 }
 
@@ -278,7 +278,7 @@ TEST(Nlm3dElement, SigmaAutoEqualsStreamDenoiser) {
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
   std::vector<GstBuffer*> outs = pull_all(hs);
   cdn::DenoiseSettings s = nlm_settings();
-  s.nlm.sigma = 0;
+  s.sigma = 0;
   expect_equal_frames(outs, info, inputs.reference(s), "sigma auto");
   unref_all(outs);
   gst_harness_teardown(hs);

@@ -50,7 +50,7 @@ cdn::DenoiseSettings nlm_settings() {
   s.nlm.temporal_radius = 2;
   s.nlm.patch_radius = 1;
   s.nlm.chunk_size = 4;
-  s.nlm.sigma = 15;
+  s.sigma = 15;
   return s;
 }
 

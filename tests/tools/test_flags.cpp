@@ -198,7 +198,7 @@ TEST(ImageOptions, AllFlags) {
 }
 
 TEST(ImageOptions, BadCombinationsAreUsageErrors) {
-  EXPECT_THROW(image_options({"--mode", "bm3d"}), UsageError);
+  EXPECT_THROW(image_options({"--mode", "bm4d"}), UsageError);
   EXPECT_THROW(image_options({"--backend", "gpu"}), UsageError);
   EXPECT_THROW(image_options({"--planes", "chroma"}), UsageError);
   EXPECT_THROW(image_options({"--max-length", "24"}), UsageError);  // not a multiple of 5
@@ -224,10 +224,10 @@ TEST(ImageOptions, Nlm3dModeAndItsFlags) {
   EXPECT_EQ(o.settings.nlm.search_radius, 3);
   EXPECT_EQ(o.settings.nlm.temporal_radius, 0);
   EXPECT_EQ(o.settings.nlm.patch_radius, 2);
-  EXPECT_DOUBLE_EQ(o.settings.nlm.sigma, 0);
+  EXPECT_DOUBLE_EQ(o.settings.sigma, 0);
   EXPECT_DOUBLE_EQ(o.settings.nlm.strength, 0.7);
   EXPECT_EQ(o.settings.nlm.chunk_size, 1);
-  EXPECT_DOUBLE_EQ(image_options({"--mode", "nlm3d", "--sigma", "12.5"}).settings.nlm.sigma, 12.5);
+  EXPECT_DOUBLE_EQ(image_options({"--mode", "nlm3d", "--sigma", "12.5"}).settings.sigma, 12.5);
   EXPECT_THROW(image_options({"--mode", "nlm3d", "--search-radius", "0"}), UsageError);
 }
 
@@ -239,7 +239,7 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
     EXPECT_NE(u.find(cdn::mode_name(m)), std::string::npos) << cdn::mode_name(m);
   }
   std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
-  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm}) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d, cdn::ParamGroup::Noise}) {
     const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
     ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;
     headings.push_back({at, g});
