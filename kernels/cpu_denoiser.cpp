@@ -1,7 +1,10 @@
-// cpu_denoiser.cpp: FrameDenoiser over the CPU reference (pipd_reference.h).
+// cpu_denoiser.cpp: FrameDenoiser over the CPU references (pipd_reference.h,
+// bm3d_reference.h).
 #include "cpu_denoiser.h"
 
+#include "bm3d_reference.h"
 #include "error.h"
+#include "noise_estimate.h"
 #include "pipd_reference.h"
 #include "plane_copy.h"
 
@@ -26,6 +29,7 @@ class CpuDenoiser final : public FrameDenoiser {
     validate(s);
     if (is_temporal(s.mode)) throw InvalidArgument("a FrameDenoiser cannot switch to a temporal mode");
     settings_ = s;
+    sigma_.reset();
   }
 
   void process(const FrameView& in, const FrameView& out, void*) override {
@@ -37,12 +41,17 @@ class CpuDenoiser final : public FrameDenoiser {
       if (!plane_is_filtered(settings_.planes, p)) copy_host_plane(in, out, p);
     }
     const auto ic = components(in), oc = components(out);
-    for (int c = 0; c < filtered_components(in, settings_.planes); ++c)
-      pipd_reference(ic[c], oc[c], settings_.mode, settings_.pipd);
+    const int filtered = filtered_components(in, settings_.planes);
+    if (settings_.mode == Mode::Bm3d) {
+      bm3d::bm3d_reference(ic, oc, filtered, settings_.bm3d, sigma_.get(in, settings_.sigma), 0, cancel_);
+      return;
+    }
+    for (int c = 0; c < filtered; ++c) pipd_reference(ic[c], oc[c], settings_.mode, settings_.pipd);
   }
 
  private:
   DenoiseSettings settings_;
+  FirstFrameSigma sigma_;
 };
 
 }  // namespace

@@ -1,14 +1,17 @@
-// cuda_denoiser.cu: FrameDenoiser over the CUDA kernels (pipd_cuda.h).
+// cuda_denoiser.cu: FrameDenoiser over the CUDA kernels (pipd_cuda.h, bm3d_cuda.h).
 // Device frames are filtered where they are (zero-copy); host frames are staged
 // through two frames of a CudaFramePool (upload, filter, download).
 #include <cuda_runtime.h>
 
 #include <memory>
 
+#include "bm3d_cuda.h"
 #include "cpu_denoiser.h"
 #include "cuda_copy.h"
 #include "error.h"
 #include "frame_pool.h"
+#include "host_frame.h"
+#include "noise_estimate.h"
 #include "pipd_cuda.h"
 #include "plane_copy.h"
 
@@ -34,17 +37,21 @@ class CudaDenoiser final : public FrameDenoiser {
     validate(s);
     if (is_temporal(s.mode)) throw InvalidArgument("a FrameDenoiser cannot switch to a temporal mode");
     settings_ = s;
+    sigma_.reset();
   }
 
   void enqueue(const FrameView& in, const FrameView& out, void* stream_ptr) override {
     if (in.memory != MemoryKind::Device || out.memory != MemoryKind::Device) return process(in, out, stream_ptr);
     check_same_geometry(in, out);
-    filter_device(in, out, stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_);
+    cudaStream_t stream = stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_;
+    ensure_sigma(in, stream);
+    filter_device(in, out, stream);
   }
 
   void process(const FrameView& in, const FrameView& out, void* stream_ptr) override {
     check_same_geometry(in, out);
     cudaStream_t stream = stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_;
+    ensure_sigma(in, stream);
     if (in.memory == MemoryKind::Device && out.memory == MemoryKind::Device) {
       filter_device(in, out, stream);
     } else {
@@ -65,8 +72,26 @@ class CudaDenoiser final : public FrameDenoiser {
     for (int p = 0; p < fi.planes; ++p)
       if (!plane_is_filtered(settings_.planes, p)) copy_plane_async(in, out, p, stream);
     const auto ic = components(in), oc = components(out);
-    for (int c = 0; c < filtered_components(in, settings_.planes); ++c)
-      pipd_.run(ic[c], oc[c], settings_.mode, settings_.pipd, stream);
+    const int filtered = filtered_components(in, settings_.planes);
+    if (settings_.mode == Mode::Bm3d) {
+      bm3d_.run(ic, oc, filtered, settings_.bm3d, sigma_.get(in, settings_.sigma), stream, cancel_);
+      return;
+    }
+    for (int c = 0; c < filtered; ++c) pipd_.run(ic[c], oc[c], settings_.mode, settings_.pipd, stream);
+  }
+
+  // BM3D's noise level: given, or estimated once from the first frame (brought to
+  // the host for the estimator when it is a device frame).
+  void ensure_sigma(const FrameView& in, cudaStream_t stream) {
+    if (settings_.mode != Mode::Bm3d || sigma_.known(in.format)) return;
+    if (in.memory == MemoryKind::Host || settings_.sigma > 0) {
+      sigma_.get(in, settings_.sigma);
+      return;
+    }
+    HostFrame host(in.format, in.width, in.height);
+    copy_frame_async(in, host.view(), stream);
+    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+    sigma_.get(host.view(), settings_.sigma);
   }
 
   void ensure_staging(const FrameView& like) {
@@ -82,6 +107,8 @@ class CudaDenoiser final : public FrameDenoiser {
   DenoiseSettings settings_;
   cudaStream_t own_stream_ = nullptr;
   PipdCuda pipd_;
+  Bm3dCuda bm3d_;
+  FirstFrameSigma sigma_;
   std::unique_ptr<CudaFramePool> pool_;
   CudaFramePool::Handle staging_in_, staging_out_;
 };

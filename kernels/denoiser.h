@@ -5,6 +5,7 @@
 // The element and the tools only talk to this interface and to frame.h.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -45,6 +46,15 @@ class FrameDenoiser {
   // as the work is queued on `stream`: the caller synchronizes (or queues more
   // work behind it). On the CPU backend and for host frames it is process().
   virtual void enqueue(const FrameView& in, const FrameView& out, void* stream) { process(in, out, stream); }
+
+  // A flag that another thread may set to abandon the frame in progress: process()
+  // then throws Cancelled and the output frame is incomplete. The slow mode checks
+  // it often (bm3d: between rows of reference patches on the CPU, between batches
+  // and phases on the GPU); the others finish their frame. nullptr: none.
+  void set_cancel_flag(const std::atomic<bool>* flag) { cancel_ = flag; }
+
+ protected:
+  const std::atomic<bool>* cancel_ = nullptr;
 };
 
 }  // namespace cdn

@@ -22,6 +22,13 @@ class InvalidArgument : public Error {
   explicit InvalidArgument(const std::string& what) : Error(what) {}
 };
 
+// Thrown when a frame in progress is abandoned through its cancel flag
+// (FrameDenoiser::set_cancel_flag); the output frame is incomplete.
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error("cancelled") {}
+};
+
 [[noreturn]] void throw_cuda_error(int code, const char* call, const char* file, int line);
 
 }  // namespace cdn

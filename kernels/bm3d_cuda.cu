@@ -1,0 +1,644 @@
+// bm3d_cuda.cu: the BM3D kernels (bm3d_cuda.h). Step for step the computation of
+// bm3d_reference.cpp: same padded planes, reference grid, candidate order, group
+// selection, transforms and weights.
+#include "bm3d_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "bm3d_profile.h"
+#include "bm3d_reference.h"  // kaiser_window
+#include "bm3d_transforms.h"
+#include "error.h"
+
+namespace cdn {
+
+using namespace bm3d;
+
+namespace {
+
+constexpr int kTileX = 32;  // references per tile along x (one warp)
+constexpr int kTileY = 4;   // ... and along y
+constexpr int kTileRefs = kTileX * kTileY;
+constexpr int kDxBlock = 8;  // candidates along x evaluated together by a block-matching thread
+constexpr int kFilterWarps = 8;
+constexpr int kBatchTileRowsMaxRefs = 1 << 20;
+
+__constant__ float c_kaiser[kPatchArea];
+
+// A float plane on the device: padded size, row pitch in floats.
+struct DevPlane {
+  float* data = nullptr;
+  int width = 0, height = 0, pitch = 0;
+  int valid_width = 0, valid_height = 0;
+  __device__ float at(int x, int y) const { return data[static_cast<std::size_t>(y) * pitch + x]; }
+};
+
+// The pixel window a tile of references can touch: the origins of its search
+// windows plus a patch (bm3d_profile.h), clipped to the plane.
+struct TileArea {
+  int x0, y0, w, h;
+  __host__ __device__ TileArea(const RefGrid& g, int radius, int tile_i, int tile_j) {
+    const int i0 = tile_i * kTileX, j0 = tile_j * kTileY;
+    const int i1 = std::min(i0 + kTileX, g.nx) - 1, j1 = std::min(j0 + kTileY, g.ny) - 1;
+    x0 = std::max(0, g.x(i0) - radius);
+    y0 = std::max(0, g.y(j0) - radius);
+    w = std::min(g.last_x, g.x(i1) + radius) + kPatch - x0;
+    h = std::min(g.last_y, g.y(j1) + radius) + kPatch - y0;
+  }
+  // Upper bounds over all tiles, for shared-memory sizes.
+  static __host__ int max_w(int step, int radius) { return (kTileX - 1) * step + 2 * radius + kPatch; }
+  static __host__ int max_h(int step, int radius) { return (kTileY - 1) * step + 2 * radius + kPatch; }
+};
+
+// ---------------------------------------------------------------- planes
+
+__global__ void load_plane_kernel(PlaneView in, DevPlane out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  out.data[static_cast<std::size_t>(y) * out.pitch + x] =
+      static_cast<float>(in.get(clamp_coord(x, in.width), clamp_coord(y, in.height)));
+}
+
+// resample_guide of bm3d_reference.cpp, then padded like pad_values.
+__global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
+  const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+  if (px >= out.width || py >= out.height) return;
+  const int x = clamp_coord(px, out.valid_width), y = clamp_coord(py, out.valid_height);
+  const int lw = luma.valid_width, lh = luma.valid_height;
+  const int fx = lw > out.valid_width ? 2 : 1, fy = lh > out.valid_height ? 2 : 1;
+  const int x0 = clamp_coord(fx * x, lw), x1 = clamp_coord(fx * x + fx - 1, lw);
+  const int y0 = clamp_coord(fy * y, lh), y1 = clamp_coord(fy * y + fy - 1, lh);
+  const float sum = __fadd_rn(__fadd_rn(luma.at(x0, y0), luma.at(x1, y0)), __fadd_rn(luma.at(x0, y1), luma.at(x1, y1)));
+  out.data[static_cast<std::size_t>(py) * out.pitch + px] = sum * 0.25f;
+}
+
+// num / den of the accumulators: the estimate in float (basic) and/or rounded
+// into `out` (final). Without accumulators, `copy`'s values are rounded into `out`.
+__global__ void divide_kernel(const float2* acc, const float* copy, int pitch, DevPlane estimate, PlaneView out,
+                              int write_out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= estimate.width || y >= estimate.height) return;
+  const std::size_t at = static_cast<std::size_t>(y) * pitch + x;
+  float v;
+  if (acc) {
+    const float2 nd = acc[at];
+    v = nd.x / nd.y;
+  } else {
+    v = copy[at];
+  }
+  if (estimate.data) estimate.data[static_cast<std::size_t>(y) * estimate.pitch + x] = v;
+  if (write_out && x < out.width && y < out.height) {
+    const float r = floorf(v + 0.5f);
+    const int top = out.max_value();
+    out.set(x, y, r < 0.f ? 0 : (r > top ? top : static_cast<int>(r)));
+  }
+}
+
+// ---------------------------------------------------------------- block matching
+
+struct MatchArgs {
+  DevPlane guide;
+  RefGrid grid;
+  int radius, side;
+  float tau;
+  int first_tile_row;       // of this batch
+  std::uint16_t* lists;     // [batch reference][max group]
+  std::uint8_t* counts;     // [batch reference]
+};
+
+// One thread per reference patch (tile of 32 x 4 references per block). The
+// tile's search area is staged in shared memory (plus kDxBlock - 1 spare
+// columns); each thread keeps its reference patch in registers and walks its
+// window row by row, kDxBlock candidates at a time (one row of the area read
+// per patch row feeds kDxBlock distance sums). Candidates that pass tau enter
+// the thread's sorted list (shared memory, one column per thread), which keeps
+// the smallest (distance, scan index) pairs: the scan visits indices in
+// increasing order and equal distances never displace an earlier entry.
+// Warp lanes are references along x: with an odd step their area reads fall in
+// distinct banks.
+template <int K>
+__global__ void __launch_bounds__(kTileRefs) block_match_kernel(MatchArgs a) {
+  extern __shared__ float smem[];
+  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
+  const TileArea area(a.grid, a.radius, tile_i, tile_j);
+  const int aw = area.w + kDxBlock - 1;  // spare columns: the last block of candidates may overhang
+  float* sa = smem;
+  float* list_d = sa + aw * area.h;
+  std::uint16_t* list_i = reinterpret_cast<std::uint16_t*>(list_d + (K - 1) * kTileRefs);
+  const int t = threadIdx.y * kTileX + threadIdx.x;
+
+  // Thread mapping: all threads stage the area linearly.
+  for (int k = t; k < aw * area.h; k += kTileRefs) {
+    const int ax = k % aw, ay = k / aw;
+    sa[k] = ax < area.w ? a.guide.at(area.x0 + ax, area.y0 + ay) : 0.f;
+  }
+  __syncthreads();
+
+  // From here: one thread per reference.
+  const int i = tile_i * kTileX + threadIdx.x, j = tile_j * kTileY + threadIdx.y;
+  if (i >= a.grid.nx || j >= a.grid.ny) return;
+  const int rx = a.grid.x(i), ry = a.grid.y(j), R = a.radius;
+  float ref[kPatchArea];
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q) ref[q] = sa[(ry - area.y0 + q / kPatch) * aw + rx - area.x0 + q % kPatch];
+
+  int count = 0;
+  float worst = 3.0e38f;  // distance of the last entry once the list is full
+  const int dx_lo = max(-R, -rx), dx_hi = min(R, a.grid.last_x - rx);
+  const int dy_lo = max(-R, -ry), dy_hi = min(R, a.grid.last_y - ry);
+  for (int dy = dy_lo; dy <= dy_hi; ++dy) {
+    const float* rows = sa + (ry + dy - area.y0) * aw - area.x0 + rx;
+    for (int dxb = dx_lo; dxb <= dx_hi; dxb += kDxBlock) {
+      float acc[kDxBlock];
+#pragma unroll
+      for (int q = 0; q < kDxBlock; ++q) acc[q] = 0.f;
+#pragma unroll
+      for (int pj = 0; pj < kPatch; ++pj) {
+        float v[kDxBlock + kPatch - 1];
+#pragma unroll
+        for (int m = 0; m < kDxBlock + kPatch - 1; ++m) v[m] = rows[pj * aw + dxb + m];
+#pragma unroll
+        for (int q = 0; q < kDxBlock; ++q)
+#pragma unroll
+          for (int pi = 0; pi < kPatch; ++pi) {
+            const float d = ref[pj * kPatch + pi] - v[q + pi];
+            acc[q] = fmaf(d, d, acc[q]);
+          }
+      }
+#pragma unroll
+      for (int q = 0; q < kDxBlock; ++q) {
+        const int dx = dxb + q;
+        const float d = acc[q];
+        if (dx > dx_hi || d > a.tau || (dx == 0 && dy == 0)) continue;
+        if (count == K - 1 && !(d < worst)) continue;
+        const int idx = (dy + R) * a.side + dx + R;
+        int e = count < K - 1 ? count++ : K - 2;
+        while (e > 0 && list_d[(e - 1) * kTileRefs + t] > d) {
+          list_d[e * kTileRefs + t] = list_d[(e - 1) * kTileRefs + t];
+          list_i[e * kTileRefs + t] = list_i[(e - 1) * kTileRefs + t];
+          --e;
+        }
+        list_d[e * kTileRefs + t] = d;
+        list_i[e * kTileRefs + t] = static_cast<std::uint16_t>(idx);
+        if (count == K - 1) worst = list_d[(K - 2) * kTileRefs + t];
+      }
+    }
+  }
+  const int n = floor_pow2(min(1 + count, K));
+  const std::size_t slot = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
+  std::uint16_t* out = a.lists + slot * K;
+  out[0] = static_cast<std::uint16_t>(R * a.side + R);
+  for (int k = 1; k < n; ++k) out[k] = list_i[(k - 1) * kTileRefs + t];
+  a.counts[slot] = static_cast<std::uint8_t>(n);
+}
+
+// ---------------------------------------------------------------- filtering
+
+struct FilterArgs {
+  DevPlane noisy, basic;  // basic: the Wiener phase only
+  RefGrid grid;
+  int radius, side;
+  float sigma;
+  int first_tile_row;
+  const std::uint16_t* lists;
+  const std::uint8_t* counts;
+  float2* acc;  // the frame's accumulators (numerator, denominator), pitch noisy.pitch
+  int window_floats;  // pixels of the largest aggregation window (kAggregateShared)
+};
+
+// Adds (num, den) to the frame's accumulators: one vector reduction on sm_90,
+// two scalar ones before.
+__device__ __forceinline__ void add_global(float2* cell, float num, float den) {
+#if __CUDA_ARCH__ >= 900
+  atomicAdd(cell, make_float2(num, den));
+#else
+  atomicAdd(&cell->x, num);
+  atomicAdd(&cell->y, den);
+#endif
+}
+
+// Where a block aggregates its filtered patches: a shared-memory window of the
+// tile (float atomics there, one global addition per pixel of the window at the
+// end) or straight into the frame's accumulators.
+enum Aggregation { kAggregateShared, kAggregateGlobal };
+
+// Walsh-Hadamard transform across the n lanes of a group (lanes base .. base+n-1
+// of a K-aligned block, n a power of 2), the butterflies of wht_inplace.
+template <int K>
+__device__ __forceinline__ void wht_lanes(float (&v)[kPatchArea], int lane_in_group, int n) {
+  // Every lane runs the stages of the warp's largest group (the shuffles need the
+  // whole warp); a lane applies those of its own group. The stages stay a loop:
+  // unrolled, the three transforms of the Wiener kernel alone would overflow the
+  // instruction cache.
+  int stages_n = n;
+#pragma unroll
+  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
+#pragma unroll 1
+  for (int h = 1; h < stages_n; h <<= 1) {
+    const bool active = h < n;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float p = __shfl_xor_sync(0xffffffffu, v[q], h);
+      if (active) v[q] = (lane_in_group & h) ? p - v[q] : v[q] + p;
+    }
+  }
+  const float scale = 1.0f / sqrtf(static_cast<float>(n));
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q) v[q] *= scale;
+}
+
+// Sum over the n lanes of the group.
+template <int K>
+__device__ __forceinline__ float group_sum(float x, int n) {
+#pragma unroll
+  for (int h = 1; h < K; h <<= 1) {
+    const float p = __shfl_xor_sync(0xffffffffu, x, h);
+    if (h < n) x += p;
+  }
+  return x;
+}
+
+__device__ __forceinline__ void load_patch(const DevPlane& p, int x, int y, float (&v)[kPatchArea]) {
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q) v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
+}
+
+// A block filters the groups of one tile of references: K lanes per group (32 / K
+// groups per warp at a time). Thread mapping: lane k of a group holds patch k's
+// 64 values in registers through the whole 3D transform. The filtered patches
+// are aggregated (Aggregation) with atomics: neighbouring tiles' windows overlap.
+template <bool kWiener, int K, int kAgg>
+__global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs a) {
+  extern __shared__ float smem[];
+  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
+  const TileArea area(a.grid, a.radius, tile_i, tile_j);
+  constexpr bool kShared = kAgg == kAggregateShared;
+  // Shared memory: the aggregation window (kShared), then the Wiener coefficients.
+  const int wiener_offset = kShared ? 2 * a.window_floats : 0;
+  float2* acc = reinterpret_cast<float2*>(smem);
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  if (kShared) {
+    for (int k = t; k < area.w * area.h; k += blockDim.x) acc[k] = make_float2(0.f, 0.f);
+    __syncthreads();
+  }
+  constexpr int kGroupsPerWarp = 32 / K;
+  const int lane_in_group = lane % K, slot = lane / K;
+  for (int g0 = warp * kGroupsPerWarp; g0 < kTileRefs; g0 += kFilterWarps * kGroupsPerWarp) {
+    const int g = g0 + slot;  // the same for the K lanes of a group
+    const int i = tile_i * kTileX + g % kTileX, j = tile_j * kTileY + g / kTileX;
+    const bool valid = i < a.grid.nx && j < a.grid.ny;
+    const std::size_t ref = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
+    const int n = valid ? a.counts[ref] : 1;
+    const bool mine = valid && lane_in_group < n;
+    int px = 0, py = 0;
+    if (mine) {
+      const int idx = a.lists[ref * K + lane_in_group];
+      px = a.grid.x(i) + idx % a.side - a.radius;
+      py = a.grid.y(j) + idx / a.side - a.radius;
+    }
+    float v[kPatchArea];
+    float weight;
+    if (!kWiener) {
+      if (mine) {
+        load_patch(a.noisy, px, py, v);
+        dct8x8_forward(v);
+      } else {
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+      }
+      wht_lanes<K>(v, lane_in_group, n);
+      const float threshold = kLambda3d * a.sigma;
+      float kept = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        if (fabsf(v[q]) <= threshold)
+          v[q] = 0.f;
+        else
+          kept += 1.f;
+      }
+      if (!mine) kept = 0.f;
+      kept = group_sum<K>(kept, n);
+      weight = kept > 0.f ? 1.0f / kept : 1.0f;
+    } else {
+      // The Wiener coefficients of the basic group first, staged in shared memory
+      // ([coefficient][lane], one 64 x 32 slab per warp), then the noisy group.
+      float* coef = reinterpret_cast<float*>(smem) + wiener_offset + warp * kPatchArea * 32;
+      if (mine) {
+        load_patch(a.basic, px, py, v);
+        dct8x8_forward(v);
+      } else {
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+      }
+      wht_lanes<K>(v, lane_in_group, n);
+      const float s2 = a.sigma * a.sigma;
+      float norm2 = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        const float b2 = v[q] * v[q];
+        const float w = b2 / (b2 + s2);
+        coef[q * 32 + lane] = w;
+        norm2 = fmaf(w, w, norm2);
+      }
+      if (!mine) norm2 = 0.f;
+      norm2 = group_sum<K>(norm2, n);
+      weight = norm2 > 0.f ? 1.0f / norm2 : 1.0f;
+      if (mine) {
+        load_patch(a.noisy, px, py, v);
+        dct8x8_forward(v);
+      } else {
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+      }
+      wht_lanes<K>(v, lane_in_group, n);
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
+    }
+    wht_lanes<K>(v, lane_in_group, n);
+    if (!mine) continue;
+    dct8x8_inverse(v);
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float wk = weight * c_kaiser[q];
+      const int x = px + q % kPatch, y = py + q / kPatch;
+      if (kShared) {
+        float2* cell = acc + (y - area.y0) * area.w + (x - area.x0);
+        atomicAdd(&cell->x, wk * v[q]);
+        atomicAdd(&cell->y, wk);
+      } else {
+        add_global(a.acc + static_cast<std::size_t>(y) * a.noisy.pitch + x, wk * v[q], wk);
+      }
+    }
+  }
+  if (kShared) {
+    __syncthreads();
+    // Thread mapping: all threads walk the window linearly.
+    for (int k = t; k < area.w * area.h; k += blockDim.x) {
+      const float2 c = acc[k];
+      if (c.y == 0.f) continue;
+      const std::size_t at = static_cast<std::size_t>(area.y0 + k / area.w) * a.noisy.pitch + area.x0 + k % area.w;
+      add_global(a.acc + at, c.x, c.y);
+    }
+  }
+}
+
+// Tile rows per batch: at most max_refs references (at least one row).
+int batch_tile_rows(const RefGrid& g, int max_refs) {
+  const int tiles_x = (g.nx + kTileX - 1) / kTileX, tiles_y = (g.ny + kTileY - 1) / kTileY;
+  return std::max(1, std::min(tiles_y, max_refs / (tiles_x * kTileRefs)));
+}
+
+dim3 plane_grid(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
+
+int max_shared_optin() {
+  int device = 0, bytes = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <typename Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+}  // namespace
+
+int Bm3dCuda::default_batch_references() { return kBatchTileRowsMaxRefs; }
+
+Bm3dCuda::~Bm3dCuda() {
+  for (void* b : buffers_)
+    if (b) cudaFree(b);  // nothing to report to from a destructor
+}
+
+void* Bm3dCuda::reserve(int slot, std::size_t bytes) {
+  if (static_cast<int>(buffers_.size()) <= slot) {
+    buffers_.resize(slot + 1, nullptr);
+    sizes_.resize(slot + 1, 0);
+  }
+  if (sizes_[slot] < bytes) {
+    if (buffers_[slot]) {
+      CDN_CUDA_CHECK(cudaFree(buffers_[slot]));
+      bytes_ -= sizes_[slot];
+      buffers_[slot] = nullptr;
+      sizes_[slot] = 0;
+    }
+    CDN_CUDA_CHECK(cudaMalloc(&buffers_[slot], bytes));
+    sizes_[slot] = bytes;
+    bytes_ += bytes;
+  }
+  return buffers_[slot];
+}
+
+namespace {
+
+// Events around the stages of run(), when timing is on.
+class StageTimer {
+ public:
+  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) {}
+  ~StageTimer() {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+  void mark(int stage) {
+    if (!on_) return;
+    cudaEvent_t e;
+    CDN_CUDA_CHECK(cudaEventCreate(&e));
+    CDN_CUDA_CHECK(cudaEventRecord(e, s_));
+    events_.push_back(e);
+    stages_.push_back(stage);
+  }
+  // Milliseconds between consecutive marks, summed by the stage of the later mark.
+  Bm3dCuda::Timing result() {
+    Bm3dCuda::Timing t;
+    if (!on_ || events_.empty()) return t;
+    CDN_CUDA_CHECK(cudaEventSynchronize(events_.back()));
+    for (std::size_t k = 1; k < events_.size(); ++k) {
+      float ms = 0;
+      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
+      (stages_[k] == 0 ? t.block_matching : stages_[k] == 1 ? t.filtering : t.other) += ms;
+    }
+    return t;
+  }
+
+ private:
+  bool on_;
+  cudaStream_t s_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<int> stages_;
+};
+
+enum Stage { kMatch = 0, kFilter = 1, kOther = 2 };
+
+}  // namespace
+
+void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered,
+                   const Bm3dParams& params, const std::vector<double>& sigma, void* stream_ptr,
+                   const std::atomic<bool>* cancel) {
+  if (filtered <= 0) return;
+  if (static_cast<int>(sigma.size()) < filtered || static_cast<int>(in.size()) < filtered ||
+      static_cast<int>(out.size()) < filtered)
+    throw InvalidArgument("bm3d: a plane and a sigma for every filtered component are needed");
+  const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  StageTimer timer(timing_, stream);
+  timer.mark(kOther);
+
+  const auto kaiser = kaiser_window();
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_kaiser, kaiser.data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+
+  // Planes: noisy and basic estimate per component, one pair of accumulators per
+  // component, the guide of the chroma size; slots of reserve().
+  auto make_plane = [&](int slot, int vw, int vh) {
+    DevPlane p;
+    p.valid_width = vw;
+    p.valid_height = vh;
+    p.width = std::max(vw, kPatch);
+    p.height = std::max(vh, kPatch);
+    p.pitch = (p.width + 31) / 32 * 32;
+    p.data = static_cast<float*>(reserve(slot, sizeof(float) * p.pitch * p.height));
+    return p;
+  };
+  std::vector<DevPlane> noisy(filtered), basic(filtered);
+  std::vector<float2*> acc(filtered);
+  for (int c = 0; c < filtered; ++c) {
+    noisy[c] = make_plane(4 * c, in[c].width, in[c].height);
+    basic[c] = make_plane(4 * c + 1, in[c].width, in[c].height);
+    acc[c] = reinterpret_cast<float2*>(reserve(4 * c + 2, sizeof(float2) * noisy[c].pitch * noisy[c].height));
+    load_plane_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(in[c], noisy[c]);
+    CDN_CHECK_LAUNCH("bm3d load_plane_kernel");
+  }
+  const int depth = in[0].bit_depth;
+  const int shared_limit = max_shared_optin();
+  // Group lists of one batch, sized for the largest grid (luma's) and group (Wiener's).
+  const RefGrid luma_grid(noisy[0].width, noisy[0].height, params.step);
+  const std::size_t list_refs = static_cast<std::size_t>(batch_tile_rows(luma_grid, batch_refs_)) * kTileY * luma_grid.nx;
+  auto* lists = static_cast<std::uint16_t*>(reserve(4 * filtered + 2, list_refs * kMaxGroupWiener * sizeof(std::uint16_t)));
+  auto* counts = static_cast<std::uint8_t*>(reserve(4 * filtered + 3, list_refs));
+
+  // Components by size, as in bm3d_estimates.
+  std::vector<std::vector<int>> by_size;
+  for (int c = 0; c < filtered; ++c) {
+    if (sigma[c] <= 0) continue;
+    auto same = std::find_if(by_size.begin(), by_size.end(), [&](const std::vector<int>& s) {
+      return in[s[0]].width == in[c].width && in[s[0]].height == in[c].height;
+    });
+    if (same == by_size.end())
+      by_size.push_back({c});
+    else
+      same->push_back(c);
+  }
+
+  for (int phase = 0; phase < params.phases; ++phase) {
+    const bool wiener = phase == 1;
+    const PhaseProfile pp = phase_profile(params, wiener, depth);
+    const int K = pp.max_group;
+    for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
+      const std::vector<int>& comps = by_size[gi];
+      const DevPlane& luma = wiener && sigma[0] > 0 ? basic[0] : noisy[0];
+      DevPlane guide = luma;
+      if (in[comps[0]].width != in[0].width || in[comps[0]].height != in[0].height) {
+        guide = make_plane(4 * filtered + static_cast<int>(gi), in[comps[0]].width, in[comps[0]].height);
+        resample_guide_kernel<<<plane_grid(guide.width, guide.height), dim3(32, 8), 0, stream>>>(luma, guide);
+        CDN_CHECK_LAUNCH("bm3d resample_guide_kernel");
+      }
+      const RefGrid grid(guide.width, guide.height, pp.step);
+      for (int c : comps)
+        CDN_CUDA_CHECK(cudaMemsetAsync(acc[c], 0, sizeof(float2) * noisy[c].pitch * noisy[c].height, stream));
+      const int tiles_x = (grid.nx + kTileX - 1) / kTileX, tiles_y = (grid.ny + kTileY - 1) / kTileY;
+      const int batch_rows = batch_tile_rows(grid, batch_refs_);
+
+      const int area_w = TileArea::max_w(pp.step, pp.radius), area_h = TileArea::max_h(pp.step, pp.radius);
+      const std::size_t match_shared = sizeof(float) * (area_w + kDxBlock - 1) * area_h +
+                                       (sizeof(float) + sizeof(std::uint16_t)) * (K - 1) * kTileRefs;
+      if (match_shared > static_cast<std::size_t>(shared_limit))
+        throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match_shared) +
+                              " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
+      const std::size_t window_bytes = sizeof(float2) * area_w * area_h;
+      const std::size_t coef_bytes = wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0;
+      const bool shared_acc =
+          aggregate_in_shared_ && window_bytes + coef_bytes <= static_cast<std::size_t>(shared_limit);
+      const std::size_t filter_shared = (shared_acc ? window_bytes : 0) + coef_bytes;
+      if (filter_shared > static_cast<std::size_t>(shared_limit))
+        throw Error("bm3d: the Wiener filter needs " + std::to_string(filter_shared) +
+                    " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
+
+      MatchArgs ma;
+      ma.guide = guide;
+      ma.grid = grid;
+      ma.radius = pp.radius;
+      ma.side = pp.side();
+      ma.tau = pp.tau_ssd;
+      ma.lists = lists;
+      ma.counts = counts;
+      FilterArgs fa;
+      fa.grid = grid;
+      fa.radius = pp.radius;
+      fa.side = pp.side();
+      fa.lists = lists;
+      fa.counts = counts;
+      fa.window_floats = area_w * area_h;
+      for (int row0 = 0; row0 < tiles_y; row0 += batch_rows) {
+        if (cancel && cancel->load()) throw Cancelled();
+        const dim3 tiles(tiles_x, std::min(batch_rows, tiles_y - row0));
+        ma.first_tile_row = row0;
+        timer.mark(kOther);
+        if (K == kMaxGroupHard) {
+          allow_shared(block_match_kernel<kMaxGroupHard>, match_shared);
+          block_match_kernel<kMaxGroupHard><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+        } else {
+          allow_shared(block_match_kernel<kMaxGroupWiener>, match_shared);
+          block_match_kernel<kMaxGroupWiener><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+        }
+        CDN_CHECK_LAUNCH("bm3d block_match_kernel");
+        timer.mark(kMatch);
+        for (int c : comps) {
+          fa.noisy = noisy[c];
+          fa.basic = basic[c];
+          fa.sigma = static_cast<float>(sigma[c]);
+          fa.first_tile_row = row0;
+          fa.acc = acc[c];
+          const std::size_t smem = filter_shared;
+          auto launch = [&](auto kernel) {
+            if (smem) allow_shared(kernel, smem);
+            kernel<<<tiles, kFilterWarps * 32, smem, stream>>>(fa);
+          };
+          if (!wiener)
+            shared_acc ? launch(filter_kernel<false, kMaxGroupHard, kAggregateShared>)
+                       : launch(filter_kernel<false, kMaxGroupHard, kAggregateGlobal>);
+          else
+            shared_acc ? launch(filter_kernel<true, kMaxGroupWiener, kAggregateShared>)
+                       : launch(filter_kernel<true, kMaxGroupWiener, kAggregateGlobal>);
+          CDN_CHECK_LAUNCH("bm3d filter_kernel");
+        }
+        timer.mark(kFilter);
+      }
+      const bool last_phase = phase + 1 == params.phases;
+      for (int c : comps) {
+        // Phase 1 keeps the basic estimate in float; the last phase writes the output.
+        DevPlane estimate = wiener ? DevPlane{} : basic[c];
+        estimate.width = noisy[c].width;
+        estimate.height = noisy[c].height;
+        divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(
+            acc[c], nullptr, noisy[c].pitch, estimate, out[c], last_phase ? 1 : 0);
+        CDN_CHECK_LAUNCH("bm3d divide_kernel");
+      }
+    }
+  }
+  // Components with sigma 0 are copied as they are (through the same rounding path).
+  for (int c = 0; c < filtered; ++c) {
+    if (sigma[c] > 0) continue;
+    DevPlane none;
+    none.width = noisy[c].width;
+    none.height = noisy[c].height;
+    divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(
+        nullptr, noisy[c].data, noisy[c].pitch, none, out[c], 1);
+    CDN_CHECK_LAUNCH("bm3d divide_kernel (copy)");
+  }
+  timer.mark(kOther);
+  last_ = timer.result();
+}
+
+}  // namespace cdn

@@ -1,0 +1,69 @@
+// bm3d_cuda.h: two-phase BM3D on the GPU (bm3d-gpu-honzatko-krulis-2017,
+// section 5), the algorithm of bm3d_reference.h with the same geometry, groups,
+// transforms and weights; it differs from the reference only by float rounding
+// (fused multiply-adds, float aggregation), see docs/BM3D.md.
+//
+// Per phase and component size: a block-matching kernel (one thread per
+// reference patch, a tile of 32 x 4 references per block with their search area
+// in shared memory, privatized sorted top-N lists as in section 5.1), then per
+// component a filtering kernel (one lane per patch: the 2D DCT in registers, the
+// Walsh-Hadamard transform across the group by warp shuffles, hard threshold or
+// Wiener coefficients, the inverse, and aggregation into a shared-memory window
+// of the tile that is added to the frame's numerator and denominator at the end)
+// and a kernel that divides. References are processed in batches of tile rows,
+// so the group lists take a fixed amount of memory whatever the frame size.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <vector>
+
+#include "plane.h"
+#include "settings.h"
+
+namespace cdn {
+
+class Bm3dCuda {
+ public:
+  Bm3dCuda() = default;
+  ~Bm3dCuda();
+  Bm3dCuda(const Bm3dCuda&) = delete;
+  Bm3dCuda& operator=(const Bm3dCuda&) = delete;
+
+  // Filters the device components [0, filtered) of `in` into `out` (same sizes,
+  // distinct memory; component 0 is luma) on `stream` (a cudaStream_t). sigma:
+  // per component, in its code values (0: the component is copied). Asynchronous.
+  // When `cancel` becomes true no further batch is queued and Cancelled is thrown.
+  void run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered, const Bm3dParams& params,
+           const std::vector<double>& sigma, void* stream, const std::atomic<bool>* cancel = nullptr);
+
+  // Device memory held (grows to the largest frame seen, then reused).
+  std::size_t device_bytes() const { return bytes_; }
+  // References whose group lists one batch holds (at least one row of tiles);
+  // smaller batches take less memory and give the same result.
+  static int default_batch_references();
+  void set_batch_references(int n) { batch_refs_ = n; }
+  // Aggregation through a shared-memory window per tile (when it fits) or straight
+  // into the frame's accumulators; the same result up to float rounding.
+  void set_shared_aggregation(bool on) { aggregate_in_shared_ = on; }
+
+  // Timings of the last run() (milliseconds, CUDA events), when enabled.
+  struct Timing {
+    double block_matching = 0, filtering = 0, other = 0;
+  };
+  void enable_timing(bool on) { timing_ = on; }
+  Timing last_timing() const { return last_; }
+
+ private:
+  void* reserve(int slot, std::size_t bytes);
+
+  std::vector<void*> buffers_;
+  std::vector<std::size_t> sizes_;
+  std::size_t bytes_ = 0;
+  int batch_refs_ = default_batch_references();
+  bool aggregate_in_shared_ = false;
+  bool timing_ = false;
+  Timing last_;
+};
+
+}  // namespace cdn

@@ -1,0 +1,437 @@
+// test_bm3d.cpp: the pieces of the BM3D reference against their definitions
+// (transforms, Kaiser window, block matching against a brute-force search,
+// group filtering and its weights, geometry) and the whole filter on hand-made
+// and odd-sized inputs, 8-, 10- and 16-bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "bm3d_profile.h"
+#include "bm3d_reference.h"
+#include "bm3d_transforms.h"
+#include "denoiser.h"
+#include "host_frame.h"
+#include "metrics.h"
+#include "noise.h"
+#include "noise_estimate.h"
+#include "test_support.h"
+
+namespace cdn::bm3d {
+namespace {
+
+using test::HostPlane;
+
+// The bytes of memory plane p of a host frame, row by row (padding left out).
+std::vector<std::uint8_t> plane_bytes(const HostFrame& f, int p) {
+  const FrameView& v = f.view();
+  std::vector<std::uint8_t> b;
+  const auto* base = static_cast<const std::uint8_t*>(v.data[p]);
+  for (int y = 0; y < plane_height(v.format, v.height, p); ++y)
+    b.insert(b.end(), base + y * v.pitch[p], base + y * v.pitch[p] + plane_row_bytes(v.format, v.width, p));
+  return b;
+}
+
+std::vector<float> random_values(int n, unsigned seed, float lo = -200, float hi = 200) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+TEST(Bm3dTransforms, FastDctEqualsTheFormula) {
+  for (unsigned seed = 1; seed <= 50; ++seed) {
+    const std::vector<float> x = random_values(8, seed);
+    double in[8], want[8];
+    for (int n = 0; n < 8; ++n) in[n] = x[n];
+    dct8_direct(in, want);
+    std::vector<float> got = x;
+    dct8_forward(got.data(), 1);
+    for (int k = 0; k < 8; ++k) EXPECT_NEAR(got[k], want[k], 1e-3) << "k " << k << " seed " << seed;
+  }
+}
+
+TEST(Bm3dTransforms, DctMatrixIsOrthonormal) {
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b) {
+      double dot = 0;
+      for (int n = 0; n < 8; ++n) dot += dct8_coefficient(a, n) * dct8_coefficient(b, n);
+      EXPECT_NEAR(dot, a == b ? 1.0 : 0.0, 1e-12);
+    }
+}
+
+TEST(Bm3dTransforms, InverseAfterForwardIsIdentity) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    const std::vector<float> x = random_values(64, seed);
+    std::vector<float> y = x;
+    dct8x8_forward(y.data());
+    // Orthonormal: energy is kept.
+    double ex = 0, ey = 0;
+    for (int i = 0; i < 64; ++i) {
+      ex += double(x[i]) * x[i];
+      ey += double(y[i]) * y[i];
+    }
+    EXPECT_NEAR(ey / ex, 1.0, 1e-5);
+    dct8x8_inverse(y.data());
+    for (int i = 0; i < 64; ++i) EXPECT_NEAR(y[i], x[i], 1e-3);
+  }
+}
+
+TEST(Bm3dTransforms, WalshHadamardEqualsTheFormulaAndIsItsOwnInverse) {
+  for (int n = 1; n <= 32; n *= 2) {
+    const std::vector<float> x = random_values(n, 100 + n);
+    std::vector<float> y = x;
+    wht_inplace(y.data(), n, 1);
+    for (int k = 0; k < n; ++k) {
+      double want = 0;
+      for (int i = 0; i < n; ++i) want += (__builtin_popcount(i & k) % 2 ? -1.0 : 1.0) * x[i];
+      want /= std::sqrt(double(n));
+      EXPECT_NEAR(y[k], want, 1e-3) << "n " << n << " k " << k;
+    }
+    wht_inplace(y.data(), n, 1);
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(y[i], x[i], 1e-3);
+  }
+}
+
+TEST(Bm3dTransforms, GroupTransformRoundTrips) {
+  for (int n : {1, 2, 4, 16, 32}) {
+    const std::vector<float> x = random_values(n * 64, 7 + n, 0, 255);
+    std::vector<float> y = x;
+    transform_group(y.data(), n);
+    inverse_transform_group(y.data(), n);
+    for (int i = 0; i < n * 64; ++i) ASSERT_NEAR(y[i], x[i], 2e-3) << "n " << n;
+  }
+}
+
+TEST(Bm3dTransforms, KaiserWindowIsTheBesselFormula) {
+  for (int n = 0; n < 8; ++n) {
+    const double r = 2.0 * n / 7.0 - 1.0;
+    const double want = std::cyl_bessel_i(0.0, 2.0 * std::sqrt(1 - r * r)) / std::cyl_bessel_i(0.0, 2.0);
+    EXPECT_NEAR(kaiser8(n, 2.0), want, 1e-12);
+    EXPECT_DOUBLE_EQ(kaiser8(n, 2.0), kaiser8(7 - n, 2.0));
+  }
+  const auto k = kaiser_window();
+  EXPECT_NEAR(k[0], kaiser8(0, 2.0) * kaiser8(0, 2.0), 1e-7);
+  EXPECT_GT(k[0], 0.f);  // every pixel of a patch takes part in the aggregation
+}
+
+TEST(Bm3dGeometry, ReferenceGridCoversTheBorders) {
+  for (auto [w, step] : {std::pair{8, 3}, {9, 3}, {20, 3}, {21, 3}, {512, 3}, {1920, 3}, {1920, 8}, {13, 1}}) {
+    const RefGrid g(w, 8, step);
+    EXPECT_EQ(g.x(0), 0);
+    EXPECT_EQ(g.x(g.nx - 1), w - kPatch) << w << " step " << step;
+    for (int i = 1; i < g.nx; ++i) {
+      EXPECT_GT(g.x(i), g.x(i - 1));
+      EXPECT_LE(g.x(i) - g.x(i - 1), step);
+    }
+  }
+  EXPECT_EQ(floor_pow2(1), 1);
+  EXPECT_EQ(floor_pow2(15), 8);
+  EXPECT_EQ(floor_pow2(16), 16);
+  EXPECT_EQ(floor_pow2(31), 16);
+}
+
+TEST(Bm3dGeometry, PaddingRepeatsTheEdgeAndGuidesAverage2x2) {
+  const FloatPlane p = pad_values({1, 2, 3, 4, 5, 6}, 3, 2);
+  ASSERT_EQ(p.width, 8);
+  ASSERT_EQ(p.height, 8);
+  EXPECT_EQ(p.at(7, 0), 3.f);
+  EXPECT_EQ(p.at(0, 7), 4.f);
+  EXPECT_EQ(p.at(7, 7), 6.f);
+  // A 5x3 luma resampled to the 3x2 of its 4:2:0 chroma: 2x2 means, the last
+  // column and row repeating the edge.
+  std::vector<float> l(15);
+  for (int i = 0; i < 15; ++i) l[i] = static_cast<float>(i * i);
+  const FloatPlane luma = pad_values(l, 5, 3);
+  const FloatPlane g = resample_guide(luma, 3, 2);
+  EXPECT_EQ(g.valid_width, 3);
+  EXPECT_EQ(g.valid_height, 2);
+  EXPECT_FLOAT_EQ(g.at(0, 0), (l[0] + l[1] + l[5] + l[6]) / 4);
+  EXPECT_FLOAT_EQ(g.at(2, 0), (l[4] + l[4] + l[9] + l[9]) / 4);
+  EXPECT_FLOAT_EQ(g.at(1, 1), (l[12] + l[13] + l[12] + l[13]) / 4);
+  // Same size: the luma itself.
+  EXPECT_EQ(resample_guide(luma, 5, 3).v, luma.v);
+}
+
+// Brute force: every candidate's distance in double, sorted by (distance, scan index).
+std::vector<std::uint16_t> brute_force_group(const FloatPlane& g, int rx, int ry, const PhaseProfile& pp) {
+  std::vector<std::tuple<double, int>> all;
+  for (int dy = -pp.radius; dy <= pp.radius; ++dy)
+    for (int dx = -pp.radius; dx <= pp.radius; ++dx) {
+      const int cx = rx + dx, cy = ry + dy;
+      if (cx < 0 || cy < 0 || cx > g.width - 8 || cy > g.height - 8 || (dx == 0 && dy == 0)) continue;
+      double d = 0;
+      for (int j = 0; j < 8; ++j)
+        for (int i = 0; i < 8; ++i) d += std::pow(double(g.at(rx + i, ry + j)) - g.at(cx + i, cy + j), 2);
+      if (d <= pp.tau_ssd) all.emplace_back(d, (dy + pp.radius) * pp.side() + dx + pp.radius);
+    }
+  std::sort(all.begin(), all.end());
+  int n = 1;
+  while (n * 2 <= std::min<int>(1 + all.size(), pp.max_group)) n *= 2;
+  std::vector<std::uint16_t> out{static_cast<std::uint16_t>(pp.self_index())};
+  for (int k = 0; k + 1 < n; ++k) out.push_back(static_cast<std::uint16_t>(std::get<1>(all[k])));
+  return out;
+}
+
+TEST(Bm3dMatching, EqualsBruteForceSearch) {
+  // Integer samples: distances are exact in float, so the groups must be identical.
+  std::mt19937 rng(5);
+  std::vector<float> v(61 * 47);
+  // A ramp along x (3 per pixel) plus integer noise of +-10: distances grow with
+  // the horizontal offset, so both thresholds keep some candidates and drop others.
+  for (int i = 0; i < 61 * 47; ++i) v[i] = static_cast<float>(3 * (i % 61) + static_cast<int>(rng() % 21) - 10 + 20);
+  const FloatPlane g = pad_values(v, 61, 47);
+  for (bool wiener : {false, true})
+    for (int window : {39, 9}) {
+      Bm3dParams p;
+      p.window = window;
+      const PhaseProfile pp = phase_profile(p, wiener, 8);
+      const RefGrid grid(g.width, g.height, pp.step);
+      int sizes[33] = {};
+      for (int j = 0; j < grid.ny; ++j)
+        for (int i = 0; i < grid.nx; ++i) {
+          const auto got = match_group(g, grid.x(i), grid.y(j), pp);
+          ASSERT_EQ(got, brute_force_group(g, grid.x(i), grid.y(j), pp)) << grid.x(i) << "," << grid.y(j);
+          ++sizes[got.size()];
+        }
+      // The search found real groups, not only references alone.
+      EXPECT_GT(sizes[pp.max_group] + sizes[pp.max_group / 2], 0) << "wiener " << wiener << " window " << window;
+    }
+}
+
+TEST(Bm3dMatching, ReferenceStaysFirstAmongIdenticalPatches) {
+  const FloatPlane flat = pad_values(std::vector<float>(40 * 40, 77.f), 40, 40);
+  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8);
+  const auto g = match_group(flat, 15, 15, pp);
+  ASSERT_EQ(g.size(), 16u);
+  EXPECT_EQ(g[0], pp.self_index());
+  // Ties are broken by scan index: the first 15 other candidates of the window.
+  for (std::size_t k = 1; k < g.size(); ++k) EXPECT_LT(g[k - 1] == pp.self_index() ? 0 : g[k - 1], g[k]);
+}
+
+TEST(Bm3dMatching, ThresholdLeavesDissimilarPatchesOut) {
+  // Alternating stripes of 0 and 255, 8 pixels wide: a patch only matches
+  // candidates at the same phase of the stripes (distance 0); the others are far
+  // above tau.
+  std::vector<float> v(64 * 64);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) v[y * 64 + x] = (x / 8) % 2 ? 255.f : 0.f;
+  const FloatPlane g = pad_values(v, 64, 64);
+  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8);
+  for (auto idx : match_group(g, 24, 24, pp)) {
+    const int dx = idx % pp.side() - pp.radius;
+    EXPECT_EQ(((dx % 16) + 16) % 16, 0) << dx;
+  }
+}
+
+TEST(Bm3dFiltering, ConstantGroupIsKeptWithWeightOne) {
+  // n identical constant patches: only the 3D DC coefficient is non-zero.
+  const int n = 8;
+  std::vector<float> g(n * 64, 100.f);
+  const float w = hard_threshold_group(g.data(), n, 25.f);
+  EXPECT_FLOAT_EQ(w, 1.f);  // one coefficient kept
+  for (float v : g) EXPECT_NEAR(v, 100.f, 1e-3);
+}
+
+TEST(Bm3dFiltering, HardThresholdWeightCountsKeptCoefficients) {
+  const int n = 4;
+  std::vector<float> g = random_values(n * 64, 11, 0, 255);
+  std::vector<float> t = g;
+  transform_group(t.data(), n);
+  const float sigma = 20.f;
+  int kept = 0;
+  for (float c : t) kept += std::fabs(c) > kLambda3d * sigma;
+  ASSERT_GT(kept, 1);
+  EXPECT_FLOAT_EQ(hard_threshold_group(g.data(), n, sigma), 1.f / kept);
+  // sigma 0 keeps everything: the inverse gives the input back.
+  std::vector<float> h = random_values(n * 64, 12, 0, 255), h0 = h;
+  hard_threshold_group(h.data(), n, 0.f);
+  for (int i = 0; i < n * 64; ++i) EXPECT_NEAR(h[i], h0[i], 2e-3);
+}
+
+TEST(Bm3dFiltering, WienerWeightIsInverseSquaredNorm) {
+  const int n = 2;
+  std::vector<float> noisy = random_values(n * 64, 21, 0, 255), basic = random_values(n * 64, 22, 0, 255);
+  std::vector<float> tb = basic, tn = noisy;
+  transform_group(tb.data(), n);
+  transform_group(tn.data(), n);
+  const float sigma = 30.f;
+  double norm2 = 0;
+  std::vector<float> filtered(n * 64);
+  for (int i = 0; i < n * 64; ++i) {
+    const double w = double(tb[i]) * tb[i] / (double(tb[i]) * tb[i] + sigma * sigma);
+    norm2 += w * w;
+    filtered[i] = static_cast<float>(w * tn[i]);
+  }
+  inverse_transform_group(filtered.data(), n);
+  const float weight = wiener_group(noisy.data(), basic.data(), n, sigma);
+  EXPECT_NEAR(weight, 1.0 / norm2, 1e-4 / norm2);
+  for (int i = 0; i < n * 64; ++i) EXPECT_NEAR(noisy[i], filtered[i], 1e-2);
+}
+
+// The whole filter on one plane.
+void run_plane(const PlaneView& in, const PlaneView& out, double sigma, Bm3dParams p = {}) {
+  bm3d_reference({in}, {out}, 1, p, {sigma});
+}
+
+TEST(Bm3dReference, FlatImageStaysFlat) {
+  for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}, {8, 8}, {33, 17}}) {
+    HostPlane in(w, h, 1, 8), out(w, h, 1, 8);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) in.view.set(x, y, 131);
+    run_plane(in.view, out.view, 25);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) ASSERT_EQ(out.view.get(x, y), 131) << w << "x" << h;
+  }
+}
+
+TEST(Bm3dReference, OddSizesAreFilteredAndInRange) {
+  for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}, {9, 8}, {8, 13}, {37, 23}}) {
+    HostPlane in(w, h, 1, 8), out(w, h, 1, 8);
+    test::fill_random(in.view, w * 100 + h);
+    run_plane(in.view, out.view, 40);
+    double dev_in = 0, dev_out = 0, mean = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) mean += in.view.get(x, y);
+    mean /= w * h;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int v = out.view.get(x, y);
+        ASSERT_GE(v, 0);
+        ASSERT_LE(v, 255);
+        dev_in += std::fabs(in.view.get(x, y) - mean);
+        dev_out += std::fabs(v - mean);
+      }
+    if (w * h > 1) {
+      EXPECT_LT(dev_out, dev_in) << w << "x" << h << ": uniform noise must be smoothed";
+    }
+  }
+}
+
+TEST(Bm3dReference, NoiselessStepEdgeStaysSharp) {
+  HostPlane in(48, 40, 1, 8), out(48, 40, 1, 8);
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 48; ++x) in.view.set(x, y, x < 21 ? 40 : 200);
+  run_plane(in.view, out.view, 10);
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 48; ++x) EXPECT_NEAR(out.view.get(x, y), in.view.get(x, y), 1) << x << "," << y;
+}
+
+TEST(Bm3dReference, DeeperPlanesScaleExactly) {
+  // A 16-bit plane holding 256 x an 8-bit one, with sigma scaled alike: every
+  // distance, threshold and coefficient scales by a power of 2, so the float
+  // estimates are exactly 256 times the 8-bit ones. Likewise 10-bit with 4.
+  HostPlane p8(45, 38, 1, 8), p16(45, 38, 2, 16), p10(45, 38, 2, 10);
+  test::fill_random(p8.view, 3);
+  add_gaussian_noise(p8.view, 25, 4);
+  for (int y = 0; y < 38; ++y)
+    for (int x = 0; x < 45; ++x) {
+      p16.view.set(x, y, p8.view.get(x, y) << 8);
+      p10.view.set(x, y, p8.view.get(x, y) << 2);
+    }
+  const Estimates e8 = bm3d_estimates({p8.view}, Bm3dParams{}, {25});
+  const Estimates e16 = bm3d_estimates({p16.view}, Bm3dParams{}, {25 * 256.0});
+  const Estimates e10 = bm3d_estimates({p10.view}, Bm3dParams{}, {25 * 4.0});
+  for (std::size_t i = 0; i < e8.final[0].v.size(); ++i) {
+    ASSERT_EQ(e16.basic[0].v[i], 256 * e8.basic[0].v[i]) << i;
+    ASSERT_EQ(e16.final[0].v[i], 256 * e8.final[0].v[i]) << i;
+    ASSERT_EQ(e10.final[0].v[i], 4 * e8.final[0].v[i]) << i;
+  }
+}
+
+TEST(Bm3dReference, ThreadCountDoesNotChangeTheResult) {
+  HostPlane in(70, 50, 1, 8), a(70, 50, 1, 8), b(70, 50, 1, 8);
+  test::fill_random(in.view, 9);
+  bm3d_reference({in.view}, {a.view}, 1, Bm3dParams{}, {30}, 1);
+  bm3d_reference({in.view}, {b.view}, 1, Bm3dParams{}, {30}, 3);
+  EXPECT_EQ(a.bytes, b.bytes);
+}
+
+TEST(Bm3dReference, ChromaIsFilteredWithTheLumaGroups) {
+  // 4:4:4 with U equal to Y: the same groups on the same values give the same output.
+  HostFrame f(PixelFormat::Y444, 40, 30), o(PixelFormat::Y444, 40, 30);
+  const auto c = components(f.view()), oc = components(o.view());
+  test::fill_random(c[0], 1);
+  add_gaussian_noise(c[0], 20, 2);
+  test::fill_random(c[2], 4);
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) c[1].set(x, y, c[0].get(x, y));
+  bm3d_reference(c, oc, 3, Bm3dParams{}, {20, 20, 0});
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) {
+      ASSERT_EQ(oc[1].get(x, y), oc[0].get(x, y));
+      ASSERT_EQ(oc[2].get(x, y), c[2].get(x, y));  // sigma 0: copied
+    }
+}
+
+TEST(Bm3dReference, HalfSizeChromaMatchesOnTheResampledLuma) {
+  // 4:2:0 whose luma repeats each chroma sample of U 2x2: the resampled luma is U
+  // itself, so (basic estimate) U is filtered exactly as a plane on its own; V,
+  // filtered with the same groups, differs from V on its own.
+  HostFrame f(PixelFormat::I420, 46, 34), o(PixelFormat::I420, 46, 34);
+  const auto c = components(f.view()), oc = components(o.view());
+  test::fill_random(c[1], 5);
+  add_gaussian_noise(c[1], 20, 6);
+  for (int y = 0; y < 17; ++y)  // V: a smooth ramp with noise, unlike the random U
+    for (int x = 0; x < 23; ++x) c[2].set(x, y, 60 + 4 * x + 2 * y);
+  add_gaussian_noise(c[2], 20, 7);
+  for (int y = 0; y < 34; ++y)
+    for (int x = 0; x < 46; ++x) c[0].set(x, y, c[1].get(x / 2, y / 2));
+  Bm3dParams basic_only;
+  basic_only.phases = 1;
+  bm3d_reference(c, oc, 3, basic_only, {20, 20, 20});
+  HostPlane alone_u(23, 17, 1, 8), alone_v(23, 17, 1, 8);
+  run_plane(c[1], alone_u.view, 20, basic_only);
+  run_plane(c[2], alone_v.view, 20, basic_only);
+  int v_differs = 0;
+  for (int y = 0; y < 17; ++y)
+    for (int x = 0; x < 23; ++x) {
+      ASSERT_EQ(oc[1].get(x, y), alone_u.view.get(x, y)) << x << "," << y;
+      v_differs += oc[2].get(x, y) != alone_v.view.get(x, y);
+    }
+  EXPECT_GT(v_differs, 0);
+}
+
+TEST(Bm3dReference, FrameDenoiserIsTheReference) {
+  // The CPU backend's front door, with a given and an estimated sigma.
+  HostFrame in(PixelFormat::NV12, 50, 36), want(PixelFormat::NV12, 50, 36), got(PixelFormat::NV12, 50, 36);
+  int k = 0;
+  for (const auto& c : components(in.view())) {
+    test::fill_random(c, 40 + k);
+    add_gaussian_noise(c, 10, 50 + k++);
+  }
+  for (double sigma : {12.0, 0.0}) {
+    DenoiseSettings s;
+    s.mode = Mode::Bm3d;
+    s.sigma = sigma;
+    FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), got.view());
+    std::vector<double> sig;
+    for (const auto& c : components(in.view())) sig.push_back(sigma > 0 ? sigma : estimate_noise_sigma(c));
+    bm3d_reference(components(in.view()), components(want.view()), 3, Bm3dParams{}, sig);
+    for (int p = 0; p < 2; ++p) ASSERT_EQ(plane_bytes(got, p), plane_bytes(want, p)) << "sigma " << sigma;
+  }
+}
+
+TEST(Bm3dReference, RemovesNoiseOnSmoothContent) {
+  HostPlane clean(96, 80, 1, 8), noisy(96, 80, 1, 8), out(96, 80, 1, 8);
+  for (int y = 0; y < 80; ++y)
+    for (int x = 0; x < 96; ++x) {
+      const int v = 60 + x + y / 2 + (x > 50 ? 60 : 0);
+      clean.view.set(x, y, v);
+      noisy.view.set(x, y, v);
+    }
+  add_gaussian_noise(noisy.view, 20, 77);
+  for (int phases : {1, 2}) {
+    Bm3dParams p;
+    p.phases = phases;
+    run_plane(noisy.view, out.view, 20, p);
+    EXPECT_GT(psnr(out.view, clean.view), psnr(noisy.view, clean.view) + 8) << "phases " << phases;
+  }
+}
+
+}  // namespace
+}  // namespace cdn::bm3d
