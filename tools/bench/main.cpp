@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "bm3d_table.h"
+#include "content.h"
 #include "convert.h"
 #include "denoiser.h"
 #include "host_frame.h"
@@ -34,6 +36,8 @@
 namespace {
 
 using namespace cdn;
+using bench::make_frame;
+using bench::source_picture;
 
 struct Options {
   int iterations = 20;
@@ -43,6 +47,8 @@ struct Options {
   bool gpu = true;
   bool pipd = true;
   bool nlm = true;
+  bool bm3d = true;
+  int bm3d_iterations = 5;
   int nlm_frames = 100;
   std::string data_dir = ".testdata";
   std::vector<std::pair<int, int>> sizes = {{512, 512}, {1920, 1080}, {3840, 2160}};
@@ -51,51 +57,18 @@ struct Options {
 void usage() {
   std::puts(
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
-      "                         [--no-pipd] [--no-nlm] [--nlm-frames N] [--size WxH]... [--data DIR]\n"
+      "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
+      "                         [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size,\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
-      "patch cubes (11^3 and 21^3, 3^3 and 5^3).");
+      "patch cubes (11^3 and 21^3, 3^3 and 5^3); then bm3d at each size (reference and fast profiles,\n"
+      "block matching, filtering and the rest apart, device memory) and on the CPU at the first size.");
 }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// The source picture as a Y444 frame of its own size.
-HostFrame source_picture(const std::string& dir) {
-  tools::Image img;
-  try {
-    img = tools::to_8bit(tools::read_image(dir + "/astronaut.png"));
-  } catch (const std::exception&) {
-    img = tools::make_test_picture(512, 512);
-  }
-  if (!img.is_colour()) img = tools::make_test_picture(512, 512);
-  return tools::image_to_frame(img);
-}
-
-int mirror(int v, int n) {
-  const int period = 2 * n;
-  v %= period;
-  return v < n ? v : period - 1 - v;
-}
-
-// Tiles the source (mirrored) into a frame of `format`; 10-bit values are the
-// 8-bit ones times 4, then noise is added to every component.
-HostFrame make_frame(const FrameView& src, PixelFormat format, int w, int h) {
-  HostFrame f(format, w, h);
-  const auto s = components(src);
-  const auto d = components(f.view());
-  const int gain = d[0].bit_depth == 10 ? 4 : (d[0].bit_depth == 16 ? 257 : 1);
-  for (std::size_t c = 0; c < d.size(); ++c) {
-    const int sx = d[c].width < w ? 2 : 1, sy = d[c].height < h ? 2 : 1;  // chroma subsampling
-    for (int y = 0; y < d[c].height; ++y)
-      for (int x = 0; x < d[c].width; ++x)
-        d[c].set(x, y, gain * s[c].get(mirror(x * sx, s[c].width), mirror(y * sy, s[c].height)));
-  }
-  add_gaussian_noise(f.view(), 25.0, 1);
-  return f;
 }
 
 struct Result {
@@ -205,6 +178,12 @@ bool parse(int argc, char** argv, Options* o) {
       o->pipd = false;
     } else if (a == "--no-nlm") {
       o->nlm = false;
+    } else if (a == "--no-bm3d") {
+      o->bm3d = false;
+    } else if (a == "--bm3d-iterations") {
+      const char* v = next();
+      if (!v || std::atoi(v) < 1) return false;
+      o->bm3d_iterations = std::atoi(v);
     } else if (a == "--nlm-frames") {
       const char* v = next();
       if (!v || std::atoi(v) < 1) return false;
@@ -289,7 +268,7 @@ int main(int argc, char** argv) {
         s.nlm.search_radius = c[0];
         s.nlm.temporal_radius = c[1];
         s.nlm.patch_radius = c[2];
-        s.nlm.sigma = 20;
+        s.sigma = 20;
         const double ms = time_nlm_gpu(s, in.view(), o.nlm_frames);
         char name[64];
         std::snprintf(name, sizeof name, "%d^3 / %d^3", 2 * c[0] + 1, 2 * c[2] + 1);
@@ -298,6 +277,7 @@ int main(int argc, char** argv) {
       }
     }
 #endif
+    if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;

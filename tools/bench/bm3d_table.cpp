@@ -1,0 +1,124 @@
+// bm3d_table.cpp: the BM3D timings of cudadenoise-bench (bm3d_table.h).
+#include "bm3d_table.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "content.h"
+#include "denoiser.h"
+
+#ifdef CDN_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "bm3d_cuda.h"
+#include "cuda_copy.h"
+#include "error.h"
+#include "frame_pool.h"
+#endif
+
+namespace cdn::bench {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Profile {
+  const char* name;
+  Bm3dParams params;
+};
+
+Profile reference_profile() { return {"reference", Bm3dParams{}}; }
+Profile fast_profile() {
+  Profile p{"fast", Bm3dParams{}};
+  p.params.step = 8;
+  p.params.window = 19;
+  p.params.phases = 1;
+  return p;
+}
+
+#ifdef CDN_HAVE_CUDA
+void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool shared_aggregation = false) {
+  const int filtered = format_info(host.format).components;
+  CudaFramePool pool(host.format, host.width, host.height, 2);
+  auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
+  copy_frame_async(host, din->view(), nullptr);
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  Bm3dCuda bm3d;
+  bm3d.enable_timing(true);
+  bm3d.set_shared_aggregation(shared_aggregation);
+  const std::vector<double> sigma(filtered, 25.0 * (1 << (format_info(host.format).bit_depth - 8)));
+  std::vector<double> total, match, filter, other;
+  for (int i = 0; i <= iterations; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    bm3d.run(components(din->view()), components(dout->view()), filtered, profile.params, sigma, nullptr);
+    CDN_CUDA_CHECK(cudaDeviceSynchronize());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+    if (i == 0) continue;  // warm-up: allocations, module load
+    const Bm3dCuda::Timing t = bm3d.last_timing();
+    total.push_back(ms);
+    match.push_back(t.block_matching);
+    filter.push_back(t.filtering);
+    other.push_back(t.other);
+  }
+  const double ms = median(total);
+  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f%s\n", profile.name, host.width,
+              host.height, format_name(host.format), "gpu", ms, median(match), median(filter), median(other),
+              1000.0 / ms, bm3d.device_bytes() / 1048576.0, shared_aggregation ? "  (aggregation in shared memory)" : "");
+  std::fflush(stdout);
+}
+#endif
+
+void cpu_row(const FrameView& host, const Profile& profile) {
+  DenoiseSettings s;
+  s.mode = Mode::Bm3d;
+  s.bm3d = profile.params;
+  s.sigma = 25;
+  auto d = FrameDenoiser::create(Backend::Cpu, s);
+  HostFrame out(host.format, host.width, host.height);
+  const auto a = std::chrono::steady_clock::now();
+  d->process(host, out.view());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10s %12s %8s %8.2f %9s\n", profile.name, host.width, host.height,
+              format_name(host.format), "cpu", ms, "-", "-", "-", 1000.0 / ms, "-");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>& sizes, int iterations, bool gpu,
+                bool cpu) {
+  std::printf("\nbm3d, sigma 25: ms per frame (GPU: median of %d runs after a warm-up; block matching, filtering\n"
+              "with aggregation and the rest split by CUDA events); device memory held by the filter\n",
+              iterations);
+  std::printf("%-9s %-10s %-7s %-4s %10s %10s %12s %8s %8s %9s\n", "profile", "size", "format", "dev", "total ms",
+              "match ms", "filter+agg ms", "other ms", "fps", "GPU MiB");
+#ifdef CDN_HAVE_CUDA
+  if (gpu) {
+    for (const auto& [w, h] : sizes) {
+      for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
+        const HostFrame in = make_frame(source, f, w, h);
+        gpu_row(in.view(), reference_profile(), iterations);
+        if (w == 1920 && f == PixelFormat::GRAY8) gpu_row(in.view(), reference_profile(), iterations, true);
+      }
+      const HostFrame in = make_frame(source, PixelFormat::GRAY8, w, h);
+      gpu_row(in.view(), fast_profile(), iterations);
+    }
+    const HostFrame big = make_frame(source, PixelFormat::GRAY8, 7680, 4320);
+    gpu_row(big.view(), reference_profile(), 1);
+  }
+#else
+  (void)gpu;
+  (void)iterations;
+#endif
+  if (cpu && !sizes.empty()) {
+    const HostFrame in = make_frame(source, PixelFormat::GRAY8, sizes[0].first, sizes[0].second);
+    cpu_row(in.view(), reference_profile());
+    cpu_row(in.view(), fast_profile());
+  }
+}
+
+}  // namespace cdn::bench
