@@ -107,8 +107,8 @@ HostFrame noisy_copy(const HostFrame& clean, double sigma, std::uint64_t seed) {
   const FrameView& v = clean.view();
   HostFrame n(v.format, v.width, v.height);
   copy_host_frame(v, n.view());
-  int k = 0;
-  for (const auto& c : components(n.view())) add_gaussian_noise(c, sigma * (1 << (c.bit_depth - 8)), seed + k++);
+  int k = 0;  // sigma in 8-bit code values: add_gaussian_noise scales it to each plane's depth
+  for (const auto& c : components(n.view())) add_gaussian_noise(c, sigma, seed + k++);
   return n;
 }
 

@@ -630,3 +630,70 @@ TEST(GpuNlm3dH264, DecodedFramesEqualCpuStreamWithinOneCodeValue) {
   gst_object_unref(p);
   g_unlink(clip.c_str());
 }
+
+// bm3d (the offline mode) after nvh264dec: the same zero-copy path as the per-frame modes.
+TEST(GpuBm3dH264, ZeroCopyOnNvh264decContext) {
+  const std::string skip =
+      gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  expect_zero_copy_after_nvh264dec("mode=bm3d sigma=10", 320, 240);
+}
+
+// bm3d on CUDA memory against the CPU result: the GPU aggregates in float with
+// atomics (docs/BM3D.md), so the bound of tests/kernels/test_gpu_bm3d.cpp: a mean
+// absolute difference under 0.05 code values (and at most 2).
+TEST(GpuBm3dCudaMemory, EqualsCpuResultWithinFloatRounding) {
+  const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  cdn::DenoiseSettings s;
+  s.mode = cdn::Mode::Bm3d;
+  s.sigma = 15;
+  for (const char* fmt : {"NV12", "P010_10LE", "Y444"}) {
+    SCOPED_TRACE(fmt);
+    const GstVideoInfo info = video_info(fmt, 96, 64);
+    const std::string sys = caps_string(fmt, 96, 64), cuda = caps_string(fmt, 96, 64, true);
+    GstElement* p = launch("appsrc name=src format=time caps=\"" + sys + "\" ! cudaupload ! " + cuda +
+                           " ! cudadenoise backend=cuda mode=bm3d sigma=15 ! " + cuda + " ! cudadownload ! " + sys +
+                           " ! appsink name=out sync=false");
+    ASSERT_NE(p, nullptr);
+    GstElement* src = by_name(p, "src");
+    std::vector<std::unique_ptr<HostFrame>> refs;
+    for (int i = 0; i < 2; ++i) {
+      GstBuffer* b = make_frame(info, 500 + i);
+      GST_BUFFER_PTS(b) = i * GST_SECOND / 30;
+      {
+        MappedView m(b, info, GST_MAP_READ);
+        refs.push_back(cpu_reference(m.view(), s));
+      }
+      ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    ASSERT_EQ(play_to_eos(p), "");
+    GstElement* sink = by_name(p, "out");
+    auto outs = drain(sink);
+    ASSERT_EQ(outs.size(), refs.size());
+    int i = 0;
+    for (auto& [pts, b] : outs) {
+      MappedView m(b, info, GST_MAP_READ);
+      const auto want = cdn::components(refs[i]->view), got = cdn::components(m.view());
+      double sum = 0, n = 0;
+      int max_abs = 0;
+      for (std::size_t k = 0; k < want.size(); ++k)
+        for (int y = 0; y < want[k].height; ++y)
+          for (int x = 0; x < want[k].width; ++x) {
+            const int d = std::abs(want[k].get(x, y) - got[k].get(x, y));
+            sum += d;
+            n += 1;
+            max_abs = std::max(max_abs, d);
+          }
+      EXPECT_LT(sum / n, 0.05) << "frame " << i;
+      EXPECT_LE(max_abs, 2) << "frame " << i;
+      ++i;
+    }
+    free_frames(outs);
+    gst_element_set_state(p, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(p);
+  }
+}

@@ -104,6 +104,20 @@ TEST_F(TranscodeGpu, TemporalModeOnTheGpu) {
   EXPECT_LE(double(d.differing) / std::max<std::size_t>(1, gpu.size()), 1e-4);
 }
 
+TEST_F(TranscodeGpu, Bm3dOnTheGpu) {
+  // Float aggregation with atomics (docs/BM3D.md): equal to the CPU path within
+  // the kernel tolerance, not bit for bit.
+  std::vector<std::uint8_t> gpu, cpu;
+  const ToolRun g = both(g_clips.noisy, "--mode bm3d --sigma 20 --frames 6", &gpu, &cpu);
+  EXPECT_EQ(json_string(g.out, "decode"), "nvdec") << g.all();
+  EXPECT_EQ(json_string(g.out, "filter"), "cuda");
+  EXPECT_EQ(json_string(g.out, "host_copies"), "0");
+  EXPECT_EQ(json_string(g.out, "frames"), "6");
+  double sum = 0;
+  for (std::size_t i = 0; i < std::min(gpu.size(), cpu.size()); ++i) sum += std::abs(int(gpu[i]) - int(cpu[i]));
+  EXPECT_LT(sum / std::max<std::size_t>(1, gpu.size()), 0.05);
+}
+
 TEST_F(TranscodeGpu, SoftwareDecodedFramesAreUploaded) {
   // FFV1 has no NVDEC: software decode, then the CUDA denoiser uploads each frame.
   const std::string ffv1 = out("noisy-ffv1.mkv");

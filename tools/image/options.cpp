@@ -84,7 +84,7 @@ ImageOptions parse_image_options(int argc, const char* const* argv) {
 std::string image_usage() {
   return "Usage: cudadenoise-image [INPUT] [-o OUTPUT] [options]\n"
          "\n"
-         "Denoises a PNG or binary PGM image with PI-PD, hybrid PI-PD or NLM-3D and\n"
+         "Denoises a PNG or binary PGM image with PI-PD, hybrid PI-PD, NLM-3D or BM3D and\n"
          "prints the PSNR and SSIM of the noisy input and of the output against a clean\n"
          "reference and the time of the denoising call. Gray images are filtered as GRAY8\n"
          "or GRAY16_LE, colour images as Y444 (BT.601 full-range YCbCr). Without INPUT the\n"

@@ -148,7 +148,7 @@ TranscodeOptions parse_transcode_options(int argc, const char* const* argv) {
 std::string transcode_usage() {
   return "Usage: cudadenoise-transcode -i INPUT -o OUTPUT [options]\n"
          "\n"
-         "Denoises the video stream of INPUT (--mode: PI-PD, hybrid PI-PD, NLM-3D, ...)\n"
+         "Denoises the video stream of INPUT (--mode: PI-PD, hybrid PI-PD, NLM-3D, BM3D)\n"
          "and writes OUTPUT, the video re-encoded as H.264 or HEVC. Audio, subtitles and\n"
          "other streams are copied untouched; timestamps, time base, frame rate, frame\n"
          "count and metadata are kept. With a CUDA GPU the frames are decoded by NVDEC, denoised and encoded\n"
