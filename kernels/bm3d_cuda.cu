@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "bm3d_profile.h"
-#include "bm3d_reference.h"  // kaiser_window
+#include "bm3d_reference.h"  // kaiser_window, components_by_size
 #include "bm3d_transforms.h"
 #include "error.h"
 
@@ -261,9 +261,17 @@ __device__ __forceinline__ float group_sum(float x, int n) {
   return x;
 }
 
-__device__ __forceinline__ void load_patch(const DevPlane& p, int x, int y, float (&v)[kPatchArea]) {
+// The 2D DCT of the patch at (x, y) when the lane has one (`mine`), else zeros.
+__device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, int x, int y, float (&v)[kPatchArea]) {
+  if (mine) {
 #pragma unroll
-  for (int q = 0; q < kPatchArea; ++q) v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
+    for (int q = 0; q < kPatchArea; ++q)
+      v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
+    dct8x8_forward(v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+  }
 }
 
 // A block filters the groups of one tile of references: K lanes per group (32 / K
@@ -302,13 +310,7 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
     float v[kPatchArea];
     float weight;
     if (!kWiener) {
-      if (mine) {
-        load_patch(a.noisy, px, py, v);
-        dct8x8_forward(v);
-      } else {
-#pragma unroll
-        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
-      }
+      load_transformed(a.noisy, mine, px, py, v);
       wht_lanes<K>(v, lane_in_group, n);
       const float threshold = kLambda3d * a.sigma;
       float kept = 0.f;
@@ -326,13 +328,7 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
       // The Wiener coefficients of the basic group first, staged in shared memory
       // ([coefficient][lane], one 64 x 32 slab per warp), then the noisy group.
       float* coef = reinterpret_cast<float*>(smem) + wiener_offset + warp * kPatchArea * 32;
-      if (mine) {
-        load_patch(a.basic, px, py, v);
-        dct8x8_forward(v);
-      } else {
-#pragma unroll
-        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
-      }
+      load_transformed(a.basic, mine, px, py, v);
       wht_lanes<K>(v, lane_in_group, n);
       const float s2 = a.sigma * a.sigma;
       float norm2 = 0.f;
@@ -346,13 +342,7 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
       if (!mine) norm2 = 0.f;
       norm2 = group_sum<K>(norm2, n);
       weight = norm2 > 0.f ? 1.0f / norm2 : 1.0f;
-      if (mine) {
-        load_patch(a.noisy, px, py, v);
-        dct8x8_forward(v);
-      } else {
-#pragma unroll
-        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
-      }
+      load_transformed(a.noisy, mine, px, py, v);
       wht_lanes<K>(v, lane_in_group, n);
 #pragma unroll
       for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
@@ -518,18 +508,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
   auto* lists = static_cast<std::uint16_t*>(reserve(4 * filtered + 2, list_refs * kMaxGroupWiener * sizeof(std::uint16_t)));
   auto* counts = static_cast<std::uint8_t*>(reserve(4 * filtered + 3, list_refs));
 
-  // Components by size, as in bm3d_estimates.
-  std::vector<std::vector<int>> by_size;
-  for (int c = 0; c < filtered; ++c) {
-    if (sigma[c] <= 0) continue;
-    auto same = std::find_if(by_size.begin(), by_size.end(), [&](const std::vector<int>& s) {
-      return in[s[0]].width == in[c].width && in[s[0]].height == in[c].height;
-    });
-    if (same == by_size.end())
-      by_size.push_back({c});
-    else
-      same->push_back(c);
-  }
+  const std::vector<std::vector<int>> by_size = components_by_size(in, sigma, filtered);
 
   for (int phase = 0; phase < params.phases; ++phase) {
     const bool wiener = phase == 1;

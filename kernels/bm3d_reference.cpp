@@ -202,6 +202,22 @@ void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vecto
 
 }  // namespace
 
+std::vector<std::vector<int>> components_by_size(const std::vector<PlaneView>& comps, const std::vector<double>& sigma,
+                                                int count) {
+  std::vector<std::vector<int>> by_size;
+  for (int c = 0; c < count; ++c) {
+    if (sigma[c] <= 0) continue;  // nothing to remove: left as it is
+    auto same = std::find_if(by_size.begin(), by_size.end(), [&](const std::vector<int>& s) {
+      return comps[s[0]].width == comps[c].width && comps[s[0]].height == comps[c].height;
+    });
+    if (same == by_size.end())
+      by_size.push_back({c});
+    else
+      same->push_back(c);
+  }
+  return by_size;
+}
+
 Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& params, const std::vector<double>& sigma,
                          int threads, const std::atomic<bool>* cancel) {
   if (noisy.empty() || sigma.size() < noisy.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
@@ -212,18 +228,7 @@ Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& 
   const std::vector<FloatPlane> input = e.basic;
   const int depth = noisy[0].bit_depth;
 
-  // Components by size: each size's components share the groups matched on its guide.
-  std::vector<std::vector<int>> by_size;
-  for (int c = 0; c < nc; ++c) {
-    if (sigma[c] <= 0) continue;  // nothing to remove: left as it is
-    auto same = std::find_if(by_size.begin(), by_size.end(), [&](const std::vector<int>& s) {
-      return noisy[s[0]].width == noisy[c].width && noisy[s[0]].height == noisy[c].height;
-    });
-    if (same == by_size.end())
-      by_size.push_back({c});
-    else
-      same->push_back(c);
-  }
+  const std::vector<std::vector<int>> by_size = components_by_size(noisy, sigma, nc);
   for (int phase = 0; phase < params.phases; ++phase) {
     const bool wiener = phase == 1;
     const PhaseProfile pp = phase_profile(params, wiener, depth);

@@ -68,6 +68,11 @@ float hard_threshold_group(float* g, int n, float sigma);
 // patches `basic` (both overwritten); returns the weight 1 / ||w||^2 (1 if 0).
 float wiener_group(float* g, float* basic, int n, float sigma);
 
+// The components [0, count) to filter (sigma > 0), grouped by size in order of
+// first appearance: each group shares the block matching on its guide.
+std::vector<std::vector<int>> components_by_size(const std::vector<PlaneView>& comps, const std::vector<double>& sigma,
+                                                int count);
+
 // Both estimates of every component (0 = luma). sigma: per component, in its code
 // values; a component with sigma 0 is left as it is. phases = 1 leaves `final`
 // equal to `basic`. threads <= 0: all hardware threads. When `cancel` becomes

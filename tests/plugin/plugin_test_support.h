@@ -7,6 +7,7 @@
 // CK_FORK=no (see tests/plugin/meson.build).
 #pragma once
 
+#include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -164,6 +165,28 @@ inline std::unique_ptr<HostFrame> cpu_reference(const cdn::FrameView& in, const 
   auto out = std::make_unique<HostFrame>(in.format, in.width, in.height);
   cdn::FrameDenoiser::create(cdn::Backend::Cpu, s)->process(in, out->view);
   return out;
+}
+
+// Pushes `in` into the harness, pulls the output and checks it equals the CPU
+// reference for the same frame and settings.
+inline void expect_denoised(GstHarness* hs, const GstVideoInfo& info, GstBuffer* in, const cdn::DenoiseSettings& s) {
+  std::unique_ptr<HostFrame> ref;
+  {
+    MappedView m(in, info, GST_MAP_READ);
+    ASSERT_TRUE(m.ok());
+    ref = cpu_reference(m.view(), s);
+  }
+  ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+  GstBuffer* out = gst_harness_pull(hs);
+  ASSERT_NE(out, nullptr);
+  {
+    MappedView m(out, info, GST_MAP_READ);
+    ASSERT_TRUE(m.ok());
+    const Diff d = compare(ref->view, m.view());
+    EXPECT_EQ(d.count, 0) << "max |diff| " << d.max_abs << " for " << cdn::format_name(ref->view.format) << " "
+                          << info.width << "x" << info.height;
+  }
+  gst_buffer_unref(out);
 }
 
 // Samples of two host frames further apart than `tolerance`, out of `total`.

@@ -27,27 +27,6 @@ GstHarness* denoise_harness(const std::string& format, int w, int h, const char*
 
 GstElement* harness_element(GstHarness* hs) { return gst_bin_get_by_name(GST_BIN(hs->element), "dn"); }
 
-// Pushes `in`, pulls the output and checks it equals the CPU reference.
-void expect_denoised(GstHarness* hs, const GstVideoInfo& info, GstBuffer* in, const cdn::DenoiseSettings& s) {
-  std::unique_ptr<HostFrame> ref;
-  {
-    MappedView m(in, info, GST_MAP_READ);
-    ASSERT_TRUE(m.ok());
-    ref = cpu_reference(m.view(), s);
-  }
-  ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
-  GstBuffer* out = gst_harness_pull(hs);
-  ASSERT_NE(out, nullptr);
-  {
-    MappedView m(out, info, GST_MAP_READ);
-    ASSERT_TRUE(m.ok());
-    const Diff d = compare(ref->view, m.view());
-    EXPECT_EQ(d.count, 0) << "max |diff| " << d.max_abs << " for " << cdn::format_name(ref->view.format) << " "
-                          << info.width << "x" << info.height;
-  }
-  gst_buffer_unref(out);
-}
-
 }  // namespace
 
 TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
