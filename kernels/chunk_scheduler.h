@@ -41,8 +41,6 @@ class ChunkScheduler {
   int window_end(int end) const { return std::min(pushed_, end + reach_); }
   // The lowest input frame any later chunk can read.
   int oldest_needed() const { return window_begin(computed_); }
-  // Frames that can follow a frame before it is filtered: the latency in frames.
-  int latency_frames() const { return chunk_ - 1 + reach_; }
 
  private:
   int chunk_, reach_;

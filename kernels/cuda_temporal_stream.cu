@@ -1,34 +1,82 @@
-// cuda_temporal_stream.cu: the CUDA backend of the temporal mode (temporal_stream.h).
-// The window lives in device frames of a bounded CudaFramePool in the stream's
-// own format (no float copies); host frames are uploaded on push and downloaded
-// on pop, device frames stay on the device.
+// cuda_temporal_stream.cu: the CUDA backend of the temporal mode (temporal_stream.h),
+// on one or several devices (the split of the video along time of
+// nlm3d-multigpu-palma: each chunk goes whole to one device).
+//
+// The window lives in device frames of a bounded CudaFramePool on the home device
+// (the current context's), in the stream's own format (no float copies); host
+// frames are uploaded on push and downloaded on pop, device frames stay on the
+// device. Each lane (worker) has its own stream, so chunks run while frames are
+// pushed. A lane on the home device reads the window's frames where they are and
+// writes the output frames directly. A lane on another device copies the window
+// there (peer copies), filters into frames of its own pool and copies the results
+// back into the home output frames. Every lane runs the same kernel on the same
+// inputs: the output does not depend on the lanes.
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "cuda_copy.h"
+#include "cuda_device_scope.h"
+#include "denoiser.h"  // cuda_device_count
 #include "error.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "nlm3d_cuda.h"
 #include "noise_estimate.h"
+#include "plane_copy.h"
 #include "temporal_stream.h"
 
 namespace cdn {
 
 namespace {
 
+// Copies every plane of a device frame to another device's frame on `stream`
+// (cudaMemcpyDefault: a peer copy).
+void copy_frame_between_devices(const FrameView& from, const FrameView& to, cudaStream_t stream) {
+  for (int p = 0; p < format_info(from.format).planes; ++p)
+    CDN_CUDA_CHECK(cudaMemcpy2DAsync(to.data[p], to.pitch[p], from.data[p], from.pitch[p],
+                                     plane_row_bytes(from.format, from.width, p),
+                                     plane_height(from.format, from.height, p), cudaMemcpyDefault, stream));
+}
+
 class CudaTemporalStream final : public TemporalStream {
  public:
-  CudaTemporalStream(const DenoiseSettings& s, PixelFormat f, int w, int h)
-      : TemporalStream(s, f, w, h),
-        // Inputs: the chunk, the reach either side and the frame being pushed; outputs: one chunk.
-        pool_(f, w, h, s.nlm.chunk_size * 2 + 2 * s.nlm.reach() + 1) {
+  CudaTemporalStream(const DenoiseSettings& s, PixelFormat f, int w, int h, const std::vector<int>& devices)
+      : TemporalStream(s, f, w, h, std::max<int>(1, static_cast<int>(devices.size()))),
+        home_(current_cuda_device()),
+        pool_(f, w, h, frames_needed(s, std::max<int>(1, static_cast<int>(devices.size())))) {
+    const int count = cuda_device_count();
+    const std::vector<int> list = devices.empty() ? std::vector<int>{home_} : devices;
+    for (int d : list)
+      if (d < 0 || d >= count)
+        throw InvalidArgument("CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(count) +
+                              " visible)");
     CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
-    const std::size_t n = 2 * static_cast<std::size_t>(pool_.capacity());
-    CDN_CUDA_CHECK(cudaMalloc(&pointers_, n * sizeof(void*)));
+    CDN_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
+    // Per chunk: the window (chunk + 2 reach) and the outputs, for every component.
+    const std::size_t table = 3 * static_cast<std::size_t>(s.nlm.chunk_size * 2 + 2 * s.nlm.reach());
+    for (int d : list) {
+      workers_.push_back(std::make_unique<Lane>());
+      Lane& lane = *workers_.back();
+      lane.device = d;
+      DeviceScope on(d);
+      CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
+      CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, cudaEventDisableTiming));
+      CDN_CUDA_CHECK(cudaMalloc(&lane.pointers, table * sizeof(void*)));
+      lane.table_size = table;
+      if (d != home_) lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * s.nlm.chunk_size + 2 * s.nlm.reach());
+    }
   }
   ~CudaTemporalStream() override {
-    reset();  // frames go back to the pool before it goes
-    cudaFree(pointers_);
+    reset();  // waits for running chunks; frames go back to the pools before they go
+    for (auto& lane : workers_) {
+      DeviceScope on(lane->device);
+      lane->pool.reset();
+      cudaFree(lane->pointers);
+      cudaEventDestroy(lane->done);
+      cudaStreamDestroy(lane->stream);
+    }
+    cudaEventDestroy(inputs_ready_);
     cudaStreamDestroy(own_stream_);
   }
   Backend backend() const override { return Backend::Cuda; }
@@ -52,43 +100,104 @@ class CudaTemporalStream final : public TemporalStream {
     HostFrame host(first.format, first.width, first.height);
     copy_frame(first, host.view(), stream);
     synchronize(stream);
-    std::vector<double> sigma;
-    for (const auto& c : components(host.view())) sigma.push_back(estimate_noise_sigma(c) * (1 << (c.bit_depth - 8)));
-    return sigma;
+    return component_sigmas(host.view(), 0);
   }
-  void filter(const Chunk& chunk, int c, void* stream) override {
+
+  void launch(Chunk& chunk, int filtered, void* stream) override {
+    Lane& lane = *workers_[chunk.lane];
+    // The lane starts after what the caller queued (output frames taken from the
+    // pool, copies of unfiltered planes).
+    CDN_CUDA_CHECK(cudaEventRecord(inputs_ready_, s(stream)));
+    DeviceScope on(lane.device);
+    CDN_CUDA_CHECK(cudaStreamWaitEvent(lane.stream, inputs_ready_, 0));
+    std::vector<Frame> window = chunk.window, outputs = chunk.outputs;
+    if (lane.pool) {
+      // Another device: the window comes over, the outputs are made there.
+      for (auto& f : window) {
+        auto h = lane.pool->acquire(lane.stream);
+        copy_frame_between_devices(*f, h->view(), lane.stream);
+        f = Frame(h, &h->view());
+      }
+      for (auto& f : outputs) {
+        auto h = lane.pool->acquire(lane.stream);
+        f = Frame(h, &h->view());
+      }
+    }
+    // One pointer table for all components: no wait between their launches. The
+    // copy from pageable memory is staged before cudaMemcpyAsync returns.
+    const std::size_t per = window.size() + outputs.size();
+    if (per * filtered > lane.table_size) throw Error("temporal denoiser: pointer table too small");
     std::vector<const void*> ptrs;
-    for (const auto& f : chunk.window) ptrs.push_back(components(*f)[c].data);
-    for (const auto& f : chunk.outputs) ptrs.push_back(components(*f)[c].data);
-    // The copy from pageable memory is staged before cudaMemcpyAsync returns, so
-    // `ptrs` may go; the kernel queued behind it on the same stream sees the values.
-    CDN_CUDA_CHECK(cudaMemcpyAsync(pointers_, ptrs.data(), ptrs.size() * sizeof(void*), cudaMemcpyHostToDevice, s(stream)));
-    NlmChunk k;
-    k.proto = components(*chunk.window[0])[c];
-    k.window = pointers_;
-    k.window_first = chunk.window_begin;
-    k.window_count = static_cast<int>(chunk.window.size());
-    k.stream_length = chunk.stream_length;
-    k.out_proto = components(*chunk.outputs[0])[c];
-    k.outputs = pointers_ + chunk.window.size();
-    k.out_first = chunk.begin;
-    k.out_count = chunk.end - chunk.begin;
-    nlm3d_cuda_chunk(k, settings_.nlm, chunk.sigma[c], s(stream));
-    // The pointer table is reused by the next component: wait until this launch has read it.
-    synchronize(stream);
+    for (int c = 0; c < filtered; ++c) {
+      for (const auto& f : window) ptrs.push_back(components(*f)[c].data);
+      for (const auto& f : outputs) ptrs.push_back(components(*f)[c].data);
+    }
+    CDN_CUDA_CHECK(cudaMemcpyAsync(lane.pointers, ptrs.data(), ptrs.size() * sizeof(void*), cudaMemcpyHostToDevice,
+                                   lane.stream));
+    for (int c = 0; c < filtered; ++c) {
+      NlmChunk k;
+      k.proto = components(*window[0])[c];
+      k.window = lane.pointers + c * per;
+      k.window_first = chunk.window_begin;
+      k.window_count = static_cast<int>(window.size());
+      k.stream_length = chunk.stream_length;
+      k.out_proto = components(*outputs[0])[c];
+      k.outputs = lane.pointers + c * per + window.size();
+      k.out_first = chunk.begin;
+      k.out_count = chunk.end - chunk.begin;
+      nlm3d_cuda_chunk(k, settings_.nlm, chunk.sigma[c], lane.stream);
+    }
+    if (lane.pool) {
+      // The filtered planes come back into the home output frames.
+      for (std::size_t i = 0; i < outputs.size(); ++i)
+        for (int p = 0; p < format_info(format_).planes; ++p)
+          if (plane_is_filtered(settings_.planes, p))
+            CDN_CUDA_CHECK(cudaMemcpy2DAsync(chunk.outputs[i]->data[p], chunk.outputs[i]->pitch[p],
+                                             outputs[i]->data[p], outputs[i]->pitch[p],
+                                             plane_row_bytes(format_, width_, p), plane_height(format_, height_, p),
+                                             cudaMemcpyDefault, lane.stream));
+      chunk.lane_frames = window;
+      chunk.lane_frames.insert(chunk.lane_frames.end(), outputs.begin(), outputs.end());
+    }
+    CDN_CUDA_CHECK(cudaEventRecord(lane.done, lane.stream));
   }
+
+  bool done(const Chunk& chunk, bool wait, void*) const override {
+    const Lane& lane = *workers_[chunk.lane];
+    if (wait) {
+      CDN_CUDA_CHECK(cudaEventSynchronize(lane.done));
+      return true;
+    }
+    const cudaError_t rc = cudaEventQuery(lane.done);
+    if (rc == cudaErrorNotReady) return false;
+    CDN_CUDA_CHECK(rc);
+    return true;
+  }
+
   void synchronize(void* stream) override { CDN_CUDA_CHECK(cudaStreamSynchronize(s(stream))); }
 
  private:
+  struct Lane {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr;  // recorded after the lane's last chunk
+    void** pointers = nullptr;   // device array: window and output planes of a chunk
+    std::size_t table_size = 0;
+    std::unique_ptr<CudaFramePool> pool;  // on another device: window copies and outputs
+  };
+
+  int home_;
   CudaFramePool pool_;
   cudaStream_t own_stream_ = nullptr;
-  void** pointers_ = nullptr;
+  cudaEvent_t inputs_ready_ = nullptr;
+  std::vector<std::unique_ptr<Lane>> workers_;  // one per lane of the base class
 };
 
 }  // namespace
 
-std::unique_ptr<StreamDenoiser> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h) {
-  return std::make_unique<CudaTemporalStream>(s, f, w, h);
+std::unique_ptr<StreamDenoiser> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h,
+                                                          const std::vector<int>& devices) {
+  return std::make_unique<CudaTemporalStream>(s, f, w, h, devices);
 }
 
 }  // namespace cdn

@@ -12,6 +12,7 @@ bool cuda_available(std::string* why) {
   if (why) *why = "cudadenoise was built without CUDA";
   return false;
 }
+int cuda_device_count() { return 0; }
 #endif
 
 Backend resolve_backend(Backend requested) {

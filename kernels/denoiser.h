@@ -18,6 +18,8 @@ namespace cdn {
 bool built_with_cuda();
 // True when a CUDA device can be used now; otherwise `why` (if given) says why not.
 bool cuda_available(std::string* why = nullptr);
+// CUDA devices this process can use (0 without CUDA).
+int cuda_device_count();
 // Auto resolves to Cuda when cuda_available(), else Cpu. Cuda without a device throws.
 Backend resolve_backend(Backend requested);
 

@@ -2,11 +2,11 @@
 // per-frame modes (each frame is filtered on push and handed back on pop).
 #include "stream_denoiser.h"
 
+#include <algorithm>
 #include <deque>
 
 #include "error.h"
 #include "host_frame.h"
-#include "chunk_scheduler.h"
 #include "temporal_stream.h"
 
 namespace cdn {
@@ -50,18 +50,19 @@ class PerFrameStream final : public StreamDenoiser {
 
 }  // namespace
 
-int StreamDenoiser::latency_frames_for(const DenoiseSettings& s) {
-  return is_temporal(s.mode) ? ChunkScheduler(s.nlm.chunk_size, s.nlm.reach()).latency_frames() : 0;
+int StreamDenoiser::latency_frames_for(const DenoiseSettings& s, int cuda_devices) {
+  return is_temporal(s.mode) ? TemporalStream::latency_for(s, std::max(1, cuda_devices)) : 0;
 }
 
 std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const DenoiseSettings& settings,
-                                                       PixelFormat format, int width, int height) {
+                                                       PixelFormat format, int width, int height,
+                                                       const std::vector<int>& cuda_devices) {
   validate(settings);
   if (!is_temporal(settings.mode))
     return std::make_unique<PerFrameStream>(FrameDenoiser::create(backend, settings), format, width, height);
   if (resolve_backend(backend) == Backend::Cpu) return make_cpu_temporal_stream(settings, format, width, height);
 #ifdef CDN_HAVE_CUDA
-  return make_cuda_temporal_stream(settings, format, width, height);
+  return make_cuda_temporal_stream(settings, format, width, height, cuda_devices);
 #else
   throw Error("unreachable: CUDA resolved in a build without CUDA");
 #endif

@@ -2,19 +2,23 @@
 // the transcode tool use for every mode. Frames go in with push() and come out,
 // in the same order and the same number, with pop().
 //
-// Per-frame modes (pipd, hybrid) give each frame back at once. The temporal mode
-// (nlm3d) holds a window: frame t needs frames t - reach .. t + reach (reach =
+// Per-frame modes (pipd, hybrid, bm3d) give each frame back at once. The temporal
+// mode (nlm3d) holds a window: frame t needs frames t - reach .. t + reach (reach =
 // temporal radius + patch radius), and frames are filtered in chunks of
-// chunk-size frames; so up to chunk-size - 1 + reach frames follow a frame
-// before it comes out (latency_frames()). Chunks are filtered lazily in pop():
-// call pop() until it returns false after every push(), as the element and the
-// transcode tool do; then at most chunk-size + 2 reach + 1 input frames and
-// chunk-size output frames are held, whatever the stream's length. finish() marks the end of the stream (the window
+// chunk-size frames, each chunk started as soon as its frames have arrived, on
+// one of the stream's workers (one per CUDA device given; temporal_stream.h). So
+// up to workers x chunk-size - 1 + reach frames follow a frame before it comes
+// out (latency_frames()). Call pop() until it returns false after every push(),
+// as the element and the transcode tool do; then at most workers x chunk-size +
+// 2 reach + 1 input frames and workers x chunk-size output frames are held,
+// whatever the stream's length. finish() marks the end of the stream (the window
 // shrinks to the frames that exist) and makes every held frame ready; reset()
-// drops them (flush). The output never depends on where chunk borders fall.
+// drops them (flush). The output never depends on where chunk borders fall nor
+// on the number of workers.
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "denoiser.h"
 
@@ -25,16 +29,21 @@ class StreamDenoiser {
   virtual ~StreamDenoiser() = default;
 
   // Frames must then have `format` and the given size. CUDA backends bind to the
-  // CUDA context current on the calling thread (as FrameDenoiser).
+  // CUDA context current on the calling thread (as FrameDenoiser). cuda_devices:
+  // the CUDA devices the temporal mode spreads its chunks over, one worker each
+  // (temporal_stream.h; an index may repeat: two workers on that device); frames
+  // are pushed and popped on the current context's device. Empty: that device
+  // alone. The output is the same for any list.
   static std::unique_ptr<StreamDenoiser> create(Backend backend, const DenoiseSettings& settings, PixelFormat format,
-                                                int width, int height);
+                                                int width, int height, const std::vector<int>& cuda_devices = {});
 
   virtual Backend backend() const = 0;
   virtual const DenoiseSettings& settings() const = 0;
   // Frames that may follow a frame before it comes out: the latency in frames.
   virtual int latency_frames() const = 0;
-  // The same for settings, before a denoiser exists (0 for per-frame modes).
-  static int latency_frames_for(const DenoiseSettings& settings);
+  // The same for settings, before a denoiser exists (0 for per-frame modes), for
+  // a list of `cuda_devices` entries (0 or 1: one worker).
+  static int latency_frames_for(const DenoiseSettings& settings, int cuda_devices = 0);
   // Whether pop() would hand out a frame now.
   virtual bool ready() const = 0;
   // Frames pushed and not yet popped.

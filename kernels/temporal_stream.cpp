@@ -11,22 +11,36 @@
 
 namespace cdn {
 
-TemporalStream::TemporalStream(const DenoiseSettings& settings, PixelFormat format, int width, int height)
+TemporalStream::TemporalStream(const DenoiseSettings& settings, PixelFormat format, int width, int height, int lanes)
     : settings_(settings),
       format_(format),
       width_(width),
       height_(height),
-      sched_(settings.nlm.chunk_size, settings.nlm.reach()) {
+      sched_(settings.nlm.chunk_size, settings.nlm.reach()),
+      lanes_(lanes) {
   validate(settings);
   if (width <= 0 || height <= 0) throw InvalidArgument("frame size must be positive");
+  if (lanes < 1) throw InvalidArgument("temporal denoiser: at least one lane is needed");
+}
+
+int TemporalStream::latency_for(const DenoiseSettings& s, int lanes) {
+  return lanes * s.nlm.chunk_size - 1 + s.nlm.reach();
+}
+
+int TemporalStream::frames_needed(const DenoiseSettings& s, int lanes) {
+  return 2 * lanes * s.nlm.chunk_size + 2 * s.nlm.reach() + 1;
 }
 
 void TemporalStream::reset() {
+  // Chunks still running use their frames: let them finish before they go.
+  for (const Chunk& c : running_) done(c, true, nullptr);
+  running_.clear();
+  front_popped_ = 0;
   sched_.reset();
   inputs_.clear();
-  outputs_.clear();
   first_input_ = 0;
   popped_ = 0;
+  launched_ = 0;
   sigma_.clear();
 }
 
@@ -36,22 +50,17 @@ void TemporalStream::push(const FrameView& in, void* stream) {
     throw InvalidArgument("temporal denoiser: frame format or size changed; reset() or make a new denoiser");
   Frame f = new_frame(stream);
   copy_frame(in, *f, stream);
-  if (sigma_.empty()) {
-    sigma_ = estimate_sigma(*f, stream);
-    if (settings_.sigma > 0) {  // given in 8-bit code values: scale to each component's depth
-      const auto comps = components(*f);
-      for (std::size_t c = 0; c < comps.size(); ++c) sigma_[c] = settings_.sigma * (1 << (comps[c].bit_depth - 8));
-    }
-  }
+  if (sigma_.empty())  // given (in 8-bit code values, scaled to each component's depth) or estimated
+    sigma_ = settings_.sigma > 0 ? component_sigmas(*f, settings_.sigma) : estimate_sigma(*f, stream);
   synchronize(stream);  // `in` may be reused as soon as push() returns
   inputs_.push_back(std::move(f));
   sched_.pushed();
+  dispatch(stream);
 }
 
-bool TemporalStream::pop(const FrameView& out, void* stream) {
-  if (outputs_.empty()) {
-    int begin, end;
-    if (!sched_.next_chunk(&begin, &end)) return false;
+void TemporalStream::dispatch(void* stream) {
+  int begin, end;
+  while (static_cast<int>(running_.size()) < lanes_ && sched_.next_chunk(&begin, &end)) {
     Chunk chunk;
     chunk.begin = begin;
     chunk.end = end;
@@ -60,25 +69,50 @@ bool TemporalStream::pop(const FrameView& out, void* stream) {
     for (int t = chunk.window_begin; t < sched_.window_end(end); ++t) chunk.window.push_back(inputs_[t - first_input_]);
     for (int t = begin; t < end; ++t) chunk.outputs.push_back(new_frame(stream));
     chunk.sigma = sigma_.data();
-    const int filtered = filtered_components(*chunk.outputs[0], settings_.planes);
-    for (int c = 0; c < filtered; ++c) filter(chunk, c, stream);
+    // A lane is free: the running chunks hold the previous lanes - 1 lanes, in turn.
+    chunk.lane = launched_++ % lanes_;
     for (int p = 0; p < format_info(format_).planes; ++p)
       if (!plane_is_filtered(settings_.planes, p))
         for (int t = begin; t < end; ++t) copy_plane(*inputs_[t - first_input_], *chunk.outputs[t - begin], p, stream);
-    for (auto& o : chunk.outputs) outputs_.push_back(std::move(o));
+    launch(chunk, filtered_components(*chunk.outputs[0], settings_.planes), stream);
+    running_.push_back(std::move(chunk));
     sched_.computed(end);
+    // Inputs no later chunk reads; the running chunks keep their own window alive.
     while (first_input_ < sched_.oldest_needed()) {
       inputs_.pop_front();
       ++first_input_;
     }
   }
+}
+
+bool TemporalStream::must_wait() const {
+  return sched_.finished() || static_cast<int>(running_.size()) >= lanes_;
+}
+
+bool TemporalStream::ready() const {
+  if (!running_.empty()) return must_wait() || done(running_.front(), false, nullptr);
+  // Nothing runs: a chunk that can be filtered now is launched by pop(), which then
+  // waits for it when it takes the last lane or the stream has ended.
+  int begin, end;
+  return sched_.next_chunk(&begin, &end) && (lanes_ == 1 || sched_.finished());
+}
+
+bool TemporalStream::pop(const FrameView& out, void* stream) {
+  dispatch(stream);
+  if (running_.empty()) return false;
+  const Chunk& front = running_.front();
+  if (!done(front, must_wait(), stream)) return false;
   validate_frame(out);
   if (out.format != format_ || out.width != width_ || out.height != height_)
     throw InvalidArgument("temporal denoiser: output frame format or size differs");
-  copy_frame(*outputs_.front(), out, stream);
+  copy_frame(*front.outputs[front_popped_], out, stream);
   synchronize(stream);
-  outputs_.pop_front();
   ++popped_;
+  if (++front_popped_ == static_cast<int>(front.outputs.size())) {
+    running_.pop_front();
+    front_popped_ = 0;
+    dispatch(stream);  // a lane is free
+  }
   return true;
 }
 
@@ -108,24 +142,24 @@ class CpuTemporalStream final : public TemporalStream {
     copy_host_frame(from, to);
   }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
-  std::vector<double> estimate_sigma(const FrameView& first, void*) override {
-    std::vector<double> s;
-    for (const auto& c : components(first)) s.push_back(estimate_noise_sigma(c) * (1 << (c.bit_depth - 8)));
-    return s;
+  std::vector<double> estimate_sigma(const FrameView& first, void*) override { return component_sigmas(first, 0); }
+  void launch(Chunk& chunk, int filtered, void*) override {
+    // Synchronous: the chunk is done when launch() returns.
+    for (int c = 0; c < filtered; ++c) {
+      FrameWindow window;
+      window.first = chunk.window_begin;
+      window.stream_length = chunk.stream_length;
+      for (const auto& f : chunk.window) window.frames.push_back(components(*f)[c]);
+      // Frames of a chunk are independent: one thread per frame (several per frame for a chunk of one).
+      const int n = chunk.end - chunk.begin;
+      const int inner = n == 1 ? 0 : 1;
+      parallel_rows(n, 0, [&](int i) {
+        nlm3d_frame_reference(window, chunk.begin + i, components(*chunk.outputs[i])[c], settings_.nlm,
+                              chunk.sigma[c], inner);
+      });
+    }
   }
-  void filter(const Chunk& chunk, int c, void*) override {
-    FrameWindow window;
-    window.first = chunk.window_begin;
-    window.stream_length = chunk.stream_length;
-    for (const auto& f : chunk.window) window.frames.push_back(components(*f)[c]);
-    // Frames of a chunk are independent: one thread per frame (several per frame for a chunk of one).
-    const int n = chunk.end - chunk.begin;
-    const int inner = n == 1 ? 0 : 1;
-    parallel_rows(n, 0, [&](int i) {
-      nlm3d_frame_reference(window, chunk.begin + i, components(*chunk.outputs[i])[c], settings_.nlm, chunk.sigma[c],
-                            inner);
-    });
-  }
+  bool done(const Chunk&, bool, void*) const override { return true; }
   void synchronize(void*) override {}
 
  private:

@@ -1,7 +1,19 @@
 // temporal_stream.h: the StreamDenoiser of the temporal mode, one implementation
 // of the window bookkeeping (ChunkScheduler) over backend hooks for memory and
 // filtering: CpuTemporalStream (host frames, nlm3d_reference) and the CUDA one
-// (device frames from a CudaFramePool, nlm3d_cuda).
+// (device frames from a CudaFramePool, nlm3d_cuda, on one or several devices).
+//
+// Chunks go to `lanes` workers (the CUDA backend's devices; the papers' split of
+// the video along time, nlm3d-multigpu-palma): a chunk is launched on the next
+// lane as soon as it can be filtered and a lane is free, and runs while frames
+// keep being pushed. Outputs leave in order: pop() hands out the oldest chunk's
+// frames once it is done, and waits for it only when every lane is busy or the
+// stream has ended. Each output frame depends only on its own window, so the
+// output does not depend on the number of lanes nor on chunk borders.
+//
+// Bounds, with C = chunk-size, r = reach, L = lanes (pop every ready frame after
+// each push): input frames held at most L C + 2 r + 1, output frames L C, and a
+// frame waits for at most L C - 1 + r later frames (latency_frames()).
 #pragma once
 
 #include <deque>
@@ -15,19 +27,22 @@ namespace cdn {
 
 class TemporalStream : public StreamDenoiser {
  public:
-  TemporalStream(const DenoiseSettings& settings, PixelFormat format, int width, int height);
+  TemporalStream(const DenoiseSettings& settings, PixelFormat format, int width, int height, int lanes = 1);
 
   const DenoiseSettings& settings() const override { return settings_; }
-  int latency_frames() const override { return sched_.latency_frames(); }
+  int latency_frames() const override { return latency_for(settings_, lanes_); }
   int held() const override { return sched_.pushed_count() - popped_; }
-  bool ready() const override {
-    int b, e;
-    return !outputs_.empty() || sched_.next_chunk(&b, &e);
-  }
+  bool ready() const override;
   void push(const FrameView& in, void* stream) override;
   bool pop(const FrameView& out, void* stream) override;
   void finish() override { sched_.finish(); }
   void reset() override;
+
+  // latency_frames() for these settings and lanes.
+  static int latency_for(const DenoiseSettings& s, int lanes);
+  // Frames of the stream's format a backend needs at most for the window:
+  // inputs (L C + 2 r + 1) and outputs (L C).
+  static int frames_needed(const DenoiseSettings& s, int lanes);
 
  protected:
   // A frame owned by the backend (host or device), released when the pointer goes.
@@ -39,14 +54,21 @@ class TemporalStream : public StreamDenoiser {
     std::vector<Frame> window;          // input frames window_begin ..
     std::vector<Frame> outputs;         // one per output frame
     const double* sigma;                // per component, in its code values
+    int lane;                           // the worker it runs on
+    std::vector<Frame> lane_frames;     // what the lane holds while it runs (backend's)
   };
   virtual Frame new_frame(void* stream) = 0;
   virtual void copy_frame(const FrameView& from, const FrameView& to, void* stream) = 0;
   virtual void copy_plane(const FrameView& from, const FrameView& to, int plane, void* stream) = 0;
   // The noise of each component of the stream's first frame, in its code values.
   virtual std::vector<double> estimate_sigma(const FrameView& first, void* stream) = 0;
-  // Filters component c of every output frame of the chunk.
-  virtual void filter(const Chunk& chunk, int component, void* stream) = 0;
+  // Starts filtering components [0, filtered) of every output frame of the chunk
+  // on lane chunk.lane, after the work queued so far on `stream` (the caller's);
+  // may return before it is done.
+  virtual void launch(Chunk& chunk, int filtered, void* stream) = 0;
+  // Whether a launched chunk is done, so that its outputs may be read on
+  // `stream`; with `wait`, waits for it first (then true).
+  virtual bool done(const Chunk& chunk, bool wait, void* stream) const = 0;
   virtual void synchronize(void* stream) = 0;
 
   DenoiseSettings settings_;
@@ -54,9 +76,17 @@ class TemporalStream : public StreamDenoiser {
   int width_, height_;
 
  private:
+  // Launches the chunks that can be filtered while lanes are free.
+  void dispatch(void* stream);
+  // pop() must wait for the oldest chunk rather than ask for more input.
+  bool must_wait() const;
+
   ChunkScheduler sched_;
+  int lanes_;
+  int launched_ = 0;           // chunks launched since the stream began
   std::deque<Frame> inputs_;   // stream frames first_input_ .. pushed - 1
-  std::deque<Frame> outputs_;  // filtered frames popped_ .. computed - 1
+  std::deque<Chunk> running_;  // launched and not wholly popped, oldest first
+  int front_popped_ = 0;       // outputs of running_.front() already popped
   int first_input_ = 0;
   int popped_ = 0;
   std::vector<double> sigma_;
@@ -64,7 +94,10 @@ class TemporalStream : public StreamDenoiser {
 
 std::unique_ptr<StreamDenoiser> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);
 #ifdef CDN_HAVE_CUDA
-std::unique_ptr<StreamDenoiser> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);
+// devices: CUDA device indices, one lane each (a repeated index: two lanes on it);
+// empty: the device of the current context.
+std::unique_ptr<StreamDenoiser> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h,
+                                                          const std::vector<int>& devices);
 #endif
 
 }  // namespace cdn

@@ -43,9 +43,10 @@ std::vector<HostFrame> clip(PixelFormat f, int frames, int w, int h, std::uint64
   return c;
 }
 
-std::vector<HostFrame> run(Backend b, const DenoiseSettings& s, const std::vector<HostFrame>& in) {
+std::vector<HostFrame> run(Backend b, const DenoiseSettings& s, const std::vector<HostFrame>& in,
+                           const std::vector<int>& devices = {}) {
   const FrameView& f0 = in[0].view();
-  auto d = StreamDenoiser::create(b, s, f0.format, f0.width, f0.height);
+  auto d = StreamDenoiser::create(b, s, f0.format, f0.width, f0.height, devices);
   EXPECT_EQ(d->backend(), b);
   std::vector<HostFrame> out;
   auto drain = [&] {
@@ -138,6 +139,52 @@ TEST(GpuNlm3d, ChunkBordersDoNotMatterOnTheGpu) {
     for (int y = 0; y < a.height; ++y)
       for (int x = 0; x < a.width; ++x) ASSERT_EQ(a.get(x, y), b.get(x, y)) << "frame " << i;
   }
+}
+
+// Chunks spread over several workers give the same frames as one device, bit for
+// bit: {0, 0} runs two workers on one GPU (the same code path), {0, 1} two GPUs.
+TEST(GpuNlm3d, SeveralDevicesGiveTheSameOutput) {
+  CDN_REQUIRE_GPU();
+  int count = 0;
+  CDN_CUDA_CHECK(cudaGetDeviceCount(&count));
+  const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;
+  const int frames = small ? 30 : 120;
+  std::vector<std::vector<int>> lists = {{0}, {0, 0}, {0, 0, 0}};
+  if (count >= 2) lists.push_back({0, 1});
+  if (count >= 2) lists.push_back({1, 0, 1});
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::P010_10LE}) {
+    const auto in = clip(f, frames, 64, 48, 9);
+    for (int chunk : {50, 7}) {
+      const DenoiseSettings s = nlm(3, 2, 1, small ? 5 : chunk);
+      const auto one = run(Backend::Cuda, s, in);
+      ASSERT_EQ(one.size(), in.size());
+      for (const auto& devices : lists) {
+        const auto many = run(Backend::Cuda, s, in, devices);
+        ASSERT_EQ(many.size(), one.size());
+        std::string name;
+        for (int d : devices) name += std::to_string(d) + " ";
+        for (std::size_t i = 0; i < one.size(); ++i) {
+          const auto a = components(one[i].view()), b = components(many[i].view());
+          for (std::size_t c = 0; c < a.size(); ++c)
+            for (int y = 0; y < a[c].height; ++y)
+              for (int x = 0; x < a[c].width; ++x)
+                ASSERT_EQ(a[c].get(x, y), b[c].get(x, y))
+                    << format_name(f) << " chunk " << chunk << " devices " << name << "frame " << i << " component " << c;
+        }
+        std::printf("%s chunk %d, devices { %s}: %zu frames identical to one device\n", format_name(f), s.nlm.chunk_size,
+                    name.c_str(), many.size());
+      }
+    }
+  }
+  if (count < 2) std::printf("only %d CUDA device: the two-GPU lists were left out\n", count);
+}
+
+TEST(GpuNlm3d, UnknownDeviceIsRefused) {
+  CDN_REQUIRE_GPU();
+  int count = 0;
+  CDN_CUDA_CHECK(cudaGetDeviceCount(&count));
+  EXPECT_THROW(StreamDenoiser::create(Backend::Cuda, nlm(3, 2, 1, 4), PixelFormat::GRAY8, 16, 16, {0, count}),
+               InvalidArgument);
 }
 
 TEST(GpuNlm3d, DeviceFramesStayOnTheDevice) {

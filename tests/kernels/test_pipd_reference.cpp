@@ -123,7 +123,9 @@ TEST(PipdReference, TinyFramesFollowTheBorderRule) {
           EXPECT_GE(out.view.get(x, y), 0);
           EXPECT_LE(out.view.get(x, y), 255);
         }
-      if (w == 1 && h == 1) EXPECT_EQ(out.view.get(0, 0), in.view.get(0, 0));  // every read is the one pixel
+      if (w == 1 && h == 1) {
+        EXPECT_EQ(out.view.get(0, 0), in.view.get(0, 0));  // every read is the one pixel
+      }
     }
 }
 

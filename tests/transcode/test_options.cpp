@@ -69,10 +69,17 @@ TEST(TranscodeOptions, EveryFlag) {
   EXPECT_DOUBLE_EQ(o.crf, 19.5);
   EXPECT_EQ(o.preset, "slow");
   EXPECT_EQ(o.gpu, 2);
+  EXPECT_EQ(o.gpus, std::vector<int>{2});
   EXPECT_EQ(o.backend, cdn::Backend::Cpu);
   EXPECT_EQ(o.max_frames, 100u);
   EXPECT_EQ(o.overwrite, Overwrite::Yes);
   EXPECT_TRUE(o.quiet && o.json && o.verbose);
+}
+
+TEST(TranscodeOptions, SeveralGpusForTheTemporalMode) {
+  const TranscodeOptions o = parse({"-i", "a", "-o", "b", "--mode", "nlm3d", "--gpu", "1,0,1"});
+  EXPECT_EQ(o.gpu, 1) << "the first device decodes and encodes";
+  EXPECT_EQ(o.gpus, (std::vector<int>{1, 0, 1}));
 }
 
 TEST(TranscodeOptions, EveryModeOfTheLibraryIsAccepted) {
@@ -108,6 +115,7 @@ TEST(TranscodeOptions, Errors) {
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--lossless", "--crf", "0"}), "--lossless excludes --crf and --bitrate");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--frames", "0"}), "--frames: 0 frames: give at least 1");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "-1"}), "--gpu: -1 is out of range [0, 63]");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "0,x"}), "--gpu: 'x' is not a number");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--codec", "av1"}), "--codec: 'av1' is not one of h264|hevc");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--mode", "x"}), "--mode: 'x' is not one of " + mode_choices());
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}), "--preset: 'p4' is not a preset (ultrafast ... placebo)");

@@ -104,6 +104,26 @@ TEST_F(TranscodeGpu, TemporalModeOnTheGpu) {
   EXPECT_LE(double(d.differing) / std::max<std::size_t>(1, gpu.size()), 1e-4);
 }
 
+TEST_F(TranscodeGpu, TemporalModeOverSeveralWorkersGivesTheSameFrames) {
+  // --gpu 0,0: two workers on one GPU take the multi-device path; with two GPUs, --gpu 0,1 too.
+  const int count = cdn::cuda_device_count();
+  const std::string args = "--mode nlm3d --search-radius 2 --temporal-radius 1 --chunk-size 3 --frames 12 --sigma 15";
+  const std::string o1 = out("one.mkv");
+  const ToolRun one = run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(o1) + " -y --lossless --json " + args);
+  ASSERT_EQ(one.code, 0) << one.all();
+  const auto want = decode_raw(o1, "yuv420p");
+  for (const char* gpus : {"0,0", "0,1"}) {
+    if (std::string(gpus) == "0,1" && count < 2) continue;
+    const std::string om = out("many.mkv");
+    const ToolRun many =
+        run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(om) + " -y --lossless --json --gpu " + gpus + " " + args);
+    ASSERT_EQ(many.code, 0) << many.all();
+    EXPECT_EQ(json_string(many.out, "host_copies"), "0");
+    const Diff d = compare(decode_raw(om, "yuv420p"), want);
+    EXPECT_EQ(d.differing, 0u) << "--gpu " << gpus;
+  }
+}
+
 TEST_F(TranscodeGpu, Bm3dOnTheGpu) {
   // Float aggregation with atomics (docs/BM3D.md): equal to the CPU path within
   // the kernel tolerance, not bit for bit.

@@ -134,7 +134,7 @@ Result time_gpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, c
 // The temporal mode: a stream of device frames through StreamDenoiser, pushing
 // and popping as the element does; ms per frame over `frames` frames after a
 // warm-up stream, the 50-frame chunk included whole.
-double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames) {
+double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames, const std::vector<int>& devices = {}) {
   CudaFramePool pool(host.format, host.width, host.height, 2);
   auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
   for (int p = 0; p < format_info(host.format).planes; ++p)
@@ -142,7 +142,7 @@ double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames)
                                 plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
                                 cudaMemcpyHostToDevice));
   auto run = [&](int n) {
-    auto d = StreamDenoiser::create(Backend::Cuda, s, host.format, host.width, host.height);
+    auto d = StreamDenoiser::create(Backend::Cuda, s, host.format, host.width, host.height, devices);
     int out = 0;
     for (int i = 0; i < n; ++i) {
       d->push(din->view());
@@ -273,6 +273,28 @@ int main(int argc, char** argv) {
         char name[64];
         std::snprintf(name, sizeof name, "%d^3 / %d^3", 2 * c[0] + 1, 2 * c[2] + 1);
         std::printf("%-22s %12.3f %10.1f %18.3f\n", name, ms, 1000.0 / ms, ms * 50 / 1000.0);
+        std::fflush(stdout);
+      }
+      // Chunks spread over workers (StreamDenoiser's cuda_devices), 11^3 / 3^3.
+      DenoiseSettings s;
+      s.mode = Mode::Nlm3d;
+      s.sigma = 20;
+      const int count = cuda_device_count();
+      std::vector<std::vector<int>> lists = {{0}, {0, 0}};
+      std::vector<int> all;
+      for (int d = 0; d < count; ++d) all.push_back(d);
+      if (count > 1) lists.push_back(all);
+      std::printf("\nnlm3d scaling over workers (devices of StreamDenoiser; 0,0 = two workers on GPU 0): %d frames,\n"
+                  "1920x1080 GRAY8, 11^3 / 3^3, chunks of 50\n",
+                  2 * o.nlm_frames);
+      std::printf("%-22s %12s %10s %10s\n", "devices", "ms/frame", "fps", "speed-up");
+      double base = 0;
+      for (const auto& devices : lists) {
+        const double ms = time_nlm_gpu(s, in.view(), 2 * o.nlm_frames, devices);
+        if (base == 0) base = ms;
+        std::string name;
+        for (int d : devices) name += (name.empty() ? "" : ",") + std::to_string(d);
+        std::printf("%-22s %12.3f %10.1f %9.2fx\n", name.c_str(), ms, 1000.0 / ms, base / ms);
         std::fflush(stdout);
       }
     }

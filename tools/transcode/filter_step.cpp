@@ -27,8 +27,8 @@ void check_av(int rc, const char* what) {
 
 }  // namespace
 
-FilterStep::FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu)
-    : gpu_(gpu), settings_(settings), denoise_(denoise) {
+FilterStep::FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices)
+    : gpu_(gpu), devices_(std::move(devices)), settings_(settings), denoise_(denoise) {
   if (!denoise_ || is_temporal(settings.mode)) return;  // the stream denoiser needs the first frame
   try {
     frame_denoiser_ = FrameDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings);
@@ -136,7 +136,8 @@ void FilterStep::push_temporal(const Prepared& p) {
   try {
     if (!stream_denoiser_) {
       stream_denoiser_ = StreamDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings_, p.format,
-                                                p.frame->width, p.frame->height);
+                                                p.frame->width, p.frame->height,
+                                                gpu_ ? devices_ : std::vector<int>{});
       stream_memory_ = p.memory;
     }
     if (p.memory != stream_memory_)

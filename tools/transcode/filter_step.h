@@ -31,8 +31,9 @@ class FilterStep {
  public:
   // `gpu` non-null selects the CUDA backend (made on the device's primary
   // context, current after GpuDevice::open), else the CPU. `denoise` false
-  // passes frames through (--no-denoise). Throws Failure.
-  FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu);
+  // passes frames through (--no-denoise). `devices`: the CUDA devices the
+  // temporal mode spreads its chunks over (StreamDenoiser::create). Throws Failure.
+  FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices = {});
   ~FilterStep();
 
   // Takes a decoded frame; the filter keeps no reference to it.
@@ -63,6 +64,7 @@ class FilterStep {
   void push_temporal(const Prepared& p);
 
   const GpuDevice* gpu_;
+  std::vector<int> devices_;
   DenoiseSettings settings_;
   bool denoise_;
   std::unique_ptr<FrameDenoiser> frame_denoiser_;    // per-frame modes

@@ -63,9 +63,20 @@ struct Parser {
                   }
                 throw UsageError(flag + ": '" + v + "' is not a preset (ultrafast ... placebo)");
               });
-    flags.add("--gpu", "N", "CUDA device index (default 0)", [this](const std::string& flag, const std::string& v) {
-      o.gpu = static_cast<int>(tools::parse_number(flag, v, true, 0, 63));
-    });
+    flags.add("--gpu", "N[,N...]",
+              "CUDA device index (default 0); with several, --mode nlm3d spreads its chunks over them (decoding, "
+              "encoding and the per-frame modes use the first)",
+              [this](const std::string& flag, const std::string& v) {
+                o.gpus.clear();
+                std::size_t at = 0;
+                for (;;) {
+                  const std::size_t comma = v.find(',', at);
+                  o.gpus.push_back(static_cast<int>(tools::parse_number(flag, v.substr(at, comma - at), true, 0, 63)));
+                  if (comma == std::string::npos) break;
+                  at = comma + 1;
+                }
+                o.gpu = o.gpus.front();
+              });
     flags.add_choice("--backend", {"auto", "cuda", "cpu"},
                      "auto: NVDEC + CUDA (+ NVENC) when a GPU is usable, else the CPU; cuda: fail without a GPU; "
                      "cpu: never touch the GPU",

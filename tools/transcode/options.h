@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "settings.h"
 
@@ -20,7 +21,8 @@ struct TranscodeOptions {
   DenoiseSettings settings;
   bool denoise = true;  // --no-denoise: decode and re-encode only (a benchmark baseline)
   Backend backend = Backend::Auto;
-  int gpu = 0;
+  int gpu = 0;            // decoding, encoding, per-frame filtering: the first of --gpu
+  std::vector<int> gpus;  // every device of --gpu (nlm3d's workers); empty: gpu alone
   std::string codec = "h264";  // h264 | hevc
   double crf = -1;             // < 0: not given
   std::int64_t bitrate = 0;    // bits per second; 0: not given

@@ -48,7 +48,7 @@ class Pipeline {
     if (!o_.null_output()) output_ = std::make_unique<Output>(*input_, o_);
     open_gpu();
     decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
-    filter_ = std::make_unique<FilterStep>(o_.settings, o_.denoise, gpu_.get());
+    filter_ = std::make_unique<FilterStep>(o_.settings, o_.denoise, gpu_.get(), o_.gpus);
     for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) note_(n);
 
     const AVStream* video = input_->video();

@@ -1,0 +1,27 @@
+// cuda_device_scope.h: work on another CUDA device from a thread whose current
+// context must be current again afterwards (it may be a non-primary context, such
+// as a GstCudaContext's): the temporal mode's workers on other devices
+// (cuda_temporal_stream.cu).
+#pragma once
+
+namespace cdn {
+
+// The device of the context current on this thread (a primary context is made
+// current first when there is none).
+int current_cuda_device();
+
+class DeviceScope {
+ public:
+  // Makes `device`'s primary context current, unless the current context is
+  // already on `device` (then it stays, whatever kind it is).
+  explicit DeviceScope(int device);
+  ~DeviceScope();  // the context current before is current again
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  void* saved_ = nullptr;  // CUcontext
+  bool switched_ = false;
+};
+
+}  // namespace cdn

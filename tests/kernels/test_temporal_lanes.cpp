@@ -1,0 +1,180 @@
+// test_temporal_lanes.cpp: the temporal mode's scheduling over several workers
+// (lanes: the CUDA backend's devices) without a GPU: a backend whose lanes are
+// threads that finish their chunks after random delays. Frames must come out
+// complete, in order, computed from the right window, within the stated latency
+// and memory bounds, with chunks really running side by side.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "host_frame.h"
+#include "temporal_stream.h"
+
+namespace cdn {
+namespace {
+
+// A stand-in filter: output(t) = sum of the inputs t - reach .. t + reach (clamped
+// to the stream), modulo 256, on 1x1 GRAY8 frames.
+class ThreadLanes final : public TemporalStream {
+ public:
+  ThreadLanes(const DenoiseSettings& s, int lanes)
+      : TemporalStream(s, PixelFormat::GRAY8, 1, 1, lanes), workers_(lanes) {}
+  ~ThreadLanes() override { reset(); }
+  Backend backend() const override { return Backend::Cpu; }
+
+  int frames_alive() const { return *alive_; }
+  int max_frames_alive() const { return *max_alive_; }
+  int max_concurrent() const { return max_running_; }
+
+ protected:
+  Frame new_frame(void*) override {
+    auto f = std::make_shared<HostFrame>(PixelFormat::GRAY8, 1, 1);
+    const int now = ++*alive_;
+    *max_alive_ = std::max(*max_alive_, now);
+    auto alive = alive_;
+    return Frame(&f->view(), [f, alive](const FrameView*) { --*alive; });
+  }
+  void copy_frame(const FrameView& from, const FrameView& to, void*) override { copy_host_frame(from, to); }
+  void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
+  std::vector<double> estimate_sigma(const FrameView&, void*) override { return {1.0}; }
+  void launch(Chunk& chunk, int, void*) override {
+    Worker& w = workers_[chunk.lane];
+    ASSERT_FALSE(w.thread.joinable()) << "lane " << chunk.lane << " given a chunk while busy";
+    w.finished = false;
+    {
+      std::lock_guard<std::mutex> g(lock_);
+      max_running_ = std::max(max_running_, ++running_now_);
+    }
+    const int delay = static_cast<int>(rng_() % 6);
+    const int reach = settings_.nlm.reach();
+    w.thread = std::thread([this, &w, chunk, delay, reach] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      for (int t = chunk.begin; t < chunk.end; ++t) {
+        int sum = 0;
+        for (int k = -reach; k <= reach; ++k) {
+          const int u = std::clamp(t + k, 0, chunk.stream_length - 1);
+          sum += components(*chunk.window[u - chunk.window_begin])[0].get(0, 0);
+        }
+        components(*chunk.outputs[t - chunk.begin])[0].set(0, 0, sum % 256);
+      }
+      {
+        std::lock_guard<std::mutex> g(lock_);
+        --running_now_;
+      }
+      w.finished = true;
+    });
+  }
+  bool done(const Chunk& chunk, bool wait, void*) const override {
+    Worker& w = workers_[chunk.lane];
+    if (!wait && !w.finished) return false;
+    if (w.thread.joinable()) w.thread.join();
+    return true;
+  }
+  void synchronize(void*) override {}
+
+ private:
+  struct Worker {
+    std::thread thread;
+    std::atomic<bool> finished{true};
+  };
+  mutable std::vector<Worker> workers_;
+  // Frames are released on the lanes' threads too.
+  std::shared_ptr<std::atomic<int>> alive_ = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<int> max_alive_ = std::make_shared<int>(0);
+  std::mutex lock_;
+  int running_now_ = 0, max_running_ = 0;
+  std::mt19937 rng_{7};
+};
+
+DenoiseSettings settings(int chunk) {
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.nlm.chunk_size = chunk;
+  s.nlm.temporal_radius = 1;
+  s.nlm.patch_radius = 1;  // reach 2
+  return s;
+}
+
+int expected(int t, int n, int reach) {
+  int sum = 0;
+  for (int k = -reach; k <= reach; ++k) sum += (std::clamp(t + k, 0, n - 1) * 7 + 3) % 256;
+  return sum % 256;
+}
+
+void run_stream(int lanes, int chunk, int n) {
+  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", chunk " + std::to_string(chunk) + ", frames " + std::to_string(n));
+  const DenoiseSettings s = settings(chunk);
+  ThreadLanes lanes_stream(s, lanes);
+  StreamDenoiser& d = lanes_stream;
+  const int reach = s.nlm.reach();
+  EXPECT_EQ(d.latency_frames(), lanes * chunk - 1 + reach);
+  EXPECT_EQ(StreamDenoiser::latency_frames_for(s, lanes), d.latency_frames());
+  HostFrame in(PixelFormat::GRAY8, 1, 1), out(PixelFormat::GRAY8, 1, 1);
+  int popped = 0;
+  auto take = [&](int pushed) {
+    while (d.pop(out.view())) {
+      EXPECT_EQ(components(out.view())[0].get(0, 0), expected(popped, n, reach)) << "frame " << popped;
+      if (pushed < n) {
+        EXPECT_LE(pushed - 1 - popped, d.latency_frames()) << "frame " << popped << " came out late";
+      }
+      ++popped;
+    }
+  };
+  for (int t = 0; t < n; ++t) {
+    components(in.view())[0].set(0, 0, (t * 7 + 3) % 256);
+    d.push(in.view());
+    take(t + 1);
+    EXPECT_LE(lanes_stream.frames_alive(), TemporalStream::frames_needed(s, lanes)) << "after frame " << t;
+  }
+  d.finish();
+  take(n);
+  EXPECT_EQ(popped, n) << "frames out must equal frames in";
+  EXPECT_EQ(d.held(), 0);
+  EXPECT_LE(lanes_stream.max_frames_alive(), TemporalStream::frames_needed(s, lanes));
+  if (lanes > 1 && n >= 3 * lanes * chunk) {
+    EXPECT_GE(lanes_stream.max_concurrent(), 2) << "chunks never ran side by side";
+  }
+}
+
+TEST(TemporalLanes, FramesComeOutInOrderWithinTheBounds) {
+  for (int lanes : {1, 2, 3})
+    for (int chunk : {1, 4, 7})
+      for (int n : {1, 2, 5, 60}) run_stream(lanes, chunk, n);
+}
+
+TEST(TemporalLanes, ResetWhileChunksRunDropsEverything) {
+  const DenoiseSettings s = settings(3);
+  ThreadLanes lanes_stream(s, 3);
+  StreamDenoiser& d = lanes_stream;
+  HostFrame in(PixelFormat::GRAY8, 1, 1), out(PixelFormat::GRAY8, 1, 1);
+  for (int t = 0; t < 20; ++t) {
+    components(in.view())[0].set(0, 0, t);
+    d.push(in.view());  // no pops: chunks run, outputs wait
+  }
+  d.reset();
+  EXPECT_EQ(d.held(), 0);
+  EXPECT_EQ(lanes_stream.frames_alive(), 0);
+  EXPECT_FALSE(d.pop(out.view()));
+  // A new stream after the reset starts from frame 0.
+  for (int t = 0; t < 3; ++t) {
+    components(in.view())[0].set(0, 0, (t * 7 + 3) % 256);
+    d.push(in.view());
+  }
+  d.finish();
+  int popped = 0;
+  while (d.pop(out.view())) {
+    EXPECT_EQ(components(out.view())[0].get(0, 0), expected(popped, 3, s.nlm.reach()));
+    ++popped;
+  }
+  EXPECT_EQ(popped, 3);
+}
+
+}  // namespace
+}  // namespace cdn
