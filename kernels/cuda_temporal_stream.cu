@@ -45,6 +45,8 @@ class CudaTemporalStream final : public TemporalStream {
       : TemporalStream(s, f, w, h, std::max<int>(1, static_cast<int>(devices.size()))),
         home_(current_cuda_device()),
         pool_(f, w, h, frames_needed(s, std::max<int>(1, static_cast<int>(devices.size())))) {
+    // Frames are allocated now: cudaMallocPitch while a chunk runs would wait for it.
+    pool_.preallocate();
     const int count = cuda_device_count();
     const std::vector<int> list = devices.empty() ? std::vector<int>{home_} : devices;
     for (int d : list)
@@ -63,8 +65,12 @@ class CudaTemporalStream final : public TemporalStream {
       CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
       CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, cudaEventDisableTiming));
       CDN_CUDA_CHECK(cudaMalloc(&lane.pointers, table * sizeof(void*)));
+      CDN_CUDA_CHECK(cudaMallocHost(&lane.host_pointers, table * sizeof(void*)));
       lane.table_size = table;
-      if (d != home_) lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * s.nlm.chunk_size + 2 * s.nlm.reach());
+      if (d != home_) {
+        lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * s.nlm.chunk_size + 2 * s.nlm.reach());
+        lane.pool->preallocate();
+      }
     }
   }
   ~CudaTemporalStream() override {
@@ -73,6 +79,7 @@ class CudaTemporalStream final : public TemporalStream {
       DeviceScope on(lane->device);
       lane->pool.reset();
       cudaFree(lane->pointers);
+      cudaFreeHost(lane->host_pointers);
       cudaEventDestroy(lane->done);
       cudaStreamDestroy(lane->stream);
     }
@@ -123,16 +130,17 @@ class CudaTemporalStream final : public TemporalStream {
         f = Frame(h, &h->view());
       }
     }
-    // One pointer table for all components: no wait between their launches. The
-    // copy from pageable memory is staged before cudaMemcpyAsync returns.
+    // One pointer table for all components: no wait between their launches. It is
+    // written into the lane's pinned buffer, which the lane's previous chunk (done:
+    // the lane is free) no longer reads, and copied without a stream sync.
     const std::size_t per = window.size() + outputs.size();
     if (per * filtered > lane.table_size) throw Error("temporal denoiser: pointer table too small");
-    std::vector<const void*> ptrs;
+    std::size_t n = 0;
     for (int c = 0; c < filtered; ++c) {
-      for (const auto& f : window) ptrs.push_back(components(*f)[c].data);
-      for (const auto& f : outputs) ptrs.push_back(components(*f)[c].data);
+      for (const auto& f : window) lane.host_pointers[n++] = components(*f)[c].data;
+      for (const auto& f : outputs) lane.host_pointers[n++] = components(*f)[c].data;
     }
-    CDN_CUDA_CHECK(cudaMemcpyAsync(lane.pointers, ptrs.data(), ptrs.size() * sizeof(void*), cudaMemcpyHostToDevice,
+    CDN_CUDA_CHECK(cudaMemcpyAsync(lane.pointers, lane.host_pointers, n * sizeof(void*), cudaMemcpyHostToDevice,
                                    lane.stream));
     for (int c = 0; c < filtered; ++c) {
       NlmChunk k;
@@ -182,6 +190,7 @@ class CudaTemporalStream final : public TemporalStream {
     cudaStream_t stream = nullptr;
     cudaEvent_t done = nullptr;  // recorded after the lane's last chunk
     void** pointers = nullptr;   // device array: window and output planes of a chunk
+    void** host_pointers = nullptr;  // pinned: the table as written before the copy
     std::size_t table_size = 0;
     std::unique_ptr<CudaFramePool> pool;  // on another device: window copies and outputs
   };

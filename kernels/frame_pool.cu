@@ -50,30 +50,40 @@ CudaFramePool::Handle CudaFramePool::try_acquire(void* stream) {
   return take_locked(lock, stream);
 }
 
+void CudaFramePool::preallocate() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (static_cast<int>(slots_.size()) < capacity_) free_.push_back(allocate_locked());
+}
+
+CudaFramePool::Slot* CudaFramePool::allocate_locked() {
+  auto fresh = std::make_unique<Slot>();
+  fresh->view.format = format_;
+  fresh->view.width = width_;
+  fresh->view.height = height_;
+  fresh->view.memory = MemoryKind::Device;
+  const int planes = format_info(format_).planes;
+  try {
+    for (int p = 0; p < planes; ++p)
+      CDN_CUDA_CHECK(cudaMallocPitch(&fresh->view.data[p], &fresh->view.pitch[p],
+                                     plane_row_bytes(format_, width_, p), plane_height(format_, height_, p)));
+    CDN_CUDA_CHECK(cudaEventCreateWithFlags(&fresh->released, cudaEventDisableTiming));
+  } catch (...) {
+    for (int p = 0; p < 3; ++p)
+      if (fresh->view.data[p]) cudaFree(fresh->view.data[p]);
+    throw;
+  }
+  Slot* slot = fresh.get();
+  slots_.push_back(std::move(fresh));
+  return slot;
+}
+
 CudaFramePool::Handle CudaFramePool::take_locked(std::unique_lock<std::mutex>&, void* stream) {
   Slot* slot;
   if (!free_.empty()) {
     slot = free_.back();
     free_.pop_back();
   } else {
-    auto fresh = std::make_unique<Slot>();
-    fresh->view.format = format_;
-    fresh->view.width = width_;
-    fresh->view.height = height_;
-    fresh->view.memory = MemoryKind::Device;
-    const int planes = format_info(format_).planes;
-    try {
-      for (int p = 0; p < planes; ++p)
-        CDN_CUDA_CHECK(cudaMallocPitch(&fresh->view.data[p], &fresh->view.pitch[p],
-                                       plane_row_bytes(format_, width_, p), plane_height(format_, height_, p)));
-      CDN_CUDA_CHECK(cudaEventCreateWithFlags(&fresh->released, cudaEventDisableTiming));
-    } catch (...) {
-      for (int p = 0; p < 3; ++p)
-        if (fresh->view.data[p]) cudaFree(fresh->view.data[p]);
-      throw;
-    }
-    slot = fresh.get();
-    slots_.push_back(std::move(fresh));
+    slot = allocate_locked();
   }
   // Work queued on the previous user's stream must finish before ours touches the frame.
   if (slot->has_event_pending) {

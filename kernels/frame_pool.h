@@ -31,6 +31,9 @@ class CudaFramePool {
   using Handle = std::shared_ptr<Frame>;
   Handle acquire(void* stream);
   Handle try_acquire(void* stream);
+  // Allocates every frame now (cudaMallocPitch may wait for the device: a user
+  // that keeps work running while it takes frames allocates up front).
+  void preallocate();
 
   PixelFormat format() const { return format_; }
   int width() const { return width_; }
@@ -41,6 +44,7 @@ class CudaFramePool {
 
  private:
   struct Slot;
+  Slot* allocate_locked();
   Handle take_locked(std::unique_lock<std::mutex>& lock, void* stream);
   void give_back(Slot* slot, void* stream);
 

@@ -286,11 +286,11 @@ int main(int argc, char** argv) {
       if (count > 1) lists.push_back(all);
       std::printf("\nnlm3d scaling over workers (devices of StreamDenoiser; 0,0 = two workers on GPU 0): %d frames,\n"
                   "1920x1080 GRAY8, 11^3 / 3^3, chunks of 50\n",
-                  2 * o.nlm_frames);
+                  4 * o.nlm_frames);
       std::printf("%-22s %12s %10s %10s\n", "devices", "ms/frame", "fps", "speed-up");
       double base = 0;
       for (const auto& devices : lists) {
-        const double ms = time_nlm_gpu(s, in.view(), 2 * o.nlm_frames, devices);
+        const double ms = time_nlm_gpu(s, in.view(), 4 * o.nlm_frames, devices);
         if (base == 0) base = ms;
         std::string name;
         for (int d : devices) name += (name.empty() ? "" : ",") + std::to_string(d);
