@@ -1,0 +1,34 @@
+// mode_settings.cpp: report settings per mode (mode_settings.h).
+#include "mode_settings.h"
+
+#include <string>
+
+namespace cdn::eval {
+
+namespace {
+
+bool is_sigma_param(const ParamSpec& p) {
+  const std::string n = p.name;
+  return n == "sigma" || (n.size() > 6 && n.compare(n.size() - 6, 6, "-sigma") == 0);
+}
+
+}  // namespace
+
+bool takes_sigma(Mode m) {
+  for (const ParamSpec& p : param_specs())
+    if (is_sigma_param(p) && param_group_applies(p.group, m)) return true;
+  return false;
+}
+
+DenoiseSettings settings_for(Mode m, double sigma, const DenoiseSettings& base) {
+  DenoiseSettings s = base;
+  s.mode = m;
+  s.planes = PlaneSelection::All;
+  if (sigma > 0)
+    for (const ParamSpec& p : param_specs())
+      if (is_sigma_param(p) && param_group_applies(p.group, m)) p.set(s, sigma);
+  validate(s);
+  return s;
+}
+
+}  // namespace cdn::eval
