@@ -90,6 +90,7 @@ TEST(FrameRgb, FullRangeMatchesConvertAndLimitedRangeIsExpanded) {
   const tools::Image lim = frame_region_rgb(g.view(), Range::Limited, {0, 0, 2, 1});
   EXPECT_EQ(lim.data[0], 0);
   EXPECT_EQ(lim.data[3], 255);
+  EXPECT_EQ(frame_region_rgb(g.view(), Range::Unknown, {0, 0, 2, 1}).data, lim.data);  // unmarked video: limited
   EXPECT_THROW(frame_region_rgb(g.view(), Range::Full, {1, 0, 2, 1}), std::invalid_argument);
 }
 

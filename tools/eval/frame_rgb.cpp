@@ -14,8 +14,9 @@ namespace {
 
 int clamp255(double v) { return static_cast<int>(std::lround(std::min(255.0, std::max(0.0, v)))); }
 
-int expand_luma(int v, Range r) { return r == Range::Limited ? clamp255((v - 16) * 255.0 / 219.0) : v; }
-int expand_chroma(int v, Range r) { return r == Range::Limited ? clamp255(128 + (v - 128) * 255.0 / 224.0) : v; }
+// Only frames marked full range are shown as they are: unmarked video is limited range.
+int expand_luma(int v, Range r) { return r != Range::Full ? clamp255((v - 16) * 255.0 / 219.0) : v; }
+int expand_chroma(int v, Range r) { return r != Range::Full ? clamp255(128 + (v - 128) * 255.0 / 224.0) : v; }
 
 }  // namespace
 

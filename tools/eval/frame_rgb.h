@@ -1,7 +1,8 @@
 // frame_rgb.h: a region of a GRAY8, I420 or Y444 frame as an 8-bit RGB image,
 // for display only (the crops of the report): BT.601 YCbCr to RGB through
 // tools/common's convert.h, after expanding limited-range samples
-// (Y 16..235, C 16..240) to full range. 4:2:0 chroma is repeated (nearest).
+// (Y 16..235, C 16..240) to full range; frames not marked full range are taken
+// as limited, video's default. 4:2:0 chroma is repeated (nearest).
 #pragma once
 
 #include "frame.h"
