@@ -4,7 +4,7 @@
 # tools/eval/report.py with the host's python3 (FFmpeg comes from .gpu-runtime,
 # sourced by report.py for its child processes only). Arguments go to report.py.
 #
-#   scripts/gpu-report.sh --out "$OUT"             # the full report (about 8 min)
+#   scripts/gpu-report.sh --out "$OUT"             # the full report (docs/EVALUATION.md: time)
 #   scripts/gpu-report.sh --preset quick --out "$OUT"
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -45,7 +45,7 @@ else
 fi
 
 cuda=no
-nm -C "$eval_dir/cudadenoise-eval" 2>/dev/null | grep -q cudaGetDeviceProperties && cuda=yes
+case "$("$eval_dir/cudadenoise-eval" info)" in *'"cuda_built":true'*) cuda=yes ;; esac
 echo "$(git describe --always --dirty 2>/dev/null || echo unknown) (staged $(date -u +%F), CUDA: $cuda)" > "$eval_dir/STAGE_INFO"
 files+=("$eval_dir/STAGE_INFO")
 [ "$cuda" = yes ] || echo "stage-eval: warning: $eval_dir was built without CUDA: the report will have no GPU figures" >&2

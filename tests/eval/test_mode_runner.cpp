@@ -67,6 +67,9 @@ TEST(ModeSettings, SigmaGoesOnlyToModesThatTakeOne) {
   }
   EXPECT_TRUE(takes_sigma(Mode::Nlm3d));
   EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 17).nlm.sigma, 17);
+  EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Nlm3d, 17)), 17);
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 1000).nlm.sigma, find_param("sigma")->max);  // clamped to the range
+  EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Pipd, 17)), 0);
   EXPECT_FALSE(takes_sigma(Mode::Pipd));
 }
 

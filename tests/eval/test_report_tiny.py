@@ -80,6 +80,7 @@ def main():
         check('AMD' in md or 'Intel' in md or 'CPU:' in md, 'RESULTS.md names the CPU')
         check(a['facts']['date'] in md, 'RESULTS.md gives the date')
 
+        check(a.get('complete') is True and 'Incomplete' not in md, 'the report is complete')
         kinds = {c['kind'] for c in a['contents']}
         check(kinds == {'still', 'clip'}, f'photos and a clip: {kinds}')
         for c in a['contents']:

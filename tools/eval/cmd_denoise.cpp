@@ -103,7 +103,7 @@ int cmd_denoise(int argc, const char* const* argv) {
                                             : 1);
       if (r.device_ms >= 0) j.add("device_ms", r.device_ms).add("device_samples", r.device_samples);
       else j.add_null("device_ms");
-      j.add("sigma_given", takes_sigma(m) && sigma > 0 ? sigma : 0.0);
+      j.add("sigma_given", sigma_given(s));
       j.add("threads", r.backend == Backend::Cpu ? static_cast<int>(std::thread::hardware_concurrency()) : 0);
       std::printf("%s\n", j.str().c_str());
       std::fflush(stdout);

@@ -1,6 +1,7 @@
 // mode_settings.cpp: report settings per mode (mode_settings.h).
 #include "mode_settings.h"
 
+#include <algorithm>
 #include <string>
 
 namespace cdn::eval {
@@ -20,13 +21,19 @@ bool takes_sigma(Mode m) {
   return false;
 }
 
+double sigma_given(const DenoiseSettings& s) {
+  for (const ParamSpec& p : param_specs())
+    if (is_sigma_param(p) && param_group_applies(p.group, s.mode)) return p.get(s);
+  return 0;
+}
+
 DenoiseSettings settings_for(Mode m, double sigma, const DenoiseSettings& base) {
   DenoiseSettings s = base;
   s.mode = m;
   s.planes = PlaneSelection::All;
   if (sigma > 0)
     for (const ParamSpec& p : param_specs())
-      if (is_sigma_param(p) && param_group_applies(p.group, m)) p.set(s, sigma);
+      if (is_sigma_param(p) && param_group_applies(p.group, m)) p.set(s, std::min(p.max, std::max(p.min, sigma)));
   validate(s);
   return s;
 }

@@ -13,7 +13,10 @@ namespace cdn::eval {
 // Whether the mode has a noise-sigma parameter.
 bool takes_sigma(Mode m);
 
-// Defaults for `m` with planes = All and, when sigma > 0, its sigma parameters set.
+// Defaults for `m` with planes = All and, when sigma > 0, its sigma parameters set
+// (clamped to each parameter's range).
 DenoiseSettings settings_for(Mode m, double sigma, const DenoiseSettings& base = DenoiseSettings{});
+// The value of the mode's (first) sigma parameter in `s`; 0 when it has none.
+double sigma_given(const DenoiseSettings& s);
 
 }  // namespace cdn::eval

@@ -5,7 +5,7 @@
 # run, measured with kernels/metrics.h, written as RESULTS.md with crops and
 # speed-against-quality plots (docs/EVALUATION.md).
 #
-#   tools/eval/report.py                      # full report into docs/ (about 8 min on a GPU host)
+#   tools/eval/report.py                      # full report into docs/ (the GPU host's, see docs/EVALUATION.md)
 #   tools/eval/report.py --preset quick       # fewer inputs
 #   tools/eval/report.py --preset tiny --out /tmp/r   # CI size, CPU is enough
 #   tools/eval/report.py --calibrate          # re-derive the peers' strengths (tools/eval/peer_params.json)
@@ -66,20 +66,24 @@ def run_report(args):
         f"opencv helper {'yes' if env.opencv else 'NOT BUILT'}")
     work = args.work or tempfile.mkdtemp(prefix='cdn-eval-')
     os.makedirs(work, exist_ok=True)
-    data = args.data
-    contents = [prepare_still(env, s, data, work, preset) for s in preset.stills]
-    contents += [prepare_clip(env, c, data, work, preset) for c in preset.clips]
-    for c in contents:
-        check_passthrough(env, c, work)
-    say('inputs: ' + '; '.join(f'{c.id} {c.width}x{c.height} {c.format} x{c.frames}' for c in contents))
-    ocv = opencv_facts(env, work, contents[0])
+    out = os.path.abspath(args.out)
+    fig_dir = os.path.join(out, 'results')
+    os.makedirs(fig_dir, exist_ok=True)
     pipe = Pipeline(env, preset, info, work, params, say, args.skip)
     results = {'preset': dataclasses.asdict(preset), 'facts': facts, 'info': info, 'params': params,
                'calibration': params.get('calibration', {}).get('content', 'see peer_params.json'),
-               'opencv_version': ocv['opencv'] if ocv else None, 'opencv_framework': ocv['framework'] if ocv else None,
-               'skipped': sorted(args.skip),
-               'contents': []}
-    for c in contents:
+               'opencv_version': None, 'opencv_framework': None, 'skipped': sorted(args.skip),
+               'complete': False, 'contents': []}
+    # Clips first (video is what cudadenoise is for); the report is rewritten after each input, so a run
+    # stopped early (a time limit) still leaves a report of what it finished, marked incomplete.
+    todo = [('clip', c) for c in preset.clips] + [('still', s) for s in preset.stills]
+    for kind, spec in todo:
+        c = (prepare_clip if kind == 'clip' else prepare_still)(env, spec, args.data, work, preset)
+        check_passthrough(env, c, work)
+        say(f'{c.id}: {c.width}x{c.height} {c.format} x{c.frames} ({c.title})')
+        if env.opencv and results['opencv_version'] is None:
+            ocv = opencv_facts(env, work, c)
+            results['opencv_version'], results['opencv_framework'] = ocv['opencv'], ocv['framework']
         cd = dataclasses.asdict(c)
         cd.update(group=c.group, zoom=preset.zoom, conditions={}, figures={})
         for s in config.SIGMAS:
@@ -91,27 +95,29 @@ def run_report(args):
             est = pipe.estimate_sigma(c)
             say(f'{c.id}: as it is (sigma estimate {est:.2f})')
             cd['conditions']['asis'] = pipe.condition(c, 'asis', est)
+        for cond in [f's{config.TIMING_SIGMA}'] + (['asis'] if c.kind == 'clip' else []):
+            name = f"crops-{c.id}-{cond}.png"
+            figures.crops(env, cd, cond, os.path.join(fig_dir, name), facts, pipe.primary)
+            cd['figures'][cond] = name
         results['contents'].append(cd)
-
-    out = os.path.abspath(args.out)
-    fig_dir = os.path.join(out, 'results')
-    os.makedirs(fig_dir, exist_ok=True)
-    groups = markdown.aggregate(results)
-    for c in results['contents']:
-        conds = [f's{config.TIMING_SIGMA}'] + (['asis'] if c['kind'] == 'clip' else [])
-        for cond in conds:
-            name = f"crops-{c['id']}-{cond}.png"
-            figures.crops(env, c, cond, os.path.join(fig_dir, name), facts, pipe.primary)
-            c['figures'][cond] = name
-    for g in groups:
-        figures.speed_plot(env, g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), facts)
-    markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results')
-    with open(os.path.join(fig_dir, 'results.json'), 'w') as f:
-        json.dump(strip_paths(results, work), f, indent=1, sort_keys=True)
+        write_outputs(env, results, facts, out, fig_dir, work)
+        say(f'{c.id}: done; {out}/RESULTS.md written ({len(results["contents"])} of {len(todo)} inputs)')
+    results['complete'] = True
+    write_outputs(env, results, facts, out, fig_dir, work)
     say(f'wrote {out}/RESULTS.md and {fig_dir}/ ({len(os.listdir(fig_dir))} files)')
     if not args.keep and not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return results
+
+
+def write_outputs(env, results, facts, out, fig_dir, work):
+    groups = markdown.aggregate(results)
+    for g in groups:
+        figures.speed_plot(env, g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), facts)
+    markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results')
+    with open(os.path.join(fig_dir, 'results.json.part'), 'w') as f:
+        json.dump(strip_paths(results, work), f, indent=1, sort_keys=True)
+    os.replace(os.path.join(fig_dir, 'results.json.part'), os.path.join(fig_dir, 'results.json'))
 
 
 def strip_paths(obj, work):

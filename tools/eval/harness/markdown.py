@@ -196,6 +196,8 @@ def write(results, groups, path, fig_dir_rel):
          f"{f['cpu_threads']}",
          f"- {f['ffmpeg']} ({f['ffmpeg_from']}); OpenCV {results.get('opencv_version', 'not built')}; "
          f"Python {f['python']}", '']
+    if not results.get('complete', True):
+        L += [f"**Incomplete: the run stopped after {len(results['contents'])} input(s).**", '']
     if not f['gpu']:
         L += ['**No GPU was used for this report: every cudadenoise figure is its CPU backend.**', '']
     if results.get('skipped'):
@@ -262,5 +264,6 @@ def write(results, groups, path, fig_dir_rel):
           'temporal window).',
           '- Non-zero real content throughout: photos from python3-skimage, clips from opencv-doc (or a pan '
           'across a photo where the report says so).', '']
-    with open(path, 'w') as fh:
+    with open(path + '.part', 'w') as fh:
         fh.write('\n'.join(L))
+    os.replace(path + '.part', path)
