@@ -55,7 +55,8 @@ class Env:
         self.ffmpeg = shutil.which('ffmpeg', path=base.get('PATH'))
         if self.ffmpeg is None:
             raise HarnessError('no ffmpeg: install it (Debian: ffmpeg) or carry .gpu-runtime')
-        self.threads = os.cpu_count() or 1
+        # the CPUs this process may run on (a container's cpuset), else all of them
+        self.threads = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
 
     def run(self, cmd, what, capture=True):
         p = subprocess.run(cmd, env=self.env, stdout=subprocess.PIPE if capture else None,

@@ -63,8 +63,8 @@ def speed_plot(env, group, out_png, facts):
     lines = [('title', f"Speed against quality: {group['name']}, AWGN sigma {s}"),
              ('subtitle', f"{len(group['contents'])} input(s): {', '.join(group['contents'])}; PSNR of the luma "
                           f"plane, mean over the inputs; time per frame, median"),
-             ('subtitle', 'GPU points: time on frames in GPU memory; CPU points: end to end on '
-                          f"{facts['cpu_threads']} threads (FFmpeg, OpenCV and the cudadenoise CPU backend)"),
+             ('subtitle', 'GPU points: time on frames in GPU memory; CPU points: end to end on the CPU '
+                          f"(FFmpeg and OpenCV on {facts['cpu_threads']} threads)"),
              ('xlabel', 'milliseconds per frame (log scale)'), ('ylabel', 'PSNR Y (dB)')]
     lines += [('footer', f) for f in footer_lines(facts)]
     for row in group['rows']:
