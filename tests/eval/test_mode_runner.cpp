@@ -1,0 +1,100 @@
+// test_mode_runner.cpp: the harness runs every cudadenoise mode (from
+// cdn::all_modes(), so a new mode is covered when it lands) exactly as the
+// library does on its own, gives each mode the noise sigma only through its
+// sigma parameters, and plays short clips back and forth for timing.
+#include <gtest/gtest.h>
+
+#include "denoiser.h"
+#include "mode_runner.h"
+#include "mode_settings.h"
+#include "noise.h"
+#include "stream_denoiser.h"
+#include "test_picture.h"
+#include "convert.h"
+#include "frame_ops.h"
+
+namespace {
+
+using namespace cdn;
+using namespace cdn::eval;
+
+std::vector<HostFrame> noisy_clip(int frames) {
+  const HostFrame photo = tools::image_to_frame(tools::make_test_picture(96, 64));
+  std::vector<HostFrame> clip;
+  for (int i = 0; i < frames; ++i) {
+    clip.push_back(crop_frame(photo.view(), {i, 0, 48, 40}));
+    add_gaussian_noise(clip.back().view(), 20, 100 + i);
+  }
+  return clip;
+}
+
+bool same(const FrameView& a, const FrameView& b) {
+  const auto pa = components(a), pb = components(b);
+  for (std::size_t c = 0; c < pa.size(); ++c)
+    for (int y = 0; y < pa[c].height; ++y)
+      for (int x = 0; x < pa[c].width; ++x)
+        if (pa[c].get(x, y) != pb[c].get(x, y)) return false;
+  return true;
+}
+
+// The library on its own: a StreamDenoiser over the clip.
+std::vector<HostFrame> reference(const std::vector<HostFrame>& clip, const DenoiseSettings& s) {
+  const FrameView& f0 = clip[0].view();
+  auto d = StreamDenoiser::create(Backend::Cpu, s, f0.format, f0.width, f0.height);
+  std::vector<HostFrame> out;
+  auto drain = [&] {
+    for (HostFrame f(f0.format, f0.width, f0.height); d->pop(f.view()); f = HostFrame(f0.format, f0.width, f0.height))
+      out.push_back(std::move(f));
+  };
+  for (const HostFrame& f : clip) {
+    d->push(f.view());
+    drain();
+  }
+  d->finish();
+  drain();
+  return out;
+}
+
+TEST(ModeSettings, SigmaGoesOnlyToModesThatTakeOne) {
+  for (Mode m : all_modes()) {
+    const DenoiseSettings s = settings_for(m, 17);
+    EXPECT_EQ(s.mode, m);
+    EXPECT_EQ(s.planes, PlaneSelection::All);
+    const DenoiseSettings d = settings_for(m, 0);
+    bool differs = false;
+    for (const ParamSpec& p : param_specs()) differs |= p.get(s) != p.get(d);
+    EXPECT_EQ(differs, takes_sigma(m)) << mode_name(m);
+  }
+  EXPECT_TRUE(takes_sigma(Mode::Nlm3d));
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 17).nlm.sigma, 17);
+  EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Nlm3d, 17)), 17);
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 1000).nlm.sigma, find_param("sigma")->max);  // clamped to the range
+  EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Pipd, 17)), 0);
+  EXPECT_FALSE(takes_sigma(Mode::Pipd));
+}
+
+TEST(ModeRunner, EveryModeGivesTheLibrarysOutputAndATime) {
+  const std::vector<HostFrame> clip = noisy_clip(5);
+  for (Mode m : all_modes()) {
+    const DenoiseSettings s = settings_for(m, 20);
+    const ModeRun r = run_mode(clip, Backend::Cpu, s, 0, 2, is_temporal(m) ? 9 : 0);
+    EXPECT_EQ(r.backend, Backend::Cpu);
+    ASSERT_EQ(r.output.size(), clip.size());
+    const std::vector<HostFrame> want = reference(clip, s);
+    for (std::size_t i = 0; i < clip.size(); ++i) EXPECT_TRUE(same(r.output[i].view(), want[i].view())) << mode_name(m) << i;
+    EXPECT_GT(r.e2e_ms, 0) << mode_name(m);
+    EXPECT_EQ(r.e2e_samples, is_temporal(m) ? 2 : 5) << mode_name(m);
+    EXPECT_LT(r.device_ms, 0);
+  }
+}
+
+TEST(ModeRunner, PingPongPlaysTheClipBackAndForth) {
+  const std::vector<HostFrame> clip = noisy_clip(4);
+  const std::vector<FrameView> v = ping_pong(clip, 11);
+  ASSERT_EQ(v.size(), 11u);
+  const int want[] = {0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2};
+  for (int i = 0; i < 11; ++i) EXPECT_EQ(v[i].data[0], clip[want[i]].view().data[0]) << i;
+  EXPECT_EQ(ping_pong(clip, 2).size(), 4u);  // never shorter than the clip
+}
+
+}  // namespace

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# test_report_tiny.py: tools/eval/report.py end to end on the tiny preset, the
+# way CI can run it (CPU backend, FFmpeg, the OpenCV helper when built), twice:
+# - it writes RESULTS.md, results.json, a crops figure per input (and per clip
+#   as it is) and a plot per group, all real PNG files;
+# - every cudadenoise mode of `cudadenoise-eval info` (so bm3d once it exists)
+#   and every peer ran, on photos and on the clip, with a time;
+# - the noise is what it says: each noisy input's luma PSNR is within 0.2 dB of
+#   the PSNR expected from its clean input and sigma;
+# - at sigma 25 every method improves on the noisy input (luma PSNR);
+# - the quality numbers of the two runs are identical (determinism).
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+REPORT = os.environ['CDN_REPORT']
+BUILD = os.environ['CDN_BUILD_DIR_ABS']
+EXPECT_OPENCV = os.environ.get('CDN_EXPECT_OPENCV') == '1'
+FFMPEG_PEERS = {'hqdn3d', 'nlmeans', 'atadenoise', 'bm3d'}
+OPENCV_PEERS = {'ocv-nlm', 'ocv-nlm-multi'}
+TEMPORAL_PEERS = {'atadenoise', 'ocv-nlm-multi'}   # not run on photos
+
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print('FAIL: ' + msg)
+
+
+def run(out, work):
+    cmd = [sys.executable, REPORT, '--tiny', '--build', BUILD, '--out', out, '--work', work]
+    print('$ ' + ' '.join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    with open(os.path.join(out, 'results', 'results.json')) as f:
+        return json.load(f)
+
+
+def quality_numbers(results):
+    """Every quality number of a run, keyed by where it is (times left out)."""
+    q = {}
+    for c in results['contents']:
+        for cond, res in c['conditions'].items():
+            if 'noisy' in res:
+                q[(c['id'], cond, 'noisy')] = json.dumps(res['noisy'], sort_keys=True)
+            for r in res['runs']:
+                if 'quality' in r:
+                    q[(c['id'], cond, r['id'])] = json.dumps(r['quality'], sort_keys=True)
+    return q
+
+
+def is_png(path):
+    with open(path, 'rb') as f:
+        return f.read(8) == b'\x89PNG\r\n\x1a\n' and os.path.getsize(path) > 2000
+
+
+def main():
+    info = json.loads(subprocess.run([os.path.join(BUILD, 'tools', 'eval', 'cudadenoise-eval'), 'info'],
+                                     stdout=subprocess.PIPE, check=True, text=True).stdout)
+    modes = {m['name'] for m in info['modes']}
+    with tempfile.TemporaryDirectory(prefix='cdn-report-test-') as tmp:
+        a = run(os.path.join(tmp, 'a'), os.path.join(tmp, 'wa'))
+        b = run(os.path.join(tmp, 'b'), os.path.join(tmp, 'wb'))
+
+        out = os.path.join(tmp, 'a')
+        md = open(os.path.join(out, 'RESULTS.md')).read()
+        figs = os.listdir(os.path.join(out, 'results'))
+        for c in a['contents']:
+            for cond in c['figures'].values():
+                check(cond in figs and is_png(os.path.join(out, 'results', cond)), f'crops figure {cond}')
+                check(f'results/{cond}' in md, f'RESULTS.md shows {cond}')
+        plots = [f for f in figs if f.startswith('plot-')]
+        groups = {c['group'] for c in a['contents']}
+        check(len(plots) == len(groups), f'one plot per group: {plots} for {groups}')
+        for p in plots:
+            check(is_png(os.path.join(out, 'results', p)), f'plot {p} is a PNG')
+        check('AMD' in md or 'Intel' in md or 'CPU:' in md, 'RESULTS.md names the CPU')
+        check(a['facts']['date'] in md, 'RESULTS.md gives the date')
+
+        check(a.get('complete') is True and 'Incomplete' not in md, 'the report is complete')
+        kinds = {c['kind'] for c in a['contents']}
+        check(kinds == {'still', 'clip'}, f'photos and a clip: {kinds}')
+        for c in a['contents']:
+            for s in (10, 25, 40):
+                n = c['conditions'][f's{s}']['noisy']['planes'][0]
+                check(abs(n['psnr'] - n['expected_noisy_psnr']) < 0.2,
+                      f"{c['id']} sigma {s}: noisy PSNR {n['psnr']:.3f}, expected {n['expected_noisy_psnr']:.3f}")
+            res = c['conditions']['s25']
+            noisy = res['noisy']['planes'][0]['psnr']
+            ran = {r['method'] for r in res['runs']}
+            want = modes | FFMPEG_PEERS | (OPENCV_PEERS if EXPECT_OPENCV else set())
+            if c['kind'] == 'still':
+                want -= TEMPORAL_PEERS
+            check(want <= ran, f"{c['id']}: missing {sorted(want - ran)}")
+            for r in res['runs']:
+                p = r['quality']['planes'][0]['psnr']
+                check(p > noisy, f"{c['id']} sigma 25: {r['id']} {p:.2f} dB does not improve on noisy {noisy:.2f} dB")
+                check(r['e2e_ms'] is not None and r['e2e_ms'] > 0, f"{c['id']}: {r['id']} has no time")
+            if c['kind'] == 'clip':
+                check('asis' in c['conditions'] and c['conditions']['asis']['runs'], f"{c['id']}: the as-is run")
+
+        qa, qb = quality_numbers(a), quality_numbers(b)
+        check(len(qa) > 50, f'{len(qa)} quality numbers')
+        diff = [k for k in qa if qa[k] != qb.get(k)]
+        check(not diff, f'quality differs between two runs: {diff[:5]}')
+    if failures:
+        print(f'{len(failures)} failure(s)')
+        return 1
+    print('report.py --tiny: all checks passed')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

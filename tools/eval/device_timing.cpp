@@ -1,0 +1,98 @@
+// device_timing.cpp: timing cudadenoise on frames in GPU memory (device_timing.h),
+// as cudadenoise-bench does.
+#include "device_timing.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "denoiser.h"
+#include "error.h"
+#include "stream_denoiser.h"
+#include "timing_stats.h"
+
+#ifdef CDN_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "frame_pool.h"
+#endif
+
+namespace cdn::eval {
+
+#ifdef CDN_HAVE_CUDA
+
+namespace {
+
+void upload(const FrameView& host, const FrameView& dev) {
+  for (int p = 0; p < format_info(host.format).planes; ++p)
+    CDN_CUDA_CHECK(cudaMemcpy2D(dev.data[p], dev.pitch[p], host.data[p], host.pitch[p],
+                                plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
+                                cudaMemcpyHostToDevice));
+}
+
+}  // namespace
+
+DeviceTiming time_on_device(const std::vector<FrameView>& clip, const DenoiseSettings& settings, int warmup,
+                            int repeat) {
+  const FrameView& f0 = clip.at(0);
+  const int n = static_cast<int>(clip.size());
+  repeat = std::max(1, repeat);
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CDN_CUDA_CHECK(cudaEventCreate(&start));
+  CDN_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> t;
+  {
+    CudaFramePool pool(f0.format, f0.width, f0.height, 2 * n);
+    std::vector<CudaFramePool::Handle> in, out;
+    for (int k = 0; k < n; ++k) {
+      in.push_back(pool.acquire(stream));
+      out.push_back(pool.acquire(stream));
+      upload(clip[k], in.back()->view());
+    }
+    if (is_temporal(settings.mode)) {
+      for (int r = 0; r < warmup + repeat; ++r) {
+        auto d = StreamDenoiser::create(Backend::Cuda, settings, f0.format, f0.width, f0.height);
+        const auto t0 = std::chrono::steady_clock::now();
+        int m = 0;
+        for (int k = 0; k < n; ++k) {
+          d->push(in[k]->view());
+          while (m < n && d->pop(out[m]->view())) ++m;
+        }
+        d->finish();
+        while (m < n && d->pop(out[m]->view())) ++m;
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (m != n) throw Error("device stream gave back fewer frames than it took");
+        if (r >= warmup) t.push_back(ms / n);
+      }
+    } else {
+      auto d = FrameDenoiser::create(Backend::Cuda, settings);
+      for (int r = 0; r < warmup; ++r) d->process(in[0]->view(), out[0]->view(), stream);
+      for (int i = 0; i < std::max(n, repeat); ++i) {
+        const int k = i % n;
+        CDN_CUDA_CHECK(cudaEventRecord(start, stream));
+        d->enqueue(in[k]->view(), out[k]->view(), stream);
+        CDN_CUDA_CHECK(cudaEventRecord(stop, stream));
+        CDN_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        t.push_back(ms);
+      }
+    }
+    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaStreamDestroy(stream);
+  return {median(t), static_cast<int>(t.size())};
+}
+
+#else
+
+DeviceTiming time_on_device(const std::vector<FrameView>&, const DenoiseSettings&, int, int) {
+  throw Error("device timing needs a build with CUDA");
+}
+
+#endif
+
+}  // namespace cdn::eval

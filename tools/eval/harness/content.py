@@ -1,0 +1,115 @@
+# content.py: the clean inputs of a run, as y4m files in the work directory.
+#
+# Photos (.testdata/<name>.png, Debian's python3-skimage) become one GRAY8 or
+# Y444 frame (BT.601 full range), cut to the preset's region if any. Clips
+# (.testdata/video, scripts/fetch-eval-data.sh) are decoded by FFmpeg to 4:2:0
+# y4m (frame-exact: -fps_mode passthrough, no scaling; the harness checks that
+# a null filter gives the samples back unchanged), frames start .. start + T.
+# Without the clip file, or for the tiny preset, a pan across a photo stands in,
+# and the report says so.
+import dataclasses
+import os
+from typing import Optional, Tuple
+
+from .config import ClipSource, Preset, Still
+from .env import Env, HarnessError
+
+
+@dataclasses.dataclass
+class Content:
+    id: str
+    kind: str               # 'still' or 'clip'
+    title: str
+    description: str
+    clean: str              # y4m: 1 frame (still) or T frames (clip)
+    width: int = 0
+    height: int = 0
+    format: str = ''
+    range: str = ''
+    frames: int = 1
+    eval_start: int = 0     # clips: the measured frames are eval_start .. eval_start + eval_count - 1
+    eval_count: int = 1
+    clean_eval: Optional[str] = None   # clips: those frames alone
+    region: Tuple[int, int, int, int] = (0, 0, 0, 0)
+    stand_in: bool = False  # a pan across a photo instead of a real clip
+
+    @property
+    def group(self):
+        """Results are pooled and plotted per group: same size and format, same kind."""
+        fmt = {'GRAY8': 'gray', 'Y444': 'colour 4:4:4', 'I420': 'colour 4:2:0'}.get(self.format, self.format)
+        return f"{self.width}x{self.height} {fmt} {'photos' if self.kind == 'still' else 'video'}"
+
+
+def _region(spec, w, h, size):
+    if spec:
+        x, y, rw, rh = spec
+        rw, rh = min(rw, w), min(rh, h)
+        return (max(0, min(x, w - rw)), max(0, min(y, h - rh)), rw, rh)
+    rw, rh = min(size, w), min(size, h)
+    return ((w - rw) // 2 // 2 * 2, (h - rh) // 2 // 2 * 2, rw, rh)
+
+
+def prepare_still(env: Env, s: Still, data: str, work: str, preset: Preset) -> Content:
+    src = os.path.join(data, s.name + '.png')
+    if not os.path.isfile(src):
+        raise HarnessError(f'{src} is missing: run scripts/fetch-test-data.sh')
+    d = os.path.join(work, s.name)
+    os.makedirs(d, exist_ok=True)
+    clean = os.path.join(d, 'clean.y4m')
+    args = ['prepare', '--input', src, '--clean-out', clean]
+    if s.crop:
+        args += ['--crop', s.crop]
+    g = env.eval_json(args, 'prepare ' + s.name)[0]
+    c = Content(s.name, 'still', s.name + '.png',
+                f"{s.name}.png from Debian's python3-skimage" + (f', region {s.crop}' if s.crop else ''),
+                clean, g['width'], g['height'], g['format'], g['range'])
+    c.region = _region(s.region, c.width, c.height, preset.crop_size)
+    return c
+
+
+def _decode(env: Env, src: str, start: int, frames: int, out: str):
+    cmd = [env.ffmpeg, '-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-threads', '1', '-i', src,
+           '-an', '-sn', '-vf', f'trim=start_frame={start}:end_frame={start + frames},setpts=PTS-STARTPTS',
+           '-pix_fmt', 'yuv420p', '-fps_mode', 'passthrough', '-f', 'yuv4mpegpipe', out]
+    env.run(cmd, 'decoding ' + src)
+
+
+def prepare_clip(env: Env, c: ClipSource, data: str, work: str, preset: Preset) -> Content:
+    d = os.path.join(work, c.name)
+    os.makedirs(d, exist_ok=True)
+    T, E = preset.clip_frames, preset.eval_frames
+    src = os.path.join(data, 'video', c.file) if c.file else None
+    stand_in = False
+    title, description = c.file or c.name, c.description
+    if src is None or not os.path.isfile(src):
+        photo = c.pan_photo or 'astronaut'
+        size = c.pan_size if c.pan_photo else '352x288'
+        start = c.pan_start if c.pan_photo else (40, 40)
+        stand_in = c.file is not None
+        src = os.path.join(d, 'pan.y4m')
+        env.eval_json(['pan', '--photo', os.path.join(data, photo + '.png'), '--size', size, '--frames', str(T),
+                       '--start', f'{start[0]},{start[1]}', '-o', src], 'pan')
+        if stand_in:
+            title = f'pan across {photo}.png (stand-in for {c.file})'
+            description = (f'{c.file} was not found in {data}/video (scripts/fetch-eval-data.sh): a {size} pan '
+                           f'across {photo}.png, 2 px right and 1 px down per frame, stands in for it')
+        start_frame = 0
+    else:
+        start_frame = c.start
+    decoded = os.path.join(d, 'decoded.y4m')
+    _decode(env, src, start_frame, T, decoded)   # the same FFmpeg path for real clips and pans
+    clean = os.path.join(d, 'clean.y4m')
+    args = ['prepare', '--input', decoded, '--frames', str(T), '--clean-out', clean]
+    if c.crop:
+        args += ['--crop', c.crop]
+    g = env.eval_json(args, 'prepare ' + c.name)[0]
+    if g['frames'] != T:
+        raise HarnessError(f'{src}: {g["frames"]} frames decoded, {T} wanted')
+    content = Content(c.name, 'clip', title, description, clean, g['width'], g['height'], g['format'], g['range'],
+                      frames=T, stand_in=stand_in)
+    content.eval_start, content.eval_count = (T - E) // 2, E
+    content.clean_eval = os.path.join(d, 'clean-eval.y4m')
+    env.eval_json(['prepare', '--input', clean, '--start', str(content.eval_start), '--frames', str(E),
+                   '--clean-out', content.clean_eval], 'prepare eval frames')
+    content.region = _region(c.region, content.width, content.height, preset.crop_size)
+    return content

@@ -1,0 +1,215 @@
+# pipeline.py: one run of the report: every method on every condition (content x
+# noise level, plus the clips as they are), outputs measured against the clean
+# frames, timings kept at TIMING_SIGMA. Returns plain dicts (saved as
+# results.json) that markdown.py and figures.py turn into the report.
+#
+# Who gets which frames (identical samples for every method):
+# - photos: the one noisy frame. FFmpeg and OpenCV per-frame peers get, at the
+#   timing sigma, a stream of K copies with their own noise (frame 0 is the
+#   measured one; the others only time them); cudadenoise times itself in process.
+#   Temporal methods that look ahead (atadenoise, OpenCV multi) have nothing to
+#   look at in a photo and are not run; nlm3d runs as a one-frame stream.
+# - clips: temporal and causal methods get all T frames, per-frame methods the E
+#   measured frames only (their output is the same), all measured on those E.
+import os
+import time
+
+from . import config, peers
+from .content import Content
+from .env import Env, HarnessError
+from .ffmpeg_run import run_filter
+from .peer_run import PeerRunner
+
+
+def _median(v):
+    v = sorted(x for x in v if x is not None)
+    n = len(v)
+    return None if n == 0 else (v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2]))
+
+
+class Progress:
+    def __init__(self):
+        self.t0 = time.monotonic()
+
+    def __call__(self, msg):
+        print(f'[{time.monotonic() - self.t0:7.1f}s] {msg}', flush=True)
+
+
+class Pipeline:
+    def __init__(self, env: Env, preset, info, work, params, say=None, skip=()):
+        self.env, self.preset, self.info, self.work, self.params = env, preset, info, work, params
+        self.skip = set(skip)   # peer keys, mode names, MODE:BACKEND, or 'cpu' (the cudadenoise CPU backend)
+        self.say = say or Progress()
+        self.gpu = bool(info.get('cuda_available'))
+        self.primary = 'cuda' if self.gpu else 'cpu'
+        self.modes = info['modes']
+        self.peer_runner = PeerRunner(env)
+
+    # ---------------------------------------------------------------- inputs
+    def _noisy(self, c: Content, cond, sigma):
+        d = os.path.join(os.path.dirname(c.clean), cond)
+        os.makedirs(d, exist_ok=True)
+        f = {'dir': d, 'noisy': os.path.join(d, 'noisy.y4m')}
+        seed = str(config.seed_base(sigma or 0))
+        self.env.eval_json(['prepare', '--input', c.clean, '--sigma', str(sigma or 0), '--seed-base', seed,
+                            '--noisy-out', f['noisy']], 'noise')
+        if c.kind == 'still' and sigma == config.TIMING_SIGMA:
+            f['timing'] = os.path.join(d, 'noisy-k.y4m')
+            self.env.eval_json(['prepare', '--input', c.clean, '--loop', '--frames', str(self.preset.still_timing_frames),
+                                '--sigma', str(sigma), '--seed-base', seed, '--noisy-out', f['timing']], 'noise')
+        if c.kind == 'clip':
+            f['eval'] = os.path.join(d, 'noisy-eval.y4m')
+            self.env.eval_json(['prepare', '--input', f['noisy'], '--start', str(c.eval_start), '--frames',
+                                str(c.eval_count), '--clean-out', f['eval']], 'eval frames')
+        return f
+
+    def _window(self, files, c, a, b):
+        path = os.path.join(files['dir'], f'noisy-{a}-{b}.y4m')
+        if not os.path.exists(path):
+            self.env.eval_json(['prepare', '--input', files['noisy'], '--start', str(a), '--frames', str(b - a),
+                                '--clean-out', path], 'window')
+        return path
+
+    def _measure_target(self, c: Content, whole_clip):
+        """(clean file, frame list) an output is measured against."""
+        if c.kind == 'still':
+            return c.clean, '0'
+        if whole_clip:
+            return c.clean, f'{c.eval_start}-{c.eval_start + c.eval_count - 1}'
+        return c.clean_eval, ''
+
+    # ---------------------------------------------------------------- cudadenoise
+    def _ours(self, c, cond, sigma, files, backend, runs):
+        timing = cond == f's{config.TIMING_SIGMA}'
+        gpu = backend == 'cuda'
+        warm = self.preset.gpu_warmup if gpu else self.preset.cpu_warmup
+        rep = self.preset.gpu_repeat if gpu else self.preset.cpu_repeat
+        groups = {}
+        if backend == 'cpu' and self.gpu and 'cpu' in self.skip:
+            return
+        for m in self.modes:
+            if m['name'] in self.skip or f"{m['name']}:{backend}" in self.skip:
+                continue
+            if m['temporal']:
+                if c.kind == 'clip' and not gpu and not self.preset.cpu_temporal_clips:
+                    continue
+                groups.setdefault('temporal', []).append(m['name'])
+            else:
+                groups.setdefault('frame', []).append(m['name'])
+        out_dir = os.path.join(files['dir'], 'out')
+        os.makedirs(out_dir, exist_ok=True)
+        for kind, names in groups.items():
+            whole = c.kind == 'still' or kind == 'temporal'
+            src = files['noisy'] if whole else files['eval']
+            args = ['denoise', '--input', src, '--out-dir', out_dir, '--modes', ','.join(names), '--backends', backend,
+                    '--noise-sigma', f'{sigma:.4f}', '--warmup', str(warm), '--repeat', str(rep)]
+            if not gpu:
+                args += ['--max-seconds', str(self.preset.cpu_max_seconds)]
+            if kind == 'temporal':
+                if gpu and timing and c.kind == 'clip':
+                    args += ['--timing-frames', str(self.preset.temporal_timing_frames)]
+                    args[args.index('--warmup') + 1] = '1'
+                    args[args.index('--repeat') + 1] = str(self.preset.temporal_repeat)
+                elif not gpu or not timing:
+                    args[args.index('--warmup') + 1], args[args.index('--repeat') + 1] = '0', '1'
+            for r in self.env.eval_json(args, f'cudadenoise {",".join(names)} on {backend}'):
+                if 'error' in r:
+                    raise HarnessError(f"{r['mode']} on {backend}: {r['error']}")
+                clean, frames = self._measure_target(c, whole)
+                runs.append({
+                    'id': f"{r['mode']}:{r['backend']}", 'method': r['mode'], 'label': r['mode'],
+                    'family': 'cudadenoise GPU' if r['backend'] == 'cuda' else 'cudadenoise CPU',
+                    'backend': r['backend'], 'kind': 'temporal' if r['temporal'] else 'spatial',
+                    'output': r['output'], 'whole': whole, 'clean': clean, 'frames': frames,
+                    'device_ms': r.get('device_ms'), 'e2e_ms': r['e2e_ms'], 'samples': r['e2e_samples'],
+                    'timing_frames': r.get('timing_frames', 1),
+                    'threads': r['threads'] or None,
+                    'settings': f"defaults{', sigma %.3g' % r['sigma_given'] if r['sigma_given'] else ''}",
+                })
+                dev = f", GPU {r['device_ms']:.3f} ms" if r.get('device_ms') is not None else ''
+                self.say(f"  {c.id} {cond}: {r['mode']} {r['backend']}: {r['e2e_ms']:.3f} ms/frame end to end{dev}")
+
+    # ---------------------------------------------------------------- peers
+    def _peer(self, c, cond, sigma, files, peer, runs):
+        if (c.kind == 'still' and not peer.on_stills) or peer.key in self.skip:
+            return
+        p = peers.params_for(self.params, peer, c.kind, sigma)
+        # photos: the one frame (or the timing stream); clips: causal peers the whole clip (their recursion
+        # starts at its first frame), temporal ones the measured frames and `reach` frames on each side,
+        # per-frame ones the measured frames. Outputs other than whole-clip ones hold the measured frames.
+        whole = c.kind == 'still' or peer.kind == 'causal'
+        out = os.path.join(files['dir'], 'out', peer.key + '.y4m')
+        window = None
+        if c.kind == 'still':
+            src = files.get('timing', files['noisy'])
+            nframes = self.preset.still_timing_frames if 'timing' in files else 1
+        elif whole:
+            src, nframes = files['noisy'], c.frames
+        elif peer.kind == 'temporal':
+            a = max(0, c.eval_start - peer.reach)
+            b = min(c.frames, c.eval_start + c.eval_count + peer.reach)
+            src, nframes, window = self._window(files, c, a, b), b - a, (a, out)
+            out = out[:-4] + '-window.y4m'
+        else:
+            src, nframes = files['eval'], c.eval_count
+        if peer.opencv_args and not self.env.opencv:
+            self.say(f'  {c.id} {cond}: {peer.label}: skipped (cudadenoise-eval-opencv was not built)')
+            return
+        t0 = time.monotonic()
+        ms, samples, threads = self.peer_runner.run(peer, p, c.kind, src, out, c.width, c.height, c.format, nframes)
+        if window:   # keep the measured frames
+            a, final = window
+            self.env.eval_json(['prepare', '--input', out, '--start', str(c.eval_start - a), '--frames',
+                                str(c.eval_count), '--clean-out', final], 'eval frames')
+            out = final
+        clean, frames = self._measure_target(c, whole)
+        runs.append({'id': f'{peer.key}:cpu', 'method': peer.key, 'label': peer.label, 'family': peer.family,
+                     'backend': 'cpu', 'kind': peer.kind, 'output': out, 'whole': whole, 'clean': clean,
+                     'frames': frames,
+                     'device_ms': None, 'e2e_ms': ms, 'samples': samples, 'threads': threads,
+                     'settings': peer.describe(p, c.kind), 'params': p,
+                     'note': self.peer_runner.notes.get(peer.key) if (peer.key, c.format) in self.peer_runner.wrap
+                     else None})
+        tm = f'{ms:.1f} ms/frame' if ms is not None else 'untimed'
+        self.say(f'  {c.id} {cond}: {peer.label}: {tm} ({time.monotonic() - t0:.1f} s)')
+
+    # ---------------------------------------------------------------- one condition
+    def condition(self, c: Content, cond, sigma):
+        """cond: 's10', 's25', 's40' or 'asis'; sigma: the added noise, or for 'asis' the estimate."""
+        files = self._noisy(c, cond, sigma if cond != 'asis' else 0)
+        runs = []
+        self._ours(c, cond, sigma, files, self.primary, runs)
+        if self.gpu and cond == f's{config.TIMING_SIGMA}':
+            self._ours(c, cond, sigma, files, 'cpu', runs)
+        for peer in peers.PEERS:
+            self._peer(c, cond, sigma, files, peer, runs)
+        result = {'condition': cond, 'sigma': sigma, 'runs': runs}
+        if cond == f's{config.TIMING_SIGMA}':
+            # what FFmpeg's own reading and writing of a frame costs: a null filter on the same input
+            src = files.get('timing', files['noisy'])
+            n = self.preset.still_timing_frames if c.kind == 'still' else c.frames
+            null_out = os.path.join(files['dir'], 'null.y4m')
+            result['ffmpeg_null_ms'] = run_filter(self.env, 'null', src, null_out, c.width, c.height, c.format, n,
+                                                  self.env.threads)[0]
+            os.remove(null_out)
+        if cond != 'asis':
+            self._measure(c, files, sigma, result)
+        result['files'] = files
+        return result
+
+    def _measure(self, c, files, sigma, result):
+        clean, frames = self._measure_target(c, True)
+        args = ['measure', '--clean', clean, '--sigma', str(sigma)] + (['--frames', frames] if frames else [])
+        noisy = self.env.eval_json(args + [files['noisy']], 'measure noisy')[0]
+        result['noisy'] = noisy
+        by_target = {}
+        for r in result['runs']:
+            by_target.setdefault((r['clean'], r['frames']), []).append(r)
+        for (clean, frames), rs in by_target.items():
+            args = ['measure', '--clean', clean] + (['--frames', frames] if frames else [])
+            for r, q in zip(rs, self.env.eval_json(args + [r['output'] for r in rs], 'measure')):
+                r['quality'] = {'planes': q['planes'], 'all': q['all'], 'frames': q['frames']}
+
+    def estimate_sigma(self, c: Content):
+        frame = c.eval_start if c.kind == 'clip' else 0
+        return self.env.eval_json(['estimate', '--input', c.clean, '--frame', str(frame)], 'estimate')[0]['sigma_luma']

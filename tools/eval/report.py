@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# report.py: the quality-and-speed report of cudadenoise against its peers
+# (issue 7), one command: every cudadenoise mode on the GPU and the CPU and
+# FFmpeg's and OpenCV's denoisers on the same noisy photos and clips in the same
+# run, measured with kernels/metrics.h, written as RESULTS.md with crops and
+# speed-against-quality plots (docs/EVALUATION.md).
+#
+#   tools/eval/report.py                      # full report into docs/ (the GPU host's, see docs/EVALUATION.md)
+#   tools/eval/report.py --preset quick       # fewer inputs
+#   tools/eval/report.py --preset tiny --out /tmp/r   # CI size, CPU is enough
+#   tools/eval/report.py --calibrate          # re-derive the peers' strengths (tools/eval/peer_params.json)
+#
+# Standard library only. Needs a build (cudadenoise-eval, and cudadenoise-eval-
+# opencv for the OpenCV peers), ffmpeg (or .gpu-runtime), .testdata/ and, for
+# real clips, .testdata/video (scripts/fetch-eval-data.sh).
+import argparse
+import dataclasses
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from harness import config, figures, markdown, peers  # noqa: E402
+from harness.content import prepare_clip, prepare_still  # noqa: E402
+from harness.env import Env, HarnessError, machine_facts  # noqa: E402
+from harness.ffmpeg_run import run_filter  # noqa: E402
+from harness.pipeline import Pipeline, Progress  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def check_passthrough(env, c, work):
+    """FFmpeg must hand our y4m frames back bit for bit, or its peers would be judged on other samples."""
+    out = os.path.join(work, c.id, 'passthrough.y4m')
+    run_filter(env, 'null', c.clean, out, c.width, c.height, c.format, c.frames, 1)
+    q = env.eval_json(['measure', '--clean', c.clean, out], 'measure')[0]
+    if any(p['mse'] != 0 for p in q['planes']) or q['frames'] != c.frames:
+        raise HarnessError(f'ffmpeg does not give {c.clean} back unchanged: {q}')
+    os.remove(out)
+
+
+def opencv_facts(env, work, c):
+    if not env.opencv:
+        return None
+    out = os.path.join(work, 'opencv-probe.y4m')
+    r = json.loads(env.run([env.opencv, '--input', c.clean, '-o', out, '--threads', str(env.threads), '--h', '1'],
+                           'opencv').strip().splitlines()[-1])
+    os.remove(out)
+    return r
+
+
+def run_report(args):
+    say = Progress()
+    env = Env(ROOT, args.build, args.bundle)
+    info = env.eval_json(['info'], 'info')[0]
+    facts = machine_facts(env, info)
+    preset = config.PRESETS[args.preset]
+    params = peers.load_params()
+    say(f"preset {preset.name}; modes {', '.join(m['name'] for m in info['modes'])}; GPU {facts['gpu_long']}; "
+        f"CPU {facts['cpu']} x{facts['cpu_threads']}; ffmpeg {env.ffmpeg}{' (bundle)' if env.bundle else ''}; "
+        f"opencv helper {'yes' if env.opencv else 'NOT BUILT'}")
+    work = args.work or tempfile.mkdtemp(prefix='cdn-eval-')
+    os.makedirs(work, exist_ok=True)
+    out = os.path.abspath(args.out)
+    fig_dir = os.path.join(out, 'results')
+    os.makedirs(fig_dir, exist_ok=True)
+    pipe = Pipeline(env, preset, info, work, params, say, args.skip)
+    results = {'preset': dataclasses.asdict(preset), 'facts': facts, 'info': info, 'params': params,
+               'calibration': params.get('calibration', {}).get('content', 'see peer_params.json'),
+               'opencv_version': None, 'opencv_framework': None, 'skipped': sorted(args.skip),
+               'complete': False, 'contents': []}
+    # Clips first (video is what cudadenoise is for); the report is rewritten after each input, so a run
+    # stopped early (a time limit) still leaves a report of what it finished, marked incomplete.
+    todo = [('clip', c) for c in preset.clips] + [('still', s) for s in preset.stills]
+    for kind, spec in todo:
+        c = (prepare_clip if kind == 'clip' else prepare_still)(env, spec, args.data, work, preset)
+        check_passthrough(env, c, work)
+        say(f'{c.id}: {c.width}x{c.height} {c.format} x{c.frames} ({c.title})')
+        if env.opencv and results['opencv_version'] is None:
+            ocv = opencv_facts(env, work, c)
+            results['opencv_version'], results['opencv_framework'] = ocv['opencv'], ocv['framework']
+        cd = dataclasses.asdict(c)
+        cd.update(group=c.group, zoom=preset.zoom, conditions={}, figures={})
+        for s in config.SIGMAS:
+            say(f'{c.id}: sigma {s}')
+            cd['conditions'][f's{s}'] = pipe.condition(c, f's{s}', s)
+            n = cd['conditions'][f's{s}']['noisy']['planes'][0]
+            say(f"  {c.id} s{s}: noisy PSNR Y {n['psnr']:.3f} dB (expected {n['expected_noisy_psnr']:.3f})")
+        if c.kind == 'clip':
+            est = pipe.estimate_sigma(c)
+            say(f'{c.id}: as it is (sigma estimate {est:.2f})')
+            cd['conditions']['asis'] = pipe.condition(c, 'asis', est)
+        for cond in [f's{config.TIMING_SIGMA}'] + (['asis'] if c.kind == 'clip' else []):
+            name = f"crops-{c.id}-{cond}.png"
+            figures.crops(env, cd, cond, os.path.join(fig_dir, name), facts, pipe.primary)
+            cd['figures'][cond] = name
+        results['contents'].append(cd)
+        write_outputs(env, results, facts, out, fig_dir, work)
+        say(f'{c.id}: done; {out}/RESULTS.md written ({len(results["contents"])} of {len(todo)} inputs)')
+    results['complete'] = True
+    write_outputs(env, results, facts, out, fig_dir, work)
+    say(f'wrote {out}/RESULTS.md and {fig_dir}/ ({len(os.listdir(fig_dir))} files)')
+    if not args.keep and not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def write_outputs(env, results, facts, out, fig_dir, work):
+    groups = markdown.aggregate(results)
+    for g in groups:
+        figures.speed_plot(env, g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), facts)
+    markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results')
+    with open(os.path.join(fig_dir, 'results.json.part'), 'w') as f:
+        json.dump(strip_paths(results, work), f, indent=1, sort_keys=True)
+    os.replace(os.path.join(fig_dir, 'results.json.part'), os.path.join(fig_dir, 'results.json'))
+
+
+def strip_paths(obj, work):
+    """results.json without the work directory's paths (they do not outlive the run)."""
+    if isinstance(obj, dict):
+        return {k: strip_paths(v, work) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [strip_paths(v, work) for v in obj]
+    if isinstance(obj, str) and obj.startswith(work):
+        return os.path.relpath(obj, work)
+    return obj
+
+
+def main():
+    ap = argparse.ArgumentParser(description='quality-and-speed report of cudadenoise and its peers (issue 7)')
+    ap.add_argument('--preset', choices=sorted(config.PRESETS), default='full')
+    ap.add_argument('--quick', dest='preset', action='store_const', const='quick', help='= --preset quick')
+    ap.add_argument('--tiny', dest='preset', action='store_const', const='tiny', help='= --preset tiny (CI)')
+    ap.add_argument('--build', default=os.environ.get('CDN_BUILD_DIR', 'build'), help='build directory (default build)')
+    ap.add_argument('--out', default=os.path.join(ROOT, 'docs'), help='where RESULTS.md and results/ go (default docs)')
+    ap.add_argument('--data', default=os.environ.get('CDN_TEST_DATA', os.path.join(ROOT, '.testdata')))
+    ap.add_argument('--work', help='work directory (default: a temporary one, removed at the end)')
+    ap.add_argument('--keep', action='store_true', help='keep the temporary work directory')
+    ap.add_argument('--bundle', choices=('auto', 'yes', 'no'), default='auto',
+                    help='use .gpu-runtime for ffmpeg (auto: when no ffmpeg is on the PATH)')
+    ap.add_argument('--skip', action='append', default=[], metavar='METHOD',
+                    help='leave a method out (a peer: hqdn3d nlmeans atadenoise bm3d ocv-nlm ocv-nlm-multi; a mode; '
+                         'MODE:cpu; or cpu for the whole cudadenoise CPU backend on a GPU host); repeatable')
+    ap.add_argument('--calibrate', action='store_true', help='sweep the peers\' strengths into peer_params.json')
+    args = ap.parse_args()
+    t0 = time.monotonic()
+    try:
+        if args.calibrate:
+            from harness import calibrate
+            calibrate.run(args, ROOT)
+        else:
+            run_report(args)
+    except HarnessError as e:
+        print(f'report.py: {e}', file=sys.stderr)
+        return 1
+    print(f'report.py: done in {time.monotonic() - t0:.0f} s')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
