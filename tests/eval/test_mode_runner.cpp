@@ -66,9 +66,9 @@ TEST(ModeSettings, SigmaGoesOnlyToModesThatTakeOne) {
     EXPECT_EQ(differs, takes_sigma(m)) << mode_name(m);
   }
   EXPECT_TRUE(takes_sigma(Mode::Nlm3d));
-  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 17).nlm.sigma, 17);
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 17).sigma, 17);
   EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Nlm3d, 17)), 17);
-  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 1000).nlm.sigma, find_param("sigma")->max);  // clamped to the range
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 1000).sigma, find_param("sigma")->max);  // clamped to the range
   EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Pipd, 17)), 0);
   EXPECT_FALSE(takes_sigma(Mode::Pipd));
 }
