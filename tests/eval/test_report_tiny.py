@@ -18,7 +18,7 @@ import tempfile
 REPORT = os.environ['CDN_REPORT']
 BUILD = os.environ['CDN_BUILD_DIR_ABS']
 EXPECT_OPENCV = os.environ.get('CDN_EXPECT_OPENCV') == '1'
-FFMPEG_PEERS = {'hqdn3d', 'nlmeans', 'atadenoise', 'bm3d'}
+FFMPEG_PEERS = {'hqdn3d', 'nlmeans', 'atadenoise', 'ffmpeg-bm3d'}  # keys apart from the modes' names
 OPENCV_PEERS = {'ocv-nlm', 'ocv-nlm-multi'}
 TEMPORAL_PEERS = {'atadenoise', 'ocv-nlm-multi'}   # not run on photos
 
@@ -91,6 +91,8 @@ def main():
             res = c['conditions']['s25']
             noisy = res['noisy']['planes'][0]['psnr']
             ran = {r['method'] for r in res['runs']}
+            ids = [r['id'] for r in res['runs']]
+            check(len(ids) == len(set(ids)), f"{c['id']}: runs share an id (the tables would merge them): {ids}")
             want = modes | FFMPEG_PEERS | (OPENCV_PEERS if EXPECT_OPENCV else set())
             if c['kind'] == 'still':
                 want -= TEMPORAL_PEERS

@@ -101,12 +101,15 @@ def machine_facts(env, info):
         'python': platform.python_version(),
         'commit': 'unknown',
     }
-    # the checkout's commit; a GPU host's copy has no .git: then the one recorded by stage-eval.sh
-    c = _first_line(['git', '-C', env.root, 'describe', '--always', '--dirty'], None)
+    # the commit the programs were built from: the one stage-eval.sh recorded (a GPU
+    # host's copy of the checkout may carry another commit's .git), else the checkout's
+    c = None
     stage_info = os.path.join(env.build, 'tools', 'eval', 'STAGE_INFO')
-    if not c and os.path.isfile(stage_info):
+    if os.path.isfile(stage_info):
         with open(stage_info) as f:
             c = 'built from ' + f.read().strip()
+    if not c:
+        c = _first_line(['git', '-C', env.root, 'describe', '--always', '--dirty'], None)
     facts['commit'] = c or 'unknown'
     if info.get('cuda_available'):
         drv = _first_line(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader'], None)

@@ -81,7 +81,7 @@ PEERS = [
          [Knob('threshold_a', 0, 0.3, (0.001, 0.002, 0.003, 0.004, 0.006, 0.008)),
           Knob('threshold_b', 0, 5, (0.002, 0.004, 0.008, 0.016, 0.032, 0.064))],
          's=9 frames (the default), the same thresholds a (0a, 1a, 2a) and b for every plane', graph=_ata, reach=4),
-    Peer('bm3d', 'bm3d 2-pass', 'FFmpeg', 'spatial',
+    Peer('ffmpeg-bm3d', 'bm3d 2-pass', 'FFmpeg', 'spatial',
          [Knob('sigma_basic', 0, 99999, (1, 2, 3, 4, 6, 8)), Knob('sigma_final', 0, 99999, (4, 8, 16, 32, 64, 128))],
          'the manual\'s two-pass example: block=4 (16x16) bstep=2, basic group=1, final group=16 ref=1',
          graph=_bm3d, complex_graph=True),
