@@ -27,25 +27,10 @@ if [ "$missing" = 0 ]; then
   exit 0
 fi
 
-cached_deb() {
-  local f last=""
-  for f in "$cache/${package}"_*_all.deb; do [ -e "$f" ] && last=$f; done
-  echo "$last"
-}
-
-mkdir -p "$cache" "$dest"
-deb=$(cached_deb)
-if [ -z "$deb" ]; then
-  echo "eval data: downloading $package into $cache"
-  if ! (cd "$cache" && apt-get download "$package"); then
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    (cd "$cache" && apt-get download "$package")
-  fi
-  deb=$(cached_deb)
-  [ -n "$deb" ] || { echo "eval data: apt-get download $package left no .deb in $cache" >&2; exit 1; }
-fi
+mkdir -p "$dest"
+# shellcheck source=cached-deb.sh
+source "$root/scripts/cached-deb.sh"
+deb=$(cached_deb "$package" "$cache" "eval data")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -25,27 +25,10 @@ if [ "$missing" = 0 ]; then
   exit 0
 fi
 
-# The newest cached .deb, if any.
-cached_deb() {
-  local f last=""
-  for f in "$cache/${package}"_*_all.deb; do [ -e "$f" ] && last=$f; done
-  echo "$last"
-}
-
-mkdir -p "$cache" "$dest"
-deb=$(cached_deb)
-if [ -z "$deb" ]; then
-  echo "test data: downloading $package into $cache"
-  # apt-get download needs the package lists: refresh them once if that fails.
-  if ! (cd "$cache" && apt-get download "$package"); then
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    (cd "$cache" && apt-get download "$package")
-  fi
-  deb=$(cached_deb)
-  [ -n "$deb" ] || { echo "test data: apt-get download $package left no .deb in $cache" >&2; exit 1; }
-fi
+mkdir -p "$dest"
+# shellcheck source=cached-deb.sh
+source "$root/scripts/cached-deb.sh"
+deb=$(cached_deb "$package" "$cache" "test data")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
