@@ -14,7 +14,6 @@
 // The result is in 8-bit code values (divided by 2^(bit_depth - 8)).
 #pragma once
 
-#include <utility>
 #include <vector>
 
 #include "frame.h"
@@ -42,10 +41,6 @@ class FirstFrameSigma {
     return sigma_;
   }
   bool known(PixelFormat f) const { return !sigma_.empty() && format_ == f; }
-  void set(PixelFormat f, std::vector<double> sigma) {
-    format_ = f;
-    sigma_ = std::move(sigma);
-  }
   void reset() { sigma_.clear(); }
 
  private:

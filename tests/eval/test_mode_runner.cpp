@@ -4,6 +4,8 @@
 // sigma parameters, and plays short clips back and forth for timing.
 #include <gtest/gtest.h>
 
+#include "eval_test_support.h"
+
 #include "denoiser.h"
 #include "mode_runner.h"
 #include "mode_settings.h"
@@ -28,14 +30,7 @@ std::vector<HostFrame> noisy_clip(int frames) {
   return clip;
 }
 
-bool same(const FrameView& a, const FrameView& b) {
-  const auto pa = components(a), pb = components(b);
-  for (std::size_t c = 0; c < pa.size(); ++c)
-    for (int y = 0; y < pa[c].height; ++y)
-      for (int x = 0; x < pa[c].width; ++x)
-        if (pa[c].get(x, y) != pb[c].get(x, y)) return false;
-  return true;
-}
+using eval_test::same;
 
 // The library on its own: a StreamDenoiser over the clip.
 std::vector<HostFrame> reference(const std::vector<HostFrame>& clip, const DenoiseSettings& s) {

@@ -3,6 +3,8 @@
 // and the errors a broken file must give.
 #include <gtest/gtest.h>
 
+#include "eval_test_support.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,14 +42,7 @@ HostFrame random_frame(PixelFormat f, int w, int h, std::uint64_t seed) {
   return fr;
 }
 
-bool same(const FrameView& a, const FrameView& b) {
-  const auto pa = components(a), pb = components(b);
-  for (std::size_t c = 0; c < pa.size(); ++c)
-    for (int y = 0; y < pa[c].height; ++y)
-      for (int x = 0; x < pa[c].width; ++x)
-        if (pa[c].get(x, y) != pb[c].get(x, y)) return false;
-  return true;
-}
+using eval_test::same;
 
 TEST_F(Y4m, ParsesFfmpegHeaders) {
   Y4mInfo i = parse_y4m_header("YUV4MPEG2 W768 H576 F10:1 Ip A0:0 C420jpeg XYSCSS=420JPEG");
