@@ -22,6 +22,7 @@
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "nlm3d_cuda.h"
+#include "nlm3d_guide.h"
 #include "noise_estimate.h"
 #include "plane_copy.h"
 #include "temporal_stream.h"
@@ -102,12 +103,12 @@ class CudaTemporalStream final : public TemporalStream {
   void copy_plane(const FrameView& from, const FrameView& to, int p, void* stream) override {
     copy_plane_async(from, to, p, s(stream));
   }
-  std::vector<double> estimate_sigma(const FrameView& first, void* stream) override {
+  double estimate_sigma(const FrameView& first, void* stream) override {
     // Once per stream: the first frame comes to the host for the estimator.
     HostFrame host(first.format, first.width, first.height);
     copy_frame(first, host.view(), stream);
     synchronize(stream);
-    return component_sigmas(host.view(), 0);
+    return luma_sigma(host.view(), 0);
   }
 
   void launch(Chunk& chunk, int filtered, void* stream) override {
@@ -142,18 +143,27 @@ class CudaTemporalStream final : public TemporalStream {
     }
     CDN_CUDA_CHECK(cudaMemcpyAsync(lane.pointers, lane.host_pointers, n * sizeof(void*), cudaMemcpyHostToDevice,
                                    lane.stream));
-    for (int c = 0; c < filtered; ++c) {
+    // Passes (nlm3d_guide.h): the luma guide is component 0's part of the table.
+    for (const NlmPass& pass : nlm_passes(format_, filtered)) {
       NlmChunk k;
-      k.proto = components(*window[0])[c];
-      k.window = lane.pointers + c * per;
+      k.guide_proto = components(*window[0])[0];
+      k.guide_window = lane.pointers;
+      k.fx = pass.fx;
+      k.fy = pass.fy;
+      k.values = static_cast<int>(pass.values.size());
+      for (int v = 0; v < k.values; ++v) {
+        const int c = pass.values[v];
+        k.value_proto[v] = components(*window[0])[c];
+        k.value_window[v] = lane.pointers + c * per;
+        k.out_proto[v] = components(*outputs[0])[c];
+        k.outputs[v] = lane.pointers + c * per + window.size();
+      }
       k.window_first = chunk.window_begin;
       k.window_count = static_cast<int>(window.size());
       k.stream_length = chunk.stream_length;
-      k.out_proto = components(*outputs[0])[c];
-      k.outputs = lane.pointers + c * per + window.size();
       k.out_first = chunk.begin;
       k.out_count = chunk.end - chunk.begin;
-      nlm3d_cuda_chunk(k, settings_.nlm, chunk.sigma[c], lane.stream);
+      nlm3d_cuda_chunk(k, settings_.nlm, chunk.sigma, lane.stream);
     }
     if (lane.pool) {
       // The filtered planes come back into the home output frames.

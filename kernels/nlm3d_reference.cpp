@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "error.h"
 #include "parallel.h"
@@ -23,15 +24,19 @@ double nlm_h2(const NlmParams& p, double sigma) {
   return 2.0 * p.strength * sigma * sigma * side * side * side;
 }
 
-std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
-                                       int threads) {
-  const PlaneView& ref = window.at(t);
+std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
+                                                     int t, const NlmParams& params, double sigma, int threads) {
+  const PlaneView& ref = guide.at(t);
   const int w = ref.width, h = ref.height, r = params.patch_radius, R = params.search_radius;
   if (ref.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
+  for (const FrameWindow& v : values)
+    if (v.at(t).width != w || v.at(t).height != h || v.at(t).memory != MemoryKind::Host)
+      throw InvalidArgument("nlm3d: values must be host planes of the guide's size");
   const double inv_h2 = sigma > 0 ? 1.0 / nlm_h2(params, sigma) : 0.0;
 
-  const std::size_t n = static_cast<std::size_t>(w) * h;
-  std::vector<double> num(n, 0.0), den(n, 0.0), wmax(n, 0.0);
+  const std::size_t n = static_cast<std::size_t>(w) * h, nv = values.size();
+  std::vector<std::vector<double>> num(nv, std::vector<double>(n, 0.0));
+  std::vector<double> den(n, 0.0), wmax(n, 0.0);
   // Per offset: the squared difference summed over the patch's frames, on the
   // frame extended by r (clamped), then box sums along x, then along y.
   const int ew = w + 2 * r, eh = h + 2 * r;
@@ -40,7 +45,7 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
 
   for (int dt = -params.temporal_radius; dt <= params.temporal_radius; ++dt) {
     const int tc = t + dt;
-    if (tc < 0 || tc >= window.stream_length) continue;  // the window shrinks at the stream's ends
+    if (tc < 0 || tc >= guide.stream_length) continue;  // the window shrinks at the stream's ends
     for (int dy = -R; dy <= R; ++dy)
       for (int dx = -R; dx <= R; ++dx) {
         if (dx == 0 && dy == 0 && dt == 0) continue;  // the self weight is set below
@@ -49,8 +54,8 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
             const int x = ex - r, y = ey - r;
             double d = 0;
             for (int k = -r; k <= r; ++k) {
-              const double a = sample(window.at(t + k), x, y);
-              const double b = sample(window.at(tc + k), x + dx, y + dy);
+              const double a = sample(guide.at(t + k), x, y);
+              const double b = sample(guide.at(tc + k), x + dx, y + dy);
               d += (a - b) * (a - b);
             }
             diff[static_cast<std::size_t>(ey) * ew + ex] = d;
@@ -63,7 +68,6 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
             hsum[static_cast<std::size_t>(ey) * w + x] = s;
           }
         });
-        const PlaneView& cand = window.at(tc);
         parallel_rows(h, threads, [&](int y) {
           for (int x = 0; x < w; ++x) {
             const int qx = x + dx, qy = y + dy;
@@ -72,35 +76,50 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
             for (int k = 0; k <= 2 * r; ++k) d2 += hsum[static_cast<std::size_t>(y + k) * w + x];
             const double wt = std::exp(-d2 * inv_h2);
             const std::size_t i = static_cast<std::size_t>(y) * w + x;
-            num[i] += wt * cand.get(qx, qy);
+            for (std::size_t v = 0; v < nv; ++v) num[v][i] += wt * values[v].at(tc).get(qx, qy);
             den[i] += wt;
             wmax[i] = std::max(wmax[i], wt);
           }
         });
       }
   }
-  std::vector<double> values(n);
+  std::vector<std::vector<double>> out(nv, std::vector<double>(n));
   parallel_rows(h, threads, [&](int y) {
     for (int x = 0; x < w; ++x) {
       const std::size_t i = static_cast<std::size_t>(y) * w + x;
       const double self = den[i] > 0 ? wmax[i] : 1.0;
-      values[i] = (num[i] + self * ref.get(x, y)) / (den[i] + self);
+      for (std::size_t v = 0; v < nv; ++v) out[v][i] = (num[v][i] + self * values[v].at(t).get(x, y)) / (den[i] + self);
     }
   });
-  return values;
+  return out;
+}
+
+std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
+                                       int threads) {
+  return std::move(nlm3d_guided_values(window, {window}, t, params, sigma, threads)[0]);
+}
+
+void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
+                            const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
+                            int threads) {
+  if (outs.size() != values.size()) throw InvalidArgument("nlm3d: one output per value window");
+  for (const PlaneView& out : outs) {
+    if (out.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
+    if (out.width != guide.at(t).width || out.height != guide.at(t).height)
+      throw InvalidArgument("nlm3d: output size differs");
+  }
+  const std::vector<std::vector<double>> v = nlm3d_guided_values(guide, values, t, params, guide_sigma, threads);
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    for (int y = 0; y < outs[i].height; ++y)
+      for (int x = 0; x < outs[i].width; ++x) {
+        const double value = v[i][static_cast<std::size_t>(y) * outs[i].width + x];
+        outs[i].set(x, y, std::min(outs[i].max_value(), std::max(0, static_cast<int>(std::floor(value + 0.5)))));
+      }
 }
 
 void nlm3d_frame_reference(const FrameWindow& window, int t, const PlaneView& out, const NlmParams& params,
                            double sigma, int threads) {
-  const PlaneView& ref = window.at(t);
-  if (out.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
-  if (out.width != ref.width || out.height != ref.height) throw InvalidArgument("nlm3d: output size differs");
-  const std::vector<double> v = nlm3d_frame_values(window, t, params, sigma, threads);
-  for (int y = 0; y < ref.height; ++y)
-    for (int x = 0; x < ref.width; ++x) {
-      const double value = v[static_cast<std::size_t>(y) * ref.width + x];
-      out.set(x, y, std::min(ref.max_value(), std::max(0, static_cast<int>(std::floor(value + 0.5)))));
-    }
+  nlm3d_guided_reference(window, {window}, t, {out}, params, sigma, threads);
 }
 
 }  // namespace cdn

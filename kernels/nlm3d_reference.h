@@ -14,6 +14,10 @@
 // part of V(p) (the window shrinks); patch samples outside the frame or the
 // stream read the nearest existing sample (clamp). The self weight w(p,p) is the
 // largest weight of the other candidates (1 when there is none).
+//
+// Guided form (nlm3d_guide.h): d2 and h come from a guide window and the weights
+// average other windows of the guide's size; a component filtered on its own is
+// its own guide.
 #pragma once
 
 #include <vector>
@@ -38,7 +42,13 @@ struct FrameWindow {
 // h^2 for the settings, with sigma in the plane's own code values.
 double nlm_h2(const NlmParams& p, double sigma_code_values);
 
-// The filtered values of frame t before rounding (row-major, width x height).
+// The filtered values of frame t of each of `values` before rounding (row-major,
+// width x height), with the weights of `guide`; guide_sigma in the guide's code values.
+std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
+                                                     int t, const NlmParams& params, double guide_sigma,
+                                                     int threads = 0);
+
+// nlm3d_guided_values of one window that is its own guide.
 std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
                                        int threads = 0);
 
@@ -47,5 +57,10 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
 // the stream). threads <= 0: all hardware threads.
 void nlm3d_frame_reference(const FrameWindow& window, int t, const PlaneView& out, const NlmParams& params,
                            double sigma, int threads = 0);
+
+// The guided filter of frame t: outs[i] receives values[i] (rounded half up).
+void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
+                            const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
+                            int threads = 0);
 
 }  // namespace cdn

@@ -48,11 +48,18 @@ double estimate_noise_sigma(const PlaneView& p) {
   return sigma / std::pow(2.0, p.bit_depth - 8);
 }
 
+namespace {
+double component_sigma(const PlaneView& c, double given) {
+  return (given > 0 ? given : estimate_noise_sigma(c)) * (1 << (c.bit_depth - 8));
+}
+}  // namespace
+
 std::vector<double> component_sigmas(const FrameView& frame, double given) {
   std::vector<double> sigma;
-  for (const auto& c : components(frame))
-    sigma.push_back((given > 0 ? given : estimate_noise_sigma(c)) * (1 << (c.bit_depth - 8)));
+  for (const auto& c : components(frame)) sigma.push_back(component_sigma(c, given));
   return sigma;
 }
+
+double luma_sigma(const FrameView& frame, double given) { return component_sigma(components(frame)[0], given); }
 
 }  // namespace cdn

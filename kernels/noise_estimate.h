@@ -28,6 +28,8 @@ double estimate_noise_sigma(const PlaneView& plane);
 // values: `given` (8-bit code values, > 0) scaled by 2^(depth - 8), or, when
 // `given` is 0, the estimate of each component.
 std::vector<double> component_sigmas(const FrameView& host_frame, double given);
+// component_sigmas()[0] without estimating the chroma.
+double luma_sigma(const FrameView& host_frame, double given);
 
 // component_sigmas of the first frame a per-frame denoiser sees, kept for the
 // frames after it (of the same format) until reset().

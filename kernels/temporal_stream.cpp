@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "host_frame.h"
+#include "nlm3d_guide.h"
 #include "nlm3d_reference.h"
 #include "noise_estimate.h"
 #include "parallel.h"
@@ -41,7 +42,7 @@ void TemporalStream::reset() {
   first_input_ = 0;
   popped_ = 0;
   launched_ = 0;
-  sigma_.clear();
+  sigma_ = -1;
 }
 
 void TemporalStream::push(const FrameView& in, void* stream) {
@@ -50,8 +51,8 @@ void TemporalStream::push(const FrameView& in, void* stream) {
     throw InvalidArgument("temporal denoiser: frame format or size changed; reset() or make a new denoiser");
   Frame f = new_frame(stream);
   copy_frame(in, *f, stream);
-  if (sigma_.empty())  // given (in 8-bit code values, scaled to each component's depth) or estimated
-    sigma_ = settings_.sigma > 0 ? component_sigmas(*f, settings_.sigma) : estimate_sigma(*f, stream);
+  if (sigma_ < 0)  // given (in 8-bit code values, scaled to the luma's depth) or estimated
+    sigma_ = settings_.sigma > 0 ? luma_sigma(*f, settings_.sigma) : estimate_sigma(*f, stream);
   synchronize(stream);  // `in` may be reused as soon as push() returns
   inputs_.push_back(std::move(f));
   sched_.pushed();
@@ -68,7 +69,7 @@ void TemporalStream::dispatch(void* stream) {
     chunk.stream_length = sched_.stream_length();
     for (int t = chunk.window_begin; t < sched_.window_end(end); ++t) chunk.window.push_back(inputs_[t - first_input_]);
     for (int t = begin; t < end; ++t) chunk.outputs.push_back(new_frame(stream));
-    chunk.sigma = sigma_.data();
+    chunk.sigma = sigma_;
     // A lane is free: the running chunks hold the previous lanes - 1 lanes, in turn.
     chunk.lane = launched_++ % lanes_;
     for (int p = 0; p < format_info(format_).planes; ++p)
@@ -142,20 +143,38 @@ class CpuTemporalStream final : public TemporalStream {
     copy_host_frame(from, to);
   }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
-  std::vector<double> estimate_sigma(const FrameView& first, void*) override { return component_sigmas(first, 0); }
+  double estimate_sigma(const FrameView& first, void*) override { return luma_sigma(first, 0); }
   void launch(Chunk& chunk, int filtered, void*) override {
     // Synchronous: the chunk is done when launch() returns.
-    for (int c = 0; c < filtered; ++c) {
-      FrameWindow window;
-      window.first = chunk.window_begin;
-      window.stream_length = chunk.stream_length;
-      for (const auto& f : chunk.window) window.frames.push_back(components(*f)[c]);
+    for (const NlmPass& pass : nlm_passes(format_, filtered)) {
+      const int nv = static_cast<int>(pass.values.size());
+      std::vector<FrameWindow> values(nv);
+      for (int v = 0; v < nv; ++v) {
+        values[v].first = chunk.window_begin;
+        values[v].stream_length = chunk.stream_length;
+        for (const auto& f : chunk.window) values[v].frames.push_back(components(*f)[pass.values[v]]);
+      }
+      // The guide: luma, or its block means made here (at the values' size).
+      FrameWindow guide = values[0];
+      std::vector<HostFrame> made;
+      if (pass.values[0] != 0) {
+        guide.frames.clear();
+        const PlaneView& proto = values[0].frames[0];
+        for (const auto& f : chunk.window) {
+          made.emplace_back(PixelFormat::GRAY16_LE, proto.width, proto.height);
+          const PlaneView luma = components(*f)[0], g = components(made.back().view())[0];
+          for (int y = 0; y < g.height; ++y)
+            for (int x = 0; x < g.width; ++x) g.set(x, y, luma_guide_sample(luma, x, y, pass.fx, pass.fy));
+          guide.frames.push_back(g);
+        }
+      }
       // Frames of a chunk are independent: one thread per frame (several per frame for a chunk of one).
       const int n = chunk.end - chunk.begin;
       const int inner = n == 1 ? 0 : 1;
       parallel_rows(n, 0, [&](int i) {
-        nlm3d_frame_reference(window, chunk.begin + i, components(*chunk.outputs[i])[c], settings_.nlm,
-                              chunk.sigma[c], inner);
+        std::vector<PlaneView> outs;
+        for (int c : pass.values) outs.push_back(components(*chunk.outputs[i])[c]);
+        nlm3d_guided_reference(guide, values, chunk.begin + i, outs, settings_.nlm, chunk.sigma, inner);
       });
     }
   }

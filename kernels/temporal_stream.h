@@ -53,15 +53,15 @@ class TemporalStream : public StreamDenoiser {
     int stream_length;                  // frames that exist for clamping
     std::vector<Frame> window;          // input frames window_begin ..
     std::vector<Frame> outputs;         // one per output frame
-    const double* sigma;                // per component, in its code values
+    double sigma;                       // luma noise std, in luma code values (every pass's h)
     int lane;                           // the worker it runs on
     std::vector<Frame> lane_frames;     // what the lane holds while it runs (backend's)
   };
   virtual Frame new_frame(void* stream) = 0;
   virtual void copy_frame(const FrameView& from, const FrameView& to, void* stream) = 0;
   virtual void copy_plane(const FrameView& from, const FrameView& to, int plane, void* stream) = 0;
-  // The noise of each component of the stream's first frame, in its code values.
-  virtual std::vector<double> estimate_sigma(const FrameView& first, void* stream) = 0;
+  // The luma noise of the stream's first frame, in luma code values.
+  virtual double estimate_sigma(const FrameView& first, void* stream) = 0;
   // Starts filtering components [0, filtered) of every output frame of the chunk
   // on lane chunk.lane, after the work queued so far on `stream` (the caller's);
   // may return before it is done.
@@ -89,7 +89,7 @@ class TemporalStream : public StreamDenoiser {
   int front_popped_ = 0;       // outputs of running_.front() already popped
   int first_input_ = 0;
   int popped_ = 0;
-  std::vector<double> sigma_;
+  double sigma_ = -1;  // < 0: not known yet
 };
 
 std::unique_ptr<StreamDenoiser> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);

@@ -114,15 +114,18 @@ TEST(GpuNlm3d, PaperConfigurationsRun) {
 
 TEST(GpuNlm3d, EveryFormatAndOddSizes) {
   CDN_REQUIRE_GPU();
-  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::I420, PixelFormat::Y444}) {
+  // Colour formats: chroma with the luma's weights (one pass for 4:4:4, a 2x2 luma guide for 4:2:0).
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::P016_LE, PixelFormat::I420,
+                        PixelFormat::Y444}) {
     const auto in = clip(f, 5, 35, 21, 3);
     compare(run(Backend::Cuda, nlm(3, 2, 1, 3), in), run(Backend::Cpu, nlm(3, 2, 1, 3), in), format_name(f));
   }
-  for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}}) {
-    const auto in = clip(PixelFormat::GRAY8, 3, w, h, 4);
-    compare(run(Backend::Cuda, nlm(5, 5, 1, 50), in), run(Backend::Cpu, nlm(5, 5, 1, 50), in),
-            std::to_string(w) + "x" + std::to_string(h));
-  }
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12})
+    for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}}) {
+      const auto in = clip(f, 3, w, h, 4);
+      compare(run(Backend::Cuda, nlm(5, 5, 1, 50), in), run(Backend::Cpu, nlm(5, 5, 1, 50), in),
+              std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
+    }
 }
 
 TEST(GpuNlm3d, ChunkBordersDoNotMatterOnTheGpu) {

@@ -12,6 +12,7 @@
 #include "host_frame.h"
 #include "image_io.h"
 #include "metrics.h"
+#include "nlm3d_guide.h"
 #include "nlm3d_reference.h"
 #include "noise.h"
 #include "noise_estimate.h"
@@ -21,14 +22,17 @@
 namespace cdn {
 namespace {
 
-// The formula of nlm3d_reference.h evaluated directly, voxel by voxel.
-double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams& p, double sigma) {
+// The formula of nlm3d_reference.h evaluated directly, voxel by voxel: distances
+// on `win`, the average of `values` (the window itself when null).
+double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams& p, double sigma,
+                   const FrameWindow* values = nullptr) {
   const PlaneView& f0 = win.at(t);
   const int w = f0.width, h = f0.height, r = p.patch_radius;
   auto X = [&](int xx, int yy, int tt) {
     const PlaneView& f = win.at(tt);  // clamps time to the stream
     return double(f.get(clamp_coord(xx, w), clamp_coord(yy, h)));
   };
+  auto V = [&](int xx, int yy, int tt) { return values ? double(values->at(tt).get(xx, yy)) : X(xx, yy, tt); };
   const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, 3);
   double num = 0, den = 0, wmax = 0;
   for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt)
@@ -46,12 +50,12 @@ double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams&
               d2 += a * a;
             }
         const double wt = std::exp(-d2 / h2);
-        num += wt * X(qx, qy, qt);
+        num += wt * V(qx, qy, qt);
         den += wt;
         wmax = std::max(wmax, wt);
       }
   const double self = den > 0 ? wmax : 1.0;
-  return (num + self * X(x, y, t)) / (den + self);
+  return (num + self * V(x, y, t)) / (den + self);
 }
 
 std::vector<HostFrame> random_clip(int frames, int w, int h, std::uint64_t seed) {
@@ -88,6 +92,79 @@ TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
         }
     }
   }
+}
+
+// Luma-derived chroma weights (nlm3d_guide.h): the guide of a 4:2:0 clip's
+// chroma is the rounded 2x2 mean of the luma, and its weights average U and V.
+TEST(Nlm3dReference, GuidedValuesEqualTheFormula) {
+  NlmParams p;
+  p.search_radius = 2;
+  p.temporal_radius = 1;
+  p.patch_radius = 1;
+  const int frames = 4, w = 9, h = 7;
+  std::vector<HostFrame> clip, guides;
+  for (int i = 0; i < frames; ++i) {
+    clip.emplace_back(PixelFormat::I420, w, h);
+    const auto c = components(clip.back().view());
+    for (int k = 0; k < 3; ++k)
+      for (int y = 0; y < c[k].height; ++y)
+        for (int x = 0; x < c[k].width; ++x) c[k].set(x, y, 128 + int(50 * std::sin(0.4 * (x + i) + 0.3 * y + k)));
+    add_gaussian_noise(clip.back().view(), 12.0, 40 + i);
+    guides.emplace_back(PixelFormat::GRAY16_LE, c[1].width, c[1].height);
+    const PlaneView g = components(guides.back().view())[0];
+    for (int y = 0; y < g.height; ++y)
+      for (int x = 0; x < g.width; ++x) g.set(x, y, luma_guide_sample(c[0], x, y, 2, 2));
+  }
+  FrameWindow guide, u, v;
+  for (FrameWindow* win : {&guide, &u, &v}) win->stream_length = frames;
+  for (int i = 0; i < frames; ++i) {
+    guide.frames.push_back(components(guides[i].view())[0]);
+    u.frames.push_back(components(clip[i].view())[1]);
+    v.frames.push_back(components(clip[i].view())[2]);
+  }
+  for (int t = 0; t < frames; ++t) {
+    const auto got = nlm3d_guided_values(guide, {u, v}, t, p, 12.0, 1);
+    ASSERT_EQ(got.size(), 2u);
+    for (int y = 0; y < u.at(t).height; ++y)
+      for (int x = 0; x < u.at(t).width; ++x)
+        for (int k = 0; k < 2; ++k) {
+          const double want = brute_force(guide, t, x, y, p, 12.0, k == 0 ? &u : &v);
+          ASSERT_NEAR(got[k][y * u.at(t).width + x], want, 1e-9 * std::max(1.0, std::fabs(want)))
+              << "component " << k + 1 << " at " << x << "," << y << "," << t;
+        }
+  }
+}
+
+TEST(Nlm3dGuide, LumaGuideIsTheRoundedBlockMean) {
+  HostFrame f(PixelFormat::GRAY8, 3, 3);  // odd: the last block clamps to the last column and row
+  const PlaneView l = components(f.view())[0];
+  const int v[3][3] = {{10, 11, 50}, {12, 14, 60}, {200, 201, 255}};
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < 3; ++x) l.set(x, y, v[y][x]);
+  EXPECT_EQ(luma_guide_sample(l, 0, 0, 2, 2), 12);   // 47 / 4 = 11.75
+  EXPECT_EQ(luma_guide_sample(l, 1, 0, 2, 2), 55);   // (50 + 50 + 60 + 60) / 4
+  EXPECT_EQ(luma_guide_sample(l, 0, 1, 2, 2), 201);  // (200 + 201 + 200 + 201) / 4 = 200.5, half up
+  EXPECT_EQ(luma_guide_sample(l, 1, 1, 2, 2), 255);
+  EXPECT_EQ(luma_guide_sample(l, 2, 1, 1, 1), 60);   // 4:4:4: the luma itself
+  EXPECT_EQ(luma_guide_sample(l, 0, 0, 2, 1), 11);   // 2 x 1: (10 + 11) / 2 = 10.5, half up
+}
+
+TEST(Nlm3dGuide, PassesPerFormat) {
+  auto shape = [](PixelFormat f, int filtered) {
+    std::string s;
+    for (const NlmPass& p : nlm_passes(f, filtered)) {
+      s += std::to_string(p.fx) + "x" + std::to_string(p.fy) + ":";
+      for (int v : p.values) s += std::to_string(v);
+      s += " ";
+    }
+    return s;
+  };
+  EXPECT_EQ(shape(PixelFormat::GRAY8, 1), "1x1:0 ");
+  EXPECT_EQ(shape(PixelFormat::NV12, 1), "1x1:0 ");
+  EXPECT_EQ(shape(PixelFormat::NV12, 3), "1x1:0 2x2:12 ");
+  EXPECT_EQ(shape(PixelFormat::I420, 3), "1x1:0 2x2:12 ");
+  EXPECT_EQ(shape(PixelFormat::P010_10LE, 3), "1x1:0 2x2:12 ");
+  EXPECT_EQ(shape(PixelFormat::Y444, 3), "1x1:012 ");
 }
 
 // Streams a clip through a StreamDenoiser, popping after every push, and returns the outputs.
@@ -158,6 +235,48 @@ TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {
       const PlaneView a = components(out[t].view())[0], b = components(want.view())[0];
       for (int y = 0; y < 12; ++y)
         for (int x = 0; x < 16; ++x) ASSERT_EQ(a.get(x, y), b.get(x, y)) << "frames=" << frames << " t=" << t;
+    }
+  }
+}
+
+// Chroma weights come from the luma: over a flat luma every weight is 1, so the
+// chroma comes out as the plain mean of its search cube (rounded half up),
+// whatever its own structure; the flat luma stays flat.
+TEST(Nlm3dStream, FlatLumaMakesChromaThePlainMeanOfItsSearchCube) {
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::Y444}) {
+    const int frames = 5, w = 14, h = 10;
+    std::vector<HostFrame> clip;
+    for (int i = 0; i < frames; ++i) {
+      clip.emplace_back(f, w, h);
+      const auto c = components(clip.back().view());
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) c[0].set(x, y, 90);
+      for (int k = 1; k < 3; ++k) {
+        for (int y = 0; y < c[k].height; ++y)
+          for (int x = 0; x < c[k].width; ++x) c[k].set(x, y, x < c[k].width / 2 ? 40 : 200);  // a step edge
+        add_gaussian_noise(c[k], 10.0, 60 + 3 * i + k);
+      }
+    }
+    const DenoiseSettings s = small_nlm(3);
+    auto d = StreamDenoiser::create(Backend::Cpu, s, f, w, h);
+    const auto out = run_stream(*d, clip);
+    ASSERT_EQ(out.size(), std::size_t(frames));
+    const int R = s.nlm.search_radius, Rt = s.nlm.temporal_radius;
+    for (int t = 0; t < frames; ++t) {
+      const auto o = components(out[t].view());
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) ASSERT_EQ(o[0].get(x, y), 90);
+      for (int k = 1; k < 3; ++k)
+        for (int y = 0; y < o[k].height; ++y)
+          for (int x = 0; x < o[k].width; ++x) {
+            long sum = 0, n = 0;
+            for (int u = std::max(0, t - Rt); u <= std::min(frames - 1, t + Rt); ++u)
+              for (int qy = std::max(0, y - R); qy <= std::min(o[k].height - 1, y + R); ++qy)
+                for (int qx = std::max(0, x - R); qx <= std::min(o[k].width - 1, x + R); ++qx, ++n)
+                  sum += components(clip[u].view())[k].get(qx, qy);
+            ASSERT_EQ(o[k].get(x, y), int(std::floor(double(sum) / n + 0.5)))
+                << format_name(f) << " frame " << t << " component " << k << " at " << x << "," << y;
+          }
     }
   }
 }

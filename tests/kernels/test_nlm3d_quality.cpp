@@ -1,7 +1,9 @@
 // test_nlm3d_quality.cpp: the temporal mode on a real moving clip, a slow pan
 // across a real photo (astronaut.png luma) with AWGN sigma 20 and fixed seeds:
 // it must beat the same filter without temporal search by 0.5 dB and PI-PD
-// hybrid. Runs on the CPU backend in CI and on the CUDA backend on a GPU host.
+// hybrid. In colour (NV12), chroma filtered with the luma's weights must beat
+// chroma filtered with its own. Runs on the CPU backend in CI and on the CUDA
+// backend on a GPU host.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,7 +14,9 @@
 #include "host_frame.h"
 #include "image_io.h"
 #include "metrics.h"
+#include "nlm3d_reference.h"
 #include "noise.h"
+#include "parallel.h"
 #include "stream_denoiser.h"
 #include "test_support.h"
 
@@ -40,6 +44,33 @@ Clip pan_clip(int frames, int w, int h) {
         b.set(x, y, v);
       }
     add_gaussian_noise(b, 20.0, 1000 + i);
+  }
+  return c;
+}
+
+// The pan in NV12: chroma is the rounded mean of each 2x2 block of the photo's
+// 4:4:4 chroma; every component gets AWGN sigma 20.
+Clip colour_pan_clip(int frames, int w, int h) {
+  const tools::Image img = tools::to_8bit(tools::read_image(test::test_data_dir() + "/astronaut.png"));
+  const HostFrame photo = tools::image_to_frame(img);
+  const auto src = components(photo.view());
+  Clip c;
+  for (int i = 0; i < frames; ++i) {
+    c.clean.emplace_back(PixelFormat::NV12, w, h);
+    c.noisy.emplace_back(PixelFormat::NV12, w, h);
+    const auto a = components(c.clean.back().view()), b = components(c.noisy.back().view());
+    for (int k = 0; k < 3; ++k) {
+      const int f = k == 0 ? 1 : 2;
+      for (int y = 0; y < a[k].height; ++y)
+        for (int x = 0; x < a[k].width; ++x) {
+          int sum = 0;
+          for (int j = 0; j < f * f; ++j) sum += src[k].get(100 + 2 * i + f * x + j % f, 120 + i + f * y + j / f);
+          const int v = (sum + f * f / 2) / (f * f);
+          a[k].set(x, y, v);
+          b[k].set(x, y, v);
+        }
+      add_gaussian_noise(b[k], 20.0, 2000 + 3 * i + k);
+    }
   }
   return c;
 }
@@ -95,6 +126,48 @@ void check_quality(Backend backend, int frames, int w, int h) {
               backend_name(backend), w, h, frames, noisy, t, s, hy);
   EXPECT_GE(t - s, 0.5);
   EXPECT_GT(t, hy);
+}
+
+// Chroma with the luma's weights (the filter) against chroma filtered on its own
+// (the same reference, each chroma component its own guide, with its own sigma).
+void check_colour(Backend backend, int frames, int w, int h) {
+  Clip c;
+  try {
+    c = colour_pan_clip(frames, w, h);
+  } catch (const std::exception& e) {
+    FAIL() << e.what() << " (run scripts/fetch-test-data.sh)";
+  }
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.sigma = 20;
+  const std::vector<HostFrame> out = stream_all(backend, s, c);
+  ASSERT_EQ(out.size(), c.noisy.size());
+  for (int k = 1; k < 3; ++k) {
+    FrameWindow own;
+    own.stream_length = frames;
+    for (const auto& f : c.noisy) own.frames.push_back(components(f.view())[k]);
+    std::vector<HostFrame> mine;
+    for (int t = 0; t < frames; ++t) mine.emplace_back(PixelFormat::NV12, w, h);
+    parallel_rows(frames, 0, [&](int t) { nlm3d_frame_reference(own, t, components(mine[t].view())[k], s.nlm, 20.0, 1); });
+    double noisy = 0, luma_weights = 0, own_weights = 0;
+    for (int t = 0; t < frames; ++t) {
+      const PlaneView clean = components(c.clean[t].view())[k];
+      noisy += psnr(components(c.noisy[t].view())[k], clean) / frames;
+      luma_weights += psnr(components(out[t].view())[k], clean) / frames;
+      own_weights += psnr(components(mine[t].view())[k], clean) / frames;
+    }
+    std::printf("%s, colour pan %dx%d NV12 x %d frames, sigma 20, component %d: noisy %.2f dB, luma weights %.2f dB, "
+                "own weights %.2f dB\n",
+                backend_name(backend), w, h, frames, k, noisy, luma_weights, own_weights);
+    EXPECT_GT(luma_weights, own_weights) << "component " << k;
+  }
+}
+
+TEST(Nlm3dQuality, ChromaGainsFromLumaWeightsCpu) { check_colour(Backend::Cpu, 12, 96, 72); }
+
+TEST(Nlm3dQuality, ChromaGainsFromLumaWeightsGpu) {
+  CDN_REQUIRE_GPU();
+  check_colour(Backend::Cuda, 12, 96, 72);
 }
 
 TEST(Nlm3dQuality, TemporalBeatsSpatialAndHybridOnAPanCpu) { check_quality(Backend::Cpu, 12, 96, 72); }

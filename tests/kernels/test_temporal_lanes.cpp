@@ -43,7 +43,7 @@ class ThreadLanes final : public TemporalStream {
   }
   void copy_frame(const FrameView& from, const FrameView& to, void*) override { copy_host_frame(from, to); }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
-  std::vector<double> estimate_sigma(const FrameView&, void*) override { return {1.0}; }
+  double estimate_sigma(const FrameView&, void*) override { return 1.0; }
   void launch(Chunk& chunk, int, void*) override {
     Worker& w = workers_[chunk.lane];
     ASSERT_FALSE(w.thread.joinable()) << "lane " << chunk.lane << " given a chunk while busy";
