@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "error.h"
 #include "nlm3d_guide.h"
 #include "nlm3d_reference.h"  // nlm_h2
@@ -12,28 +14,10 @@ namespace cdn {
 
 namespace {
 
-constexpr int kTileW = 32;
-constexpr int kTileH = 8;
-
 struct Args {
   NlmChunk c;
   int R, Rt, r;
   float inv_h2;
-};
-
-struct Layout {
-  int p, cw, ch, rw, rh, vw, vh;
-  __host__ __device__ Layout(int R, int r)
-      : p(2 * r + 1),
-        cw(kTileW + 2 * r),
-        ch(kTileH + 2 * r),
-        rw(kTileW + 2 * r + 2 * R),
-        rh(kTileH + 2 * r + 2 * R),
-        vw(kTileW + 2 * R),
-        vh(kTileH + 2 * R) {}
-  __host__ __device__ int floats(int values) const {
-    return p * ch * cw + p * rh * rw + values * vh * vw + ch * cw + ch * kTileW;
-  }
 };
 
 // Frame t of a window table (t clamped to the stream, which the window covers).
@@ -45,111 +29,168 @@ __device__ __forceinline__ PlaneView frame_at(const NlmChunk& c, const PlaneView
   return v;
 }
 
-template <int NV>
-__global__ void __launch_bounds__(kTileW * kTileH) nlm3d_kernel(Args a) {
+// A warp filters kRows output rows of 32 - 2r columns; its lanes hold 32
+// columns (r apron columns each side). Per offset each lane walks its column
+// down kRows + 2r rows: the squared differences summed over the patch's frames
+// (from shared memory), the x box sum by shuffles from the next 2r lanes, the y
+// box sum over the last 2r + 1 rows kept in registers, then the weight. No block
+// barrier inside the offset loops. Same float operations in the same order as
+// the reference's sums (frames, then x, then y).
+constexpr int kWarps = 4;                    // warps per block, stacked vertically
+constexpr int kRows = 8;                     // output rows per warp
+constexpr int kBlockRows = kWarps * kRows;
+
+struct Layout {
+  int p, cr, rr, rw, vr, vw;
+  __host__ __device__ Layout(int R, int r)
+      : p(2 * r + 1),
+        cr(kBlockRows + 2 * r),           // centre rows, 32 columns each
+        rr(kBlockRows + 2 * r + 2 * R),   // search region rows
+        rw(32 + 2 * R),                   // ... and columns
+        vr(kBlockRows + 2 * R),           // value region rows
+        vw(32 - 2 * r + 2 * R) {}         // ... and columns
+  // Frames interleave within a row: [row][frame][column].
+  __host__ __device__ int floats(int values) const { return cr * p * 32 + rr * p * rw + vr * values * vw; }
+};
+
+template <int r, int NV>
+__global__ void __launch_bounds__(32 * kWarps) nlm3d_kernel(Args a) {
+  constexpr int p = 2 * r + 1, ow = 32 - 2 * r;
   extern __shared__ float sm[];
-  const Layout L(a.R, a.r);
-  float* cen = sm;                         // [p][ch][cw]   guide: tile + patch apron, frames t-r..t+r
-  float* reg = cen + L.p * L.ch * L.cw;    // [p][rh][rw]   guide: search region, frames tc-r..tc+r
-  float* val = reg + L.p * L.rh * L.rw;    // [NV][vh][vw]  values: search region of frame tc
-  float* d3 = val + NV * L.vh * L.vw;      // [ch][cw]      squared differences summed over frames
-  float* hs = d3 + L.ch * L.cw;            // [ch][kTileW]  ... then box-summed along x
+  const int R = a.R;
+  const Layout L(R, r);
+  float* cen = sm;                          // [cr][p][32]    guide: block + patch apron, frames t-r..t+r
+  float* reg = cen + L.cr * p * 32;         // [rr][p][rw]    guide: search region, frames tc-r..tc+r
+  float* val = reg + L.rr * p * L.rw;       // [vr][NV][vw]   values: search region of frame tc
 
   const NlmChunk& c = a.c;
-  const int w = c.value_proto[0].width, h = c.value_proto[0].height;  // the pass's grid
+  const int w = c.value_proto[0].width, h = c.value_proto[0].height;
   const int t = c.out_first + blockIdx.z;
-  const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kTileH;
-  const int tid = threadIdx.y * kTileW + threadIdx.x, nth = kTileW * kTileH;
-  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
-  const int r = a.r, R = a.R;
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int tid = warp * 32 + lane, nth = 32 * kWarps;
+  const int x0 = blockIdx.x * ow, y0 = blockIdx.y * kBlockRows;
+  const int x = x0 + lane;  // output column (lane < ow)
   auto guide = [&](const PlaneView& luma, int gx, int gy) {
     return static_cast<float>(luma_guide_sample(luma, clamp_coord(gx, w), clamp_coord(gy, h), c.fx, c.fy));
   };
 
-  // Thread mapping changes below: loads and the two box passes walk the shared
-  // arrays linearly with all threads; the weights are one thread per pixel.
-  for (int k = 0; k < L.p; ++k) {
+  for (int k = 0; k < p; ++k) {
     const PlaneView f = frame_at(c, c.guide_proto, c.guide_window, t + k - r);
-    for (int i = tid; i < L.ch * L.cw; i += nth) cen[k * L.ch * L.cw + i] = guide(f, x0 - r + i % L.cw, y0 - r + i / L.cw);
+    for (int i = tid; i < L.cr * 32; i += nth) cen[((i / 32) * p + k) * 32 + i % 32] = guide(f, x0 - r + i % 32, y0 - r + i / 32);
   }
 
-  // Sums in double (cheap on sm_90 next to the shared-memory traffic): the GPU then
-  // differs from the double-precision reference only through expf.
-  double num[NV];
-  for (int v = 0; v < NV; ++v) num[v] = 0.0;
-  double den = 0.0;
-  float wmax = 0.f;
+  double num[kRows][NV], den[kRows];
+  float wmax[kRows];
+#pragma unroll
+  for (int o = 0; o < kRows; ++o) {
+    for (int v = 0; v < NV; ++v) num[o][v] = 0.0;
+    den[o] = 0.0;
+    wmax[o] = 0.f;
+  }
   for (int dt = -a.Rt; dt <= a.Rt; ++dt) {
     const int tc = t + dt;
     if (tc < 0 || tc >= c.stream_length) continue;  // the same for the whole block
-    __syncthreads();  // everyone is done with the previous region
-    for (int k = 0; k < L.p; ++k) {
+    __syncthreads();  // everyone is done with the previous regions
+    for (int k = 0; k < p; ++k) {
       const PlaneView f = frame_at(c, c.guide_proto, c.guide_window, tc + k - r);
-      for (int i = tid; i < L.rh * L.rw; i += nth)
-        reg[k * L.rh * L.rw + i] = guide(f, x0 - r - R + i % L.rw, y0 - r - R + i / L.rw);
+      for (int i = tid; i < L.rr * L.rw; i += nth)
+        reg[((i / L.rw) * p + k) * L.rw + i % L.rw] = guide(f, x0 - r - R + i % L.rw, y0 - r - R + i / L.rw);
     }
     for (int v = 0; v < NV; ++v) {
       const PlaneView f = frame_at(c, c.value_proto[v], c.value_window[v], tc);
-      for (int i = tid; i < L.vh * L.vw; i += nth)
-        val[v * L.vh * L.vw + i] = f.get(clamp_coord(x0 - R + i % L.vw, w), clamp_coord(y0 - R + i / L.vw, h));
+      for (int i = tid; i < L.vr * L.vw; i += nth)
+        val[((i / L.vw) * NV + v) * L.vw + i % L.vw] =
+            f.get(clamp_coord(x0 - R + i % L.vw, w), clamp_coord(y0 - R + i / L.vw, h));
     }
     __syncthreads();
-    for (int dy = -R; dy <= R; ++dy)
+    const int row0 = warp * kRows;  // the warp's first centre row
+    const float* cb = cen + row0 * p * 32 + lane;
+    for (int dy = -R; dy <= R; ++dy) {
       for (int dx = -R; dx <= R; ++dx) {
         if (dx == 0 && dy == 0 && dt == 0) continue;  // the self weight is set at the end
-        for (int i = tid; i < L.ch * L.cw; i += nth) {
-          const int cy = i / L.cw, cx = i % L.cw;
+        const float* rbx = reg + (row0 + R + dy) * p * L.rw + lane + R + dx;
+        const float* vb = val + (row0 + R + dy) * NV * L.vw + lane + R + dx;
+        const bool qx_in = lane < ow && x + dx >= 0 && x + dx < w;  // apron lanes only feed the x sums
+        float ring[p];
+#pragma unroll
+        for (int j = 0; j < kRows + 2 * r; ++j) {
           float s = 0.f;
-          for (int k = 0; k < L.p; ++k) {
-            const float d = cen[(k * L.ch + cy) * L.cw + cx] - reg[(k * L.rh + cy + R + dy) * L.rw + cx + R + dx];
+#pragma unroll
+          for (int k = 0; k < p; ++k) {
+            const float d = cb[(j * p + k) * 32] - rbx[(j * p + k) * L.rw];
             s += d * d;
           }
-          d3[i] = s;
+          float hsum = s;
+#pragma unroll
+          for (int m = 1; m <= 2 * r; ++m) hsum += __shfl_down_sync(0xffffffffu, s, m);
+          ring[j % p] = hsum;
+          if (j >= 2 * r) {
+            const int o = j - 2 * r;
+            float d2 = 0.f;
+#pragma unroll
+            for (int m = 0; m < p; ++m) d2 += ring[(o + m) % p];
+            const int yo = y0 + row0 + o, qy = yo + dy;
+            if (qx_in && qy >= 0 && qy < h) {
+              const float wt = expf(-d2 * a.inv_h2);
+#pragma unroll
+              for (int v = 0; v < NV; ++v) num[o][v] += static_cast<double>(wt) * vb[(o * NV + v) * L.vw];
+              den[o] += wt;
+              wmax[o] = fmaxf(wmax[o], wt);
+            }
+          }
         }
-        __syncthreads();
-        for (int i = tid; i < L.ch * kTileW; i += nth) {
-          const int hy = i / kTileW, hx = i % kTileW;
-          float s = 0.f;
-          for (int k = 0; k < L.p; ++k) s += d3[hy * L.cw + hx + k];
-          hs[i] = s;
-        }
-        __syncthreads();
-        const int qx = x + dx, qy = y + dy;
-        if (x < w && y < h && qx >= 0 && qy >= 0 && qx < w && qy < h) {
-          float d2 = 0.f;
-          for (int k = 0; k < L.p; ++k) d2 += hs[(threadIdx.y + k) * kTileW + threadIdx.x];
-          const float wt = expf(-d2 * a.inv_h2);
-          const int vi = (threadIdx.y + R + dy) * L.vw + threadIdx.x + R + dx;
-          for (int v = 0; v < NV; ++v) num[v] += static_cast<double>(wt) * val[v * L.vh * L.vw + vi];
-          den += wt;
-          wmax = fmaxf(wmax, wt);
-        }
-        // The next offset overwrites d3 only (hs after one more barrier): safe without a third barrier.
       }
+    }
   }
-  if (x >= w || y >= h) return;
-  const double self = den > 0.0 ? wmax : 1.0;
-  for (int v = 0; v < NV; ++v) {
-    const double centre = frame_at(c, c.value_proto[v], c.value_window[v], t).get(x, y);
-    const double value = (num[v] + self * centre) / (den + self);
-    PlaneView out = c.out_proto[v];
-    out.data = c.outputs[v][blockIdx.z];
-    const int q = static_cast<int>(floor(value + 0.5));
-    out.set(x, y, q < 0 ? 0 : (q > out.max_value() ? out.max_value() : q));
+  if (lane >= ow || x >= w) return;
+#pragma unroll
+  for (int o = 0; o < kRows; ++o) {
+    const int y = y0 + warp * kRows + o;
+    if (y >= h) break;
+    const double self = den[o] > 0.0 ? wmax[o] : 1.0;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+      const double centre = frame_at(c, c.value_proto[v], c.value_window[v], t).get(x, y);
+      const double value = (num[o][v] + self * centre) / (den[o] + self);
+      PlaneView out = c.out_proto[v];
+      out.data = c.outputs[v][blockIdx.z];
+      const int q = static_cast<int>(floor(value + 0.5));
+      out.set(x, y, q < 0 ? 0 : (q > out.max_value() ? out.max_value() : q));
+    }
   }
 }
 
-template <int NV>
+template <int r, int NV>
 void launch(const Args& a, cudaStream_t stream) {
   const NlmChunk& c = a.c;
-  const Layout L(a.R, a.r);
+  const Layout L(a.R, r);
   const std::size_t smem = static_cast<std::size_t>(L.floats(NV)) * sizeof(float);
-  CDN_CUDA_CHECK(cudaFuncSetAttribute(nlm3d_kernel<NV>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  const dim3 block(kTileW, kTileH);
-  const dim3 grid((c.value_proto[0].width + kTileW - 1) / kTileW, (c.value_proto[0].height + kTileH - 1) / kTileH,
+  int device = 0, limit = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (smem > static_cast<std::size_t>(limit))
+    throw Error("nlm3d: search radius " + std::to_string(a.R) + " with patch radius " + std::to_string(r) + " needs " +
+                std::to_string(smem / 1024) + " KiB of shared memory per block; this GPU allows " +
+                std::to_string(limit / 1024) + " KiB (use a smaller search or patch radius)");
+  CDN_CUDA_CHECK(
+      cudaFuncSetAttribute(nlm3d_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  const int ow = 32 - 2 * r;
+  const dim3 block(32, kWarps);
+  const dim3 grid((c.value_proto[0].width + ow - 1) / ow, (c.value_proto[0].height + kBlockRows - 1) / kBlockRows,
                   c.out_count);
-  nlm3d_kernel<NV><<<grid, block, smem, stream>>>(a);
+  nlm3d_kernel<r, NV><<<grid, block, smem, stream>>>(a);
   CDN_CHECK_LAUNCH("nlm3d_kernel");
+}
+
+template <int NV>
+void launch_for_patch(const Args& a, cudaStream_t stream) {
+  switch (a.r) {
+    case 0: launch<0, NV>(a, stream); break;
+    case 1: launch<1, NV>(a, stream); break;
+    case 2: launch<2, NV>(a, stream); break;
+    case 3: launch<3, NV>(a, stream); break;
+    default: throw InvalidArgument("nlm3d: patch radius above 3");
+  }
 }
 
 }  // namespace
@@ -164,9 +205,9 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
   a.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
   const auto s = static_cast<cudaStream_t>(stream);
   switch (chunk.values) {
-    case 1: launch<1>(a, s); break;
-    case 2: launch<2>(a, s); break;
-    case 3: launch<3>(a, s); break;
+    case 1: launch_for_patch<1>(a, s); break;
+    case 2: launch_for_patch<2>(a, s); break;
+    case 3: launch_for_patch<3>(a, s); break;
     default: throw InvalidArgument("nlm3d: a pass averages 1 to 3 components");
   }
 }

@@ -62,7 +62,7 @@ void usage() {
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size,\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
-      "patch cubes (11^3 and 21^3, 3^3 and 5^3); then bm3d at each size (reference and fast profiles,\n"
+      "patch cubes (11^3 and 21^3, 3^3 and 5^3), GRAY8, and 11^3 / 3^3 in NV12 and P010_10LE; then bm3d at each size (reference and fast profiles,\n"
       "block matching, filtering and the rest apart, device memory) and on the CPU at the first size.");
 }
 
@@ -256,25 +256,32 @@ int main(int argc, char** argv) {
       }
 #ifdef CDN_HAVE_CUDA
     if (gpu && o.nlm) {
-      std::printf("\nnlm3d on the GPU: 1920x1080 GRAY8 (luma), %d frames of device memory streamed through\n"
-                  "StreamDenoiser in chunks of 50 (upload excluded; sigma 20)\n",
+      std::printf("\nnlm3d on the GPU: 1920x1080, %d frames of device memory streamed through StreamDenoiser in\n"
+                  "chunks of 50 (upload excluded; sigma 20); NV12 and P010 filter all planes (chroma on the luma's weights)\n",
                   o.nlm_frames);
-      std::printf("%-22s %12s %10s %18s\n", "search / patch", "ms/frame", "fps", "50-frame chunk s");
-      const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);
-      const int configs[][3] = {{5, 5, 1}, {5, 5, 2}, {10, 10, 1}, {10, 10, 2}};
-      for (const auto& c : configs) {
+      std::printf("%-22s %-10s %12s %10s %18s\n", "search / patch", "format", "ms/frame", "fps", "50-frame chunk s");
+      struct Config {
+        int R, Rt, r;
+        PixelFormat format;
+      };
+      const Config configs[] = {{5, 5, 1, PixelFormat::GRAY8},  {5, 5, 2, PixelFormat::GRAY8},
+                                {10, 10, 1, PixelFormat::GRAY8}, {10, 10, 2, PixelFormat::GRAY8},
+                                {5, 5, 1, PixelFormat::NV12},    {5, 5, 1, PixelFormat::P010_10LE}};
+      for (const Config& c : configs) {
         DenoiseSettings s;
         s.mode = Mode::Nlm3d;
-        s.nlm.search_radius = c[0];
-        s.nlm.temporal_radius = c[1];
-        s.nlm.patch_radius = c[2];
+        s.nlm.search_radius = c.R;
+        s.nlm.temporal_radius = c.Rt;
+        s.nlm.patch_radius = c.r;
         s.sigma = 20;
-        const double ms = time_nlm_gpu(s, in.view(), o.nlm_frames);
+        const HostFrame frame = make_frame(src.view(), c.format, 1920, 1080);
+        const double ms = time_nlm_gpu(s, frame.view(), o.nlm_frames);
         char name[64];
-        std::snprintf(name, sizeof name, "%d^3 / %d^3", 2 * c[0] + 1, 2 * c[2] + 1);
-        std::printf("%-22s %12.3f %10.1f %18.3f\n", name, ms, 1000.0 / ms, ms * 50 / 1000.0);
+        std::snprintf(name, sizeof name, "%d^3 / %d^3", 2 * c.R + 1, 2 * c.r + 1);
+        std::printf("%-22s %-10s %12.3f %10.1f %18.3f\n", name, format_name(c.format), ms, 1000.0 / ms, ms * 50 / 1000.0);
         std::fflush(stdout);
       }
+      const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);
       // Chunks spread over workers (StreamDenoiser's cuda_devices), 11^3 / 3^3.
       DenoiseSettings s;
       s.mode = Mode::Nlm3d;
