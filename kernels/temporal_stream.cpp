@@ -154,19 +154,24 @@ class CpuTemporalStream final : public TemporalStream {
         values[v].stream_length = chunk.stream_length;
         for (const auto& f : chunk.window) values[v].frames.push_back(components(*f)[pass.values[v]]);
       }
-      // The guide: luma, or its block means made here (at the values' size).
-      FrameWindow guide = values[0];
+      // The guide: the luma itself, or its block means made here (at the values' size).
+      FrameWindow guide;
+      guide.first = chunk.window_begin;
+      guide.stream_length = chunk.stream_length;
       std::vector<HostFrame> made;
-      if (pass.values[0] != 0) {
-        guide.frames.clear();
-        const PlaneView& proto = values[0].frames[0];
-        for (const auto& f : chunk.window) {
-          made.emplace_back(PixelFormat::GRAY16_LE, proto.width, proto.height);
-          const PlaneView luma = components(*f)[0], g = components(made.back().view())[0];
-          for (int y = 0; y < g.height; ++y)
-            for (int x = 0; x < g.width; ++x) g.set(x, y, luma_guide_sample(luma, x, y, pass.fx, pass.fy));
-          guide.frames.push_back(g);
+      made.reserve(chunk.window.size());
+      for (const auto& f : chunk.window) {
+        const PlaneView luma = components(*f)[0];
+        if (pass.fx == 1 && pass.fy == 1) {
+          guide.frames.push_back(luma);
+          continue;
         }
+        const PlaneView& size = values[0].frames[guide.frames.size()];
+        made.emplace_back(PixelFormat::GRAY16_LE, size.width, size.height);
+        const PlaneView g = components(made.back().view())[0];
+        for (int y = 0; y < g.height; ++y)
+          for (int x = 0; x < g.width; ++x) g.set(x, y, luma_guide_sample(luma, x, y, pass.fx, pass.fy));
+        guide.frames.push_back(g);
       }
       // Frames of a chunk are independent: one thread per frame (several per frame for a chunk of one).
       const int n = chunk.end - chunk.begin;
