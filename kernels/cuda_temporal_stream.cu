@@ -13,7 +13,10 @@
 // inputs: the output does not depend on the lanes.
 #include <cuda_runtime.h>
 
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "cuda_copy.h"
 #include "cuda_device_scope.h"
@@ -40,6 +43,27 @@ void copy_frame_between_devices(const FrameView& from, const FrameView& to, cuda
                                      plane_height(from.format, from.height, p), cudaMemcpyDefault, stream));
 }
 
+// Lets the context current on `from` (made current if needed) reach `to`'s memory
+// directly, when the hardware can (NVLink or PCIe peer to peer): without it the
+// driver stages every copy between the devices through host memory. Once per
+// pair and process (asking again is an error the driver reports).
+void enable_peer_access(int from, int to) {
+  static std::mutex lock;
+  static std::set<std::pair<int, int>> done;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (!done.insert({from, to}).second) return;
+  int can = 0;
+  CDN_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
+  if (!can) return;
+  DeviceScope on(from);
+  const cudaError_t rc = cudaDeviceEnablePeerAccess(to, 0);
+  if (rc == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();  // the application enabled it before us: fine
+    return;
+  }
+  CDN_CUDA_CHECK(rc);
+}
+
 class CudaTemporalStream final : public TemporalStream {
  public:
   CudaTemporalStream(const DenoiseSettings& s, PixelFormat f, int w, int h, const std::vector<int>& devices)
@@ -62,6 +86,10 @@ class CudaTemporalStream final : public TemporalStream {
       workers_.push_back(std::make_unique<Lane>());
       Lane& lane = *workers_.back();
       lane.device = d;
+      if (d != home_) {  // before switching to d, so that home's side is the caller's context
+        enable_peer_access(home_, d);
+        enable_peer_access(d, home_);
+      }
       DeviceScope on(d);
       CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
       CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, cudaEventDisableTiming));
