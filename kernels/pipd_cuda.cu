@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "binomial_filter.h"
 #include "error.h"
 #include "pipd_glrt.h"
 #include "pipd_patterns.h"
@@ -30,6 +31,7 @@ struct KernelParams {
   int length;
   int max_segments;
   int hybrid;
+  int guided;  // stage 1 picks directions on the prefiltered guide plane, not on the input
   double exp_lengthen[kMaxGlrtCount / 2];  // exp(Tmax / N) for the N of lengthening step k (index k)
   double exp_edge;                         // exp(T2max / (8 l + 1))
 };
@@ -47,20 +49,33 @@ __device__ __forceinline__ int stat_theta(const Stat<Q>& st) { return static_cas
 template <typename Q>
 __device__ __forceinline__ std::int64_t stat_sum(const Stat<Q>& st) { return st.s_theta & 0xFFFFFFu; }
 
+// One pass of the direction prefilter (docs/PIPD.md; not in the paper): one
+// thread per pixel, the nine reads go through the cache.
+__global__ void binomial_kernel(PlaneView in, PlaneView out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= in.width || y >= in.height) return;
+  out.set(x, y, binomial3x3_at(in, x, y));
+}
+
 // Stage 1 (algorithm 1) and, in hybrid mode, the edge detector (algorithm 3).
 // One thread per pixel; the block's pixels and an apron of kApron pixels are
 // staged in shared memory with the border rule (clamp) applied at load time, so
 // every pattern read below is a shared-memory read. Threads of a warp read the
-// same pattern offset at consecutive x: conflict-free.
-template <typename Acc, typename Q>
+// same pattern offset at consecutive x: conflict-free. With the direction
+// prefilter a second tile holds the guide, on which the directions are picked.
+template <typename Acc, typename Q, bool kGuided>
 __global__ void __launch_bounds__(kBlockX * kBlockY)
-    stage1_kernel(PlaneView in, PlaneView out, Stat<Q>* stats, KernelParams kp) {
+    stage1_kernel(PlaneView in, PlaneView guide, PlaneView out, Stat<Q>* stats, KernelParams kp) {
   __shared__ int tile[kTileH][kTileW];
+  __shared__ int guide_tile[kGuided ? kTileH : 1][kGuided ? kTileW : 1];
   const int x0 = blockIdx.x * kBlockX - kApron;
   const int y0 = blockIdx.y * kBlockY - kApron;
   for (int i = threadIdx.y * kBlockX + threadIdx.x; i < kTileW * kTileH; i += kBlockX * kBlockY) {
     const int ty = i / kTileW, tx = i % kTileW;
-    tile[ty][tx] = in.get(clamp_coord(x0 + tx, in.width), clamp_coord(y0 + ty, in.height));
+    const int gx = clamp_coord(x0 + tx, in.width), gy = clamp_coord(y0 + ty, in.height);
+    tile[ty][tx] = in.get(gx, gy);
+    if constexpr (kGuided) guide_tile[ty][tx] = guide.get(gx, gy);
   }
   __syncthreads();
 
@@ -70,19 +85,27 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
   const int cx = threadIdx.x + kApron, cy = threadIdx.y + kApron;
   const PatternSet& p = kp.patterns;
 
+  // The direction's key is computed on the guide when there is one, else on the
+  // input, whose sums along the winning pattern are then I_sigma as they stand.
+  auto key_sample = [&](int ty, int tx) -> Acc {
+    if constexpr (kGuided)
+      return guide_tile[ty][tx];
+    else
+      return tile[ty][tx];
+  };
   const Acc count = p.thickness + p.pixels;
   int best_d = 0;
   Acc best_s = 0, best_q = 0, best_key = 0;
   for (int d = 0; d < kDirections; ++d) {
     Acc s = 0, q = 0;
     for (int k = 0; k < p.pixels; ++k) {
-      const Acc z = tile[cy + p.pixel[d][k].dy][cx + p.pixel[d][k].dx];
+      const Acc z = key_sample(cy + p.pixel[d][k].dy, cx + p.pixel[d][k].dx);
       s += z;
       q += z * z;
     }
     Acc cs = 0, cq = 0;  // the centre (and its thickening) belongs to the isoline too
     for (int t = 0; t < p.thickness; ++t) {
-      const Acc z = tile[cy + p.centre[d][t].dy][cx + p.centre[d][t].dx];
+      const Acc z = key_sample(cy + p.centre[d][t].dy, cx + p.centre[d][t].dx);
       cs += z;
       cq += z * z;
     }
@@ -92,6 +115,15 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
       best_s = s;
       best_q = q;
       best_d = d;
+    }
+  }
+  if constexpr (kGuided) {  // I_sigma: the input's sums along the chosen pattern
+    best_s = 0;
+    best_q = 0;
+    for (int k = 0; k < p.pixels; ++k) {
+      const Acc z = tile[cy + p.pixel[best_d][k].dy][cx + p.pixel[best_d][k].dx];
+      best_s += z;
+      best_q += z * z;
     }
   }
 
@@ -193,6 +225,7 @@ KernelParams make_kernel_params(Mode mode, const PipdParams& params) {
   kp.length = params.segment_length;
   kp.max_segments = params.max_segments();
   kp.hybrid = mode == Mode::Hybrid;
+  kp.guided = params.direction_prefilter > 0;
   if (kp.max_segments > kMaxGlrtCount / 2) throw InvalidArgument("too many isoline segments for the CUDA kernels");
   // The same table entries the reference reads: step k merges count = t + k p with p.
   GlrtTable tmax, t2max;
@@ -204,12 +237,39 @@ KernelParams make_kernel_params(Mode mode, const PipdParams& params) {
   return kp;
 }
 
+// The guide planes of the direction prefilter: `passes` planes after the stats
+// in the scratch buffer, each of in's sample size and range, rows packed.
+PlaneView guide_plane(const PlaneView& in, void* base) {
+  PlaneView g;
+  g.data = base;
+  g.pitch = static_cast<std::size_t>(in.width) * in.bytes_per_sample;
+  g.width = in.width;
+  g.height = in.height;
+  g.bytes_per_sample = in.bytes_per_sample;
+  g.bit_depth = in.is_16bit() ? 16 : 8;
+  g.memory = MemoryKind::Device;
+  return g;
+}
+
 template <typename Acc, typename Q>
-void launch(const PlaneView& in, const PlaneView& out, const KernelParams& kp, void* scratch, cudaStream_t stream) {
+void launch(const PlaneView& in, const PlaneView& out, const KernelParams& kp, int prefilter_passes, void* scratch,
+            cudaStream_t stream) {
   auto* stats = static_cast<Stat<Q>*>(scratch);
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid((in.width + kBlockX - 1) / kBlockX, (in.height + kBlockY - 1) / kBlockY);
-  stage1_kernel<Acc, Q><<<grid, block, 0, stream>>>(in, out, stats, kp);
+  auto* guide_base = reinterpret_cast<unsigned char*>(stats + static_cast<std::size_t>(in.width) * in.height);
+  const std::size_t guide_bytes = static_cast<std::size_t>(in.width) * in.height * in.bytes_per_sample;
+  PlaneView guide = in;
+  for (int pass = 0; pass < prefilter_passes; ++pass) {
+    const PlaneView next = guide_plane(in, guide_base + (pass % 2) * guide_bytes);
+    binomial_kernel<<<grid, block, 0, stream>>>(guide, next);
+    CDN_CHECK_LAUNCH("pipd binomial_kernel");
+    guide = next;
+  }
+  if (kp.guided)
+    stage1_kernel<Acc, Q, true><<<grid, block, 0, stream>>>(in, guide, out, stats, kp);
+  else
+    stage1_kernel<Acc, Q, false><<<grid, block, 0, stream>>>(in, guide, out, stats, kp);
   CDN_CHECK_LAUNCH("pipd stage1_kernel");
   stage2_kernel<Q><<<grid, block, 0, stream>>>(in, out, stats, kp);
   CDN_CHECK_LAUNCH("pipd stage2_kernel");
@@ -228,8 +288,11 @@ void PipdCuda::run(const PlaneView& in, const PlaneView& out, Mode mode, const P
   if (in.width <= 0 || in.height <= 0) return;
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   const bool wide = in.is_16bit();
-  const std::size_t need =
-      static_cast<std::size_t>(in.width) * in.height * (wide ? sizeof(Stat<std::uint64_t>) : sizeof(Stat<std::uint32_t>));
+  const int passes = params.direction_prefilter;
+  // The stats, then up to two guide planes (the prefilter ping-pongs between them).
+  const std::size_t pixels = static_cast<std::size_t>(in.width) * in.height;
+  const std::size_t need = pixels * (wide ? sizeof(Stat<std::uint64_t>) : sizeof(Stat<std::uint32_t>)) +
+                           static_cast<std::size_t>(passes < 2 ? passes : 2) * pixels * in.bytes_per_sample;
   if (need > scratch_bytes_) {
     if (scratch_) {
       CDN_CUDA_CHECK(cudaStreamSynchronize(stream));  // earlier launches may still read it
@@ -243,9 +306,9 @@ void PipdCuda::run(const PlaneView& in, const PlaneView& out, Mode mode, const P
   const KernelParams kp = make_kernel_params(mode, params);
   // 8-bit sums fit 32-bit arithmetic (27 * 27 * 255^2 < 2^31); 16-bit needs 64 bits.
   if (wide)
-    launch<std::int64_t, std::uint64_t>(in, out, kp, scratch_, stream);
+    launch<std::int64_t, std::uint64_t>(in, out, kp, passes, scratch_, stream);
   else
-    launch<std::int32_t, std::uint32_t>(in, out, kp, scratch_, stream);
+    launch<std::int32_t, std::uint32_t>(in, out, kp, passes, scratch_, stream);
 }
 
 }  // namespace cdn

@@ -5,7 +5,9 @@
 // Two launches per component: stage 1 computes I_theta / I_sigma into a scratch
 // buffer from a shared-memory tile (and, in hybrid mode, runs the edge detector
 // on the same tile, writing the output of every pixel with fewer than two edges);
-// stage 2 follows the poly-isolines for the remaining pixels.
+// stage 2 follows the poly-isolines for the remaining pixels. The direction
+// prefilter adds one launch per pass before stage 1, into guide planes kept in
+// the same scratch buffer.
 #pragma once
 
 #include <cstddef>

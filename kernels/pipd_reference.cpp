@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "binomial_filter.h"
+
 #include "error.h"
 #include "parallel.h"
 
@@ -39,9 +41,28 @@ Sums centre_sums(const PlaneView& in, const PatternSet& p, int d, int x, int y) 
 
 bool inside(const PlaneView& in, int x, int y) { return x >= 0 && y >= 0 && x < in.width && y < in.height; }
 
+// One pass of the 3x3 binomial filter over `in` into `storage`, viewed as a
+// 16-bit plane of the same size (values keep in's range).
+PlaneView binomial_pass(const PlaneView& in, std::vector<std::uint16_t>* storage, int threads) {
+  storage->assign(static_cast<std::size_t>(in.width) * in.height, 0);
+  PlaneView out;
+  out.data = storage->data();
+  out.pitch = static_cast<std::size_t>(in.width) * sizeof(std::uint16_t);
+  out.width = in.width;
+  out.height = in.height;
+  out.bytes_per_sample = 2;
+  out.bit_depth = 16;
+  parallel_rows(in.height, threads, [&](int y) {
+    for (int x = 0; x < in.width; ++x) out.set(x, y, binomial3x3_at(in, x, y));
+  });
+  return out;
+}
+
 }  // namespace
 
-void pipd_stage1_reference(const PlaneView& in, const PatternSet& patterns, PipdStage1* out, int threads) {
+void pipd_stage1_reference(const PlaneView& in, const PlaneView& guide, const PatternSet& patterns, PipdStage1* out,
+                           int threads) {
+  if (guide.width != in.width || guide.height != in.height) throw InvalidArgument("stage 1: guide and input sizes differ");
   const std::size_t n = static_cast<std::size_t>(in.width) * in.height;
   out->width = in.width;
   out->height = in.height;
@@ -54,22 +75,22 @@ void pipd_stage1_reference(const PlaneView& in, const PatternSet& patterns, Pipd
       // Algorithm 1: the smallest sample variance, compared as count^2 * variance
       // = count * Q - S^2 (exact); the first direction wins ties. The variance is
       // that of the isoline the pixel belongs to (section V-A): the centre (and its
-      // thickening) with the pattern. I_sigma keeps the pattern's sums alone, so
-      // that stage 2 can chain segments from end pixel to end pixel.
+      // thickening) with the pattern, measured in the guide. I_sigma keeps the
+      // input's sums along the pattern alone, so that stage 2 can chain segments
+      // from end pixel to end pixel.
       int best_d = 0;
-      Sums best;
       std::int64_t best_key = 0;
       for (int d = 0; d < kDirections; ++d) {
-        const Sums c = pattern_sums(in, patterns, d, x, y);
-        const Sums start = centre_sums(in, patterns, d, x, y);
+        const Sums c = pattern_sums(guide, patterns, d, x, y);
+        const Sums start = centre_sums(guide, patterns, d, x, y);
         const std::int64_t s = c.s + start.s, q = c.q + start.q;
         const std::int64_t key = count * q - s * s;
         if (d == 0 || key < best_key) {
           best_key = key;
-          best = c;
           best_d = d;
         }
       }
+      const Sums best = pattern_sums(in, patterns, best_d, x, y);
       const std::size_t i = static_cast<std::size_t>(y) * in.width + x;
       out->theta[i] = static_cast<std::uint8_t>(best_d);
       out->sum[i] = best.s;
@@ -148,8 +169,12 @@ void pipd_reference(const PlaneView& in, const PlaneView& out, Mode mode, const 
   GlrtTable tmax, t2max;
   make_glrt_table(params.tmax, &tmax);
   make_glrt_table(params.t2max, &t2max);
+  // Direction prefilter (not in the paper): stage 1 picks directions on a smoothed copy.
+  std::vector<std::uint16_t> storage[2];
+  PlaneView guide = in;
+  for (int pass = 0; pass < params.direction_prefilter; ++pass) guide = binomial_pass(guide, &storage[pass % 2], threads);
   PipdStage1 s1;
-  pipd_stage1_reference(in, patterns, &s1, threads);
+  pipd_stage1_reference(in, guide, patterns, &s1, threads);
   parallel_rows(in.height, threads, [&](int y) {
     for (int x = 0; x < in.width; ++x) {
       int v = mode == Mode::Hybrid ? hybrid_pixel_reference(in, thin, t2max, x, y) : -1;

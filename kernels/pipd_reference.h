@@ -14,15 +14,17 @@
 namespace cdn {
 
 // Stage 1 (kernel_precomp, algorithm 1): for every pixel, the direction of the
-// pattern with the smallest sample variance (I_theta; the first wins ties) and
-// the sums of z and z^2 along it (I_sigma).
+// pattern with the smallest sample variance in `guide` (I_theta; the first wins
+// ties) and the sums of z and z^2 of `in` along it (I_sigma). `guide` is `in`
+// itself (the paper) or its direction-prefiltered copy, of the same size.
 struct PipdStage1 {
   int width = 0, height = 0;
   std::vector<std::uint8_t> theta;
   std::vector<std::int64_t> sum, sum_sq;
 };
 
-void pipd_stage1_reference(const PlaneView& in, const PatternSet& patterns, PipdStage1* out, int threads);
+void pipd_stage1_reference(const PlaneView& in, const PlaneView& guide, const PatternSet& patterns, PipdStage1* out,
+                           int threads);
 
 // Stage 2 (kernel_PIPD, algorithm 2) at one pixel: the rounded mean along the
 // accepted poly-isoline.

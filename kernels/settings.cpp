@@ -85,6 +85,11 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Pipd, "thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,
        [](const DenoiseSettings& s) { return double(s.pipd.thickness); },
        [](DenoiseSettings& s, double v) { s.pipd.thickness = int(v); }},
+      {ParamGroup::Pipd, "direction-prefilter",
+       "PI-PD: passes of a 3x3 binomial filter over the copy on which stage 1 picks isoline directions; 0 = the "
+       "noisy frame, as in the paper (an addition of ours: docs/PIPD.md)",
+       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.pipd.direction_prefilter); },
+       [](DenoiseSettings& s, double v) { s.pipd.direction_prefilter = int(v); }},
       {ParamGroup::Nlm, "search-radius", "NLM-3D spatial search radius R: (2R+1)^2 candidates per frame (paper: 5, an 11^3 cube)", true,
        1, 10, 5, [](const DenoiseSettings& s) { return double(s.nlm.search_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.search_radius = int(v); }},

@@ -5,7 +5,8 @@
 //
 // PI-PD parameters follow the paper (pipd-isoline-gpu-filter, section VIII,
 // fig. 10): segment length l = 5, maximum isoline length n = 25, Tmax = 1,
-// T2max = 2, isolines one pixel thick. BM3D's follow table 1 of
+// T2max = 2, isolines one pixel thick; direction-prefilter, our addition, is off
+// by default. BM3D's follow table 1 of
 // bm3d-gpu-honzatko-krulis-2017 (reference step 3, 39x39 search window, both
 // phases); its fixed constants are in bm3d_profile.h.
 #pragma once
@@ -38,6 +39,10 @@ struct PipdParams {
   double tmax = 1.0;        // GLRT threshold for lengthening
   double t2max = 2.0;       // GLRT threshold of the hybrid edge detector
   int thickness = 1;        // isoline thickness in pixels: 1 or 3
+  // Not in the paper (docs/PIPD.md, "Direction prefilter"): passes of the 3x3
+  // binomial filter over the copy of the frame on which stage 1 picks each
+  // pixel's direction; 0 picks them on the noisy frame itself, as the paper does.
+  int direction_prefilter = 0;
 
   int max_segments() const { return max_length / segment_length; }
 };

@@ -49,15 +49,18 @@ struct DevicePlane {
   }
 };
 
-// Runs the kernels and the reference on `in` (host, contiguous component) and
-// expects identical output; returns the number of pixels compared.
-long compare_plane(const PlaneView& in, Mode mode, const PipdParams& params, const std::string& what) {
+// Runs the kernels (on `reuse`, or a new PipdCuda) and the reference on `in`
+// (host, contiguous component) and expects identical output; returns the number
+// of pixels compared.
+long compare_plane(const PlaneView& in, Mode mode, const PipdParams& params, const std::string& what,
+                   PipdCuda* reuse = nullptr) {
   test::HostPlane want(in.width, in.height, in.bytes_per_sample, in.bit_depth), got(in.width, in.height, in.bytes_per_sample, in.bit_depth);
   want.view.shift = got.view.shift = in.shift;
   pipd_reference(in, want.view, mode, params);
   DevicePlane din(in), dout(in);
   din.upload(in);
-  PipdCuda cuda;
+  PipdCuda own;
+  PipdCuda& cuda = reuse ? *reuse : own;
   cuda.run(din.view, dout.view, mode, params, nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   dout.download(got.view);
@@ -77,12 +80,22 @@ long compare_plane(const PlaneView& in, Mode mode, const PipdParams& params, con
 struct Variant {
   Mode mode;
   int thickness;
+  int prefilter;  // direction-prefilter passes
+
+  PipdParams params() const {
+    PipdParams p;
+    p.thickness = thickness;
+    p.direction_prefilter = prefilter;
+    return p;
+  }
 };
-const Variant kVariants[] = {{Mode::Pipd, 1}, {Mode::Hybrid, 1}, {Mode::Pipd, 3}, {Mode::Hybrid, 3}};
+const Variant kVariants[] = {{Mode::Pipd, 1, 0}, {Mode::Hybrid, 1, 0}, {Mode::Pipd, 3, 0}, {Mode::Hybrid, 3, 0},
+                             {Mode::Pipd, 1, 1}, {Mode::Hybrid, 3, 1}, {Mode::Hybrid, 1, 2}};
 
 std::string name(const Variant& v, int w, int h, int depth) {
-  return std::string(mode_name(v.mode)) + " t" + std::to_string(v.thickness) + " " + std::to_string(w) + "x" +
-         std::to_string(h) + " " + std::to_string(depth) + "-bit";
+  return std::string(mode_name(v.mode)) + " t" + std::to_string(v.thickness) + " prefilter " +
+         std::to_string(v.prefilter) + " " + std::to_string(w) + "x" + std::to_string(h) + " " +
+         std::to_string(depth) + "-bit";
 }
 
 TEST(GpuPipd, RandomImagesOfOddSizesMatchTheReference) {
@@ -92,14 +105,12 @@ TEST(GpuPipd, RandomImagesOfOddSizesMatchTheReference) {
     for (int depth : {8, 10, 16})
       for (const Variant& v : kVariants) {
         // Keeps the CPU side short; under compute-sanitizer (CDN_TEST_SMALL) the big frame runs once.
-        if (s[0] > 1000 && (v.thickness == 3 || depth == 10)) continue;
+        if (s[0] > 1000 && (v.thickness == 3 || depth == 10 || v.prefilter == 2)) continue;
         if (s[0] > 1000 && std::getenv("CDN_TEST_SMALL") && (depth != 8 || v.mode != Mode::Hybrid)) continue;
         test::HostPlane in(s[0], s[1], depth == 8 ? 1 : 2, depth);
         if (depth == 10) in.view.shift = 6;  // P010 layout
         test::fill_random(in.view, s[0] * 131 + s[1] + depth);
-        PipdParams p;
-        p.thickness = v.thickness;
-        compare_plane(in.view, v.mode, p, name(v, s[0], s[1], depth));
+        compare_plane(in.view, v.mode, v.params(), name(v, s[0], s[1], depth));
       }
 }
 
@@ -116,6 +127,30 @@ TEST(GpuPipd, NonDefaultParametersMatchTheReference) {
     compare_plane(in.view, Mode::Hybrid, p, "l=" + std::to_string(l));
     p.thickness = 3;
     compare_plane(in.view, Mode::Pipd, p, "thick l=" + std::to_string(l));
+    p.direction_prefilter = 2;
+    compare_plane(in.view, Mode::Hybrid, p, "thick prefiltered l=" + std::to_string(l));
+  }
+}
+
+TEST(GpuPipd, ScratchGrowsForThePrefilterGuides) {
+  CDN_REQUIRE_GPU();
+  // One PipdCuda: the stats alone, then room for one and two guide planes, then
+  // a smaller frame in the grown buffer.
+  PipdCuda cuda;
+  for (int depth : {8, 16}) {
+    test::HostPlane big(301, 203, depth / 8, depth), small(45, 31, depth / 8, depth);
+    test::fill_random(big.view, 5 + depth);
+    test::fill_random(small.view, 6 + depth);
+    for (int passes : {0, 1, 2}) {
+      PipdParams p;
+      p.direction_prefilter = passes;
+      const std::size_t before = cuda.scratch_bytes();
+      compare_plane(big.view, Mode::Pipd, p, "grown, prefilter " + std::to_string(passes), &cuda);
+      if (passes > 0) EXPECT_GT(cuda.scratch_bytes(), before) << "a guide plane needs room";
+    }
+    PipdParams p;
+    p.direction_prefilter = 2;
+    compare_plane(small.view, Mode::Hybrid, p, "small frame in a grown buffer", &cuda);
   }
 }
 
@@ -136,11 +171,8 @@ TEST(GpuPipd, RealImagesMatchTheReference) {
     for (int y = 0; y < luma.height; ++y)
       for (int x = 0; x < luma.width; ++x) noisy.view.set(x, y, luma.get(x, y));
     add_gaussian_noise(noisy.view, 25.0, 1234);
-    for (const Variant& v : kVariants) {
-      PipdParams p;
-      p.thickness = v.thickness;
-      compare_plane(noisy.view, v.mode, p, std::string(file) + " " + name(v, luma.width, luma.height, 8));
-    }
+    for (const Variant& v : kVariants)
+      compare_plane(noisy.view, v.mode, v.params(), std::string(file) + " " + name(v, luma.width, luma.height, 8));
     ++used;
   }
   EXPECT_EQ(used, 4);

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 
 #include "error.h"
+#include "binomial_filter.h"
 #include "noise.h"
 #include "pipd_reference.h"
 #include "settings.h"
@@ -20,6 +22,7 @@ struct Case {
   Mode mode;
   int thickness;
   int bytes;
+  int prefilter = 0;  // direction-prefilter passes
 };
 
 class HandMade : public ::testing::TestWithParam<Case> {
@@ -27,6 +30,7 @@ class HandMade : public ::testing::TestWithParam<Case> {
   PipdParams params() const {
     PipdParams p;
     p.thickness = GetParam().thickness;
+    p.direction_prefilter = GetParam().prefilter;
     return p;
   }
   int depth() const { return GetParam().bytes == 1 ? 8 : 16; }
@@ -70,12 +74,46 @@ TEST_P(HandMade, RampSurvives) {
 INSTANTIATE_TEST_SUITE_P(All, HandMade,
                          ::testing::Values(Case{Mode::Pipd, 1, 1}, Case{Mode::Pipd, 3, 1}, Case{Mode::Pipd, 1, 2},
                                            Case{Mode::Hybrid, 1, 1}, Case{Mode::Hybrid, 3, 1},
-                                           Case{Mode::Hybrid, 1, 2}),
+                                           Case{Mode::Hybrid, 1, 2}, Case{Mode::Pipd, 1, 1, 1},
+                                           Case{Mode::Pipd, 3, 1, 1}, Case{Mode::Pipd, 1, 2, 2},
+                                           Case{Mode::Hybrid, 3, 1, 2}),
                          [](const auto& info) {
                            return std::string(mode_name(info.param.mode)) + "_t" +
                                   std::to_string(info.param.thickness) + "_" + std::to_string(info.param.bytes * 8) +
-                                  "bit";
+                                  "bit" + (info.param.prefilter ? "_prefilter" + std::to_string(info.param.prefilter) : "");
                          });
+
+TEST(BinomialFilter, ImpulseGivesTheRoundedKernel) {
+  // [1 2 1]^T [1 2 1] / 16 around a single 160 on 0: 40 / 20 / 10, exact.
+  HostPlane in(5, 5, 1, 8);
+  for (int y = 0; y < 5; ++y)
+    for (int x = 0; x < 5; ++x) in.view.set(x, y, 0);
+  in.view.set(2, 2, 160);
+  const int want[3][3] = {{10, 20, 10}, {20, 40, 20}, {10, 20, 10}};
+  for (int y = 0; y < 5; ++y)
+    for (int x = 0; x < 5; ++x) {
+      const bool near = std::abs(x - 2) <= 1 && std::abs(y - 2) <= 1;
+      EXPECT_EQ(binomial3x3_at(in.view, x, y), near ? want[y - 1][x - 1] : 0) << x << "," << y;
+    }
+  // Round half up: a corner weight of 8/16 of 1 rounds to 1, 7/16 to 0.
+  in.view.set(2, 2, 8);
+  EXPECT_EQ(binomial3x3_at(in.view, 1, 1), 1);
+  in.view.set(2, 2, 7);
+  EXPECT_EQ(binomial3x3_at(in.view, 1, 1), 0);
+}
+
+TEST(BinomialFilter, KeepsConstantsAndRampsAndClampsAtTheBorder) {
+  HostPlane in(9, 7, 2, 16);
+  for (int y = 0; y < 7; ++y)
+    for (int x = 0; x < 9; ++x) in.view.set(x, y, 1000 + 300 * x + 7 * y);
+  for (int y = 1; y < 6; ++y)
+    for (int x = 1; x < 8; ++x) EXPECT_EQ(binomial3x3_at(in.view, x, y), in.view.get(x, y)) << x << "," << y;
+  // At x = 0 the clamp reads column 0 twice: (3 * 1000 + 1300) / 4 = 1075, plus the row term.
+  EXPECT_EQ(binomial3x3_at(in.view, 0, 3), 1075 + 21);
+  HostPlane one(1, 1, 2, 16);
+  one.view.set(0, 0, 65535);
+  EXPECT_EQ(binomial3x3_at(one.view, 0, 0), 65535);  // every tap is the one sample; no overflow
+}
 
 TEST(PipdReference, FollowsALineAcrossSegments) {
   // A one-pixel bright horizontal line on black with a few noisy pixels: the
@@ -85,7 +123,7 @@ TEST(PipdReference, FollowsALineAcrossSegments) {
     for (int x = 0; x < 60; ++x) in.view.set(x, y, y == 10 ? 200 : ((x * 7 + y * 3) % 5) * 10);
   PipdStage1 s1;
   const PatternSet patterns = make_patterns(5, 1);
-  pipd_stage1_reference(in.view, patterns, &s1, 1);
+  pipd_stage1_reference(in.view, in.view, patterns, &s1, 1);
   EXPECT_EQ(s1.theta[10 * 60 + 5], 0);  // straight right along the line
   EXPECT_EQ(s1.sum[10 * 60 + 5], 5 * 200);
   GlrtTable t;
@@ -136,6 +174,7 @@ TEST(Settings, DefaultsArePaperValues) {
   EXPECT_EQ(s.pipd.tmax, 1.0);
   EXPECT_EQ(s.pipd.t2max, 2.0);
   EXPECT_EQ(s.pipd.thickness, 1);
+  EXPECT_EQ(s.pipd.direction_prefilter, 0);  // our addition is off: the paper's algorithm by default
   EXPECT_NO_THROW(validate(s));
   for (const auto& spec : param_specs()) EXPECT_EQ(spec.get(s), spec.def) << spec.name;
 }

@@ -1,10 +1,13 @@
 // test_quality.cpp: PI-PD and hybrid on real photos (Debian's python3-skimage
 // images, fetched by scripts/fetch-test-data.sh) with AWGN sigma = 25 and a
-// fixed seed, on the CPU backend. Prints the PSNR of every image it uses.
+// fixed seed, on the CPU backend, at the paper's settings and at the ones
+// docs/PIPD.md recommends for quality. Prints the PSNR gain of every image and
+// configuration it uses.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "convert.h"
@@ -18,11 +21,32 @@
 namespace cdn {
 namespace {
 
-struct Row {
-  double noisy, pipd, hybrid, pipd_thick, hybrid_thick;
+// One configuration of the filter.
+struct Config {
+  const char* name;
+  Mode mode;
+  int thickness;
+  int prefilter;  // direction-prefilter passes (not in the paper)
+  double t2max;
 };
 
-// Luma of the image (colour images through BT.601), noisy copy, both modes.
+// The paper's algorithm at its defaults and with thick isolines, then the
+// settings docs/PIPD.md recommends for quality: directions picked on a copy
+// smoothed once, thick isolines, and for hybrid T2max = 1.
+const Config kConfigs[] = {
+    {"pipd", Mode::Pipd, 1, 0, 2.0},          {"hybrid", Mode::Hybrid, 1, 0, 2.0},
+    {"pipd t3", Mode::Pipd, 3, 0, 2.0},       {"hybrid t3", Mode::Hybrid, 3, 0, 2.0},
+    {"pipd pf1", Mode::Pipd, 1, 1, 2.0},      {"hybrid pf1", Mode::Hybrid, 1, 1, 2.0},
+    {"pipd pf1 t3", Mode::Pipd, 3, 1, 1.0},   {"hybrid pf1 t3", Mode::Hybrid, 3, 1, 1.0},
+};
+constexpr int kNumConfigs = sizeof(kConfigs) / sizeof(kConfigs[0]);
+
+struct Row {
+  double noisy;
+  double gain[kNumConfigs];  // PSNR over the noisy image, dB
+};
+
+// Luma of the image (colour images through BT.601), noisy copy, every configuration.
 Row measure(const std::string& file) {
   const tools::Image img = tools::to_8bit(tools::read_image(test::test_data_dir() + "/" + file));
   const HostFrame frame = tools::image_to_frame(img);
@@ -34,21 +58,25 @@ Row measure(const std::string& file) {
   add_gaussian_noise(n, 25.0, 2024);
   Row r;
   r.noisy = psnr(n, clean);
-  auto run = [&](Mode mode, int thickness) {
+  std::printf("%-14s %4dx%-4d noisy %6.2f |", file.c_str(), clean.width, clean.height, r.noisy);
+  for (int c = 0; c < kNumConfigs; ++c) {
     DenoiseSettings s;
-    s.mode = mode;
-    s.pipd.thickness = thickness;
+    s.mode = kConfigs[c].mode;
+    s.pipd.thickness = kConfigs[c].thickness;
+    s.pipd.direction_prefilter = kConfigs[c].prefilter;
+    s.pipd.t2max = kConfigs[c].t2max;
     FrameDenoiser::create(Backend::Cpu, s)->process(noisy.view(), out.view());
-    return psnr(components(out.view())[0], clean);
-  };
-  r.pipd = run(Mode::Pipd, 1);
-  r.hybrid = run(Mode::Hybrid, 1);
-  r.pipd_thick = run(Mode::Pipd, 3);
-  r.hybrid_thick = run(Mode::Hybrid, 3);
-  std::printf("%-14s %4dx%-4d noisy %6.2f | pipd %6.2f (%+5.2f) hybrid %6.2f (%+5.2f) | thickness 3: pipd %6.2f (%+5.2f) hybrid %6.2f (%+5.2f)\n",
-              file.c_str(), clean.width, clean.height, r.noisy, r.pipd, r.pipd - r.noisy, r.hybrid,
-              r.hybrid - r.noisy, r.pipd_thick, r.pipd_thick - r.noisy, r.hybrid_thick, r.hybrid_thick - r.noisy);
+    r.gain[c] = psnr(components(out.view())[0], clean) - r.noisy;
+    std::printf(" %s %+5.2f", kConfigs[c].name, r.gain[c]);
+  }
+  std::printf("\n");
   return r;
+}
+
+double gain(const Row& r, const char* config) {
+  for (int c = 0; c < kNumConfigs; ++c)
+    if (std::string(kConfigs[c].name) == config) return r.gain[c];
+  throw std::logic_error(std::string("no configuration ") + config);
 }
 
 TEST(Quality, RealPhotosSigma25) {
@@ -65,21 +93,23 @@ TEST(Quality, RealPhotosSigma25) {
   for (const auto& [file, r] : rows) {
     // AWGN of sigma 25 on 8-bit content: about 20.2 dB before clipping at 0 and 255.
     EXPECT_NEAR(r.noisy, 20.2, 0.8) << file;
-    EXPECT_GT(r.pipd, r.noisy) << file;
-    EXPECT_GT(r.hybrid, r.noisy) << file;
-    EXPECT_GT(r.pipd_thick, r.noisy) << file;
-    EXPECT_GT(r.hybrid_thick, r.noisy) << file;
+    for (int c = 0; c < kNumConfigs; ++c) EXPECT_GT(r.gain[c], 0.0) << file << " " << kConfigs[c].name;
+    // Picking directions on a smoothed copy helps on every photo at the paper's thickness.
+    EXPECT_GT(gain(r, "pipd pf1"), gain(r, "pipd") + 0.5) << file;
+    EXPECT_GT(gain(r, "hybrid pf1"), gain(r, "hybrid") + 0.5) << file;
   }
-  // Regression guards at the measured gains of the paper's algorithm with its
-  // default parameters (docs/PIPD.md has the table). They are NOT the 6 dB the
-  // project asked for on camera.png: no faithful reading of the paper reaches it
-  // there (a 3x3 box filter gains 5.98 dB on this image; see docs/PIPD.md).
   const Row& cam = rows["camera.png"];
-  EXPECT_GE(cam.pipd - cam.noisy, 3.6) << "PI-PD on camera.png";
-  EXPECT_GE(cam.hybrid - cam.noisy, 4.5) << "hybrid on camera.png";
-  EXPECT_GE(cam.pipd_thick - cam.noisy, 5.0) << "PI-PD thickness 3 on camera.png";
+  // The project's target: +6 dB on camera.png for both modes. Met by the
+  // recommended settings (docs/PIPD.md, "Direction prefilter").
+  EXPECT_GE(gain(cam, "pipd pf1 t3"), 6.0) << "PI-PD, direction-prefilter=1 thickness=3, on camera.png";
+  EXPECT_GE(gain(cam, "hybrid pf1 t3"), 6.0) << "hybrid, direction-prefilter=1 thickness=3 t2max=1, on camera.png";
+  // The paper's algorithm at its defaults does not reach it on this image (no
+  // faithful reading does; docs/PIPD.md): regression guards at its measured gains.
+  EXPECT_GE(gain(cam, "pipd"), 3.6) << "PI-PD on camera.png";
+  EXPECT_GE(gain(cam, "hybrid"), 4.5) << "hybrid on camera.png";
+  EXPECT_GE(gain(cam, "pipd t3"), 5.0) << "PI-PD thickness 3 on camera.png";
   ASSERT_TRUE(rows.count("moon.png"));
-  EXPECT_GE(rows["moon.png"].hybrid - rows["moon.png"].noisy, 7.0) << "hybrid on moon.png (smooth content)";
+  EXPECT_GE(gain(rows["moon.png"], "hybrid"), 7.0) << "hybrid on moon.png (smooth content)";
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     // The table's default is DenoiseSettings{}'s.
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
-  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 5) << "segment-length, max-length, tmax, t2max, thickness";
+  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 6) << "segment-length, max-length, tmax, t2max, thickness, direction-prefilter";
   EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, strength, chunk-size";
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 3) << "bm3d-step, bm3d-window, bm3d-phases";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
@@ -223,12 +223,13 @@ INSTANTIATE_TEST_SUITE_P(SystemMemory, EveryFormat, ::testing::ValuesIn(kSystemF
 
 TEST(CudaDenoiseElement, HybridAndLumaOnlyEqualKernelsResult) {
   const GstVideoInfo info = video_info("NV12", 80, 64);
-  GstHarness* hs = denoise_harness("NV12", 80, 64, "mode=hybrid planes=luma tmax=1.5 thickness=3");
+  GstHarness* hs = denoise_harness("NV12", 80, 64, "mode=hybrid planes=luma tmax=1.5 thickness=3 direction-prefilter=2");
   cdn::DenoiseSettings s;
   s.mode = cdn::Mode::Hybrid;
   s.planes = cdn::PlaneSelection::Luma;
   s.pipd.tmax = 1.5;
   s.pipd.thickness = 3;
+  s.pipd.direction_prefilter = 2;
   expect_denoised(hs, info, make_frame(info, 11), s);
   gst_harness_teardown(hs);
 }

@@ -35,12 +35,14 @@ cdn::DenoiseSettings parse_params(std::initializer_list<const char*> a) {
 
 TEST(Flags, ParamFlagsSetTheSettings) {
   const cdn::DenoiseSettings s =
-      parse_params({"--segment-length", "4", "--max-length=20", "--tmax", "2.5", "--t2max=0", "--thickness", "3"});
+      parse_params({"--segment-length", "4", "--max-length=20", "--tmax", "2.5", "--t2max=0", "--thickness", "3",
+                    "--direction-prefilter", "1"});
   EXPECT_EQ(s.pipd.segment_length, 4);
   EXPECT_EQ(s.pipd.max_length, 20);
   EXPECT_DOUBLE_EQ(s.pipd.tmax, 2.5);
   EXPECT_DOUBLE_EQ(s.pipd.t2max, 0.0);
   EXPECT_EQ(s.pipd.thickness, 3);
+  EXPECT_EQ(s.pipd.direction_prefilter, 1);
   const cdn::DenoiseSettings d = parse_params({});
   EXPECT_EQ(d.pipd.segment_length, cdn::DenoiseSettings{}.pipd.segment_length);
 }

@@ -59,7 +59,8 @@ void usage() {
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
       "                         [--size WxH]... [--data DIR]\n"
-      "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size,\n"
+      "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
+      "(the paper's settings, and docs/PIPD.md's quality settings),\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
@@ -233,21 +234,31 @@ int main(int argc, char** argv) {
 #endif
     if (!gpu) std::printf("GPU: none (%s)\n", o.gpu ? why.c_str() : "--no-gpu");
     std::printf("CPU: %u hardware threads\n\n", std::max(1u, std::thread::hardware_concurrency()));
-    std::printf("%-7s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "size", "format", "dev", "kernel ms",
-                "kernel MP/s", "end-to-end ms", "e2e MP/s");
+    std::printf("settings: paper = the paper's defaults; prefilt = direction-prefilter=1; quality =\n"
+                "direction-prefilter=1 thickness=3 t2max=1 (docs/PIPD.md)\n");
+    std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
+                "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     const HostFrame src = source_picture(o.data_dir);
     if (o.pipd)
     for (const auto& [w, h] : o.sizes)
       for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
         const HostFrame in = make_frame(src.view(), f, w, h);
         HostFrame out(f, w, h);
+        for (const char* settings : {"paper", "prefilt", "quality"})
         for (Mode m : {Mode::Pipd, Mode::Hybrid}) {
           DenoiseSettings s;
           s.mode = m;
+          const bool quality = std::string(settings) == "quality";
+          if (std::string(settings) != "paper") s.pipd.direction_prefilter = 1;
+          if (quality) {
+            s.pipd.thickness = 3;
+            s.pipd.t2max = 1;
+          }
           const double mp = double(w) * h / 1e6;
           auto row = [&](const char* dev, const Result& r) {
-            std::printf("%-7s %4dx%-5d %-10s %-5s %12.3f %10.1f %14.3f %10.1f\n", mode_name(m), w, h, format_name(f),
-                        dev, r.kernel_ms, mp / r.kernel_ms * 1e3, r.e2e_ms, mp / r.e2e_ms * 1e3);
+            std::printf("%-7s %-8s %4dx%-5d %-10s %-5s %12.3f %10.1f %14.3f %10.1f\n", mode_name(m),
+                        settings, w, h, format_name(f), dev, r.kernel_ms, mp / r.kernel_ms * 1e3,
+                        r.e2e_ms, mp / r.e2e_ms * 1e3);
             std::fflush(stdout);
           };
 #ifdef CDN_HAVE_CUDA
