@@ -13,6 +13,7 @@
 // inputs: the output does not depend on the lanes.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <string>
@@ -70,15 +71,28 @@ class CudaTemporalStream final : public TemporalStream {
       : TemporalStream(s, f, w, h, std::max<int>(1, static_cast<int>(devices.size()))),
         home_(current_cuda_device()),
         pool_(f, w, h, frames_needed(s, std::max<int>(1, static_cast<int>(devices.size())))) {
-    // Frames are allocated now: cudaMallocPitch while a chunk runs would wait for it.
-    pool_.preallocate();
     const int count = cuda_device_count();
     const std::vector<int> list = devices.empty() ? std::vector<int>{home_} : devices;
     for (int d : list)
       if (d < 0 || d >= count)
         throw InvalidArgument("CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(count) +
                               " visible)");
-    CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
+    // Every device must have the shared memory the widest pass needs.
+    std::size_t widest = 1;
+    const int filtered = s.planes == PlaneSelection::All ? format_info(f).components : 1;
+    for (const NlmPass& pass : nlm_passes(f, filtered)) widest = std::max(widest, pass.values.size());
+    for (int d : list) nlm3d_cuda_check_device(s.nlm, static_cast<int>(widest), d);
+    // Frames are allocated now: cudaMallocPitch while a chunk runs would wait for it.
+    pool_.preallocate();
+    // The home stream carries the window's copies in and out. At the default
+    // priority a push() made while a chunk's kernel runs on the home device waited
+    // for the kernel to finish (322 ms at 1080p, measured): the copy's blocks
+    // queue behind the kernel's. At the highest priority they go first (0.1 ms),
+    // so a second lane starts its chunk while the first still runs.
+    int least = 0, greatest = 0;
+    CDN_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CDN_CUDA_CHECK(cudaStreamCreateWithPriority(&home_stream_, cudaStreamNonBlocking, greatest));
+    CDN_CUDA_CHECK(cudaEventCreateWithFlags(&caller_ready_, cudaEventDisableTiming));
     CDN_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
     // Per chunk: the window (chunk + 2 reach) and the outputs, for every component.
     const std::size_t table = 3 * static_cast<std::size_t>(s.nlm.chunk_size * 2 + 2 * s.nlm.reach());
@@ -113,12 +127,22 @@ class CudaTemporalStream final : public TemporalStream {
       cudaStreamDestroy(lane->stream);
     }
     cudaEventDestroy(inputs_ready_);
-    cudaStreamDestroy(own_stream_);
+    cudaEventDestroy(caller_ready_);
+    cudaStreamDestroy(home_stream_);
   }
   Backend backend() const override { return Backend::Cuda; }
 
  protected:
-  cudaStream_t s(void* stream) const { return stream ? static_cast<cudaStream_t>(stream) : own_stream_; }
+  // The stream for work on the home device: the home stream, ordered after what
+  // the caller queued on its stream so far. push() and pop() synchronize it before
+  // they return, so the caller's later work comes after ours as well.
+  cudaStream_t s(void* caller) {
+    if (caller) {
+      CDN_CUDA_CHECK(cudaEventRecord(caller_ready_, static_cast<cudaStream_t>(caller)));
+      CDN_CUDA_CHECK(cudaStreamWaitEvent(home_stream_, caller_ready_, 0));
+    }
+    return home_stream_;
+  }
 
   Frame new_frame(void* stream) override {
     auto h = pool_.try_acquire(s(stream));
@@ -132,9 +156,10 @@ class CudaTemporalStream final : public TemporalStream {
     copy_plane_async(from, to, p, s(stream));
   }
   double estimate_sigma(const FrameView& first, void* stream) override {
-    // Once per stream: the first frame comes to the host for the estimator.
+    // Once per stream: the first frame's luma plane comes to the host for the
+    // estimator (which reads only the luma; the other planes stay unread).
     HostFrame host(first.format, first.width, first.height);
-    copy_frame(first, host.view(), stream);
+    copy_plane(first, host.view(), 0, stream);
     synchronize(stream);
     return luma_sigma(host.view(), 0);
   }
@@ -235,7 +260,8 @@ class CudaTemporalStream final : public TemporalStream {
 
   int home_;
   CudaFramePool pool_;
-  cudaStream_t own_stream_ = nullptr;
+  cudaStream_t home_stream_ = nullptr;
+  cudaEvent_t caller_ready_ = nullptr;  // the caller's stream has reached our call
   cudaEvent_t inputs_ready_ = nullptr;
   std::vector<std::unique_ptr<Lane>> workers_;  // one per lane of the base class
 };

@@ -160,18 +160,29 @@ __global__ void __launch_bounds__(32 * kWarps) nlm3d_kernel(Args a) {
   }
 }
 
+// Dynamic shared memory of one block, in bytes.
+std::size_t shared_bytes(int R, int r, int values) {
+  return static_cast<std::size_t>(Layout(R, r).floats(values)) * sizeof(float);
+}
+
+void check_shared_memory(int R, int r, int values, int device) {
+  int limit = 0;
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t smem = shared_bytes(R, r, values);
+  if (smem > static_cast<std::size_t>(limit))
+    throw Error("nlm3d: search radius " + std::to_string(R) + " with patch radius " + std::to_string(r) + " needs " +
+                std::to_string(smem / 1024) + " KiB of shared memory per block; CUDA device " +
+                std::to_string(device) + " allows " + std::to_string(limit / 1024) +
+                " KiB (use a smaller search or patch radius)");
+}
+
 template <int r, int NV>
 void launch(const Args& a, cudaStream_t stream) {
   const NlmChunk& c = a.c;
-  const Layout L(a.R, r);
-  const std::size_t smem = static_cast<std::size_t>(L.floats(NV)) * sizeof(float);
-  int device = 0, limit = 0;
+  const std::size_t smem = shared_bytes(a.R, r, NV);
+  int device = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
-  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (smem > static_cast<std::size_t>(limit))
-    throw Error("nlm3d: search radius " + std::to_string(a.R) + " with patch radius " + std::to_string(r) + " needs " +
-                std::to_string(smem / 1024) + " KiB of shared memory per block; this GPU allows " +
-                std::to_string(limit / 1024) + " KiB (use a smaller search or patch radius)");
+  check_shared_memory(a.R, r, NV, device);  // streams checked at creation; a direct caller is checked here
   CDN_CUDA_CHECK(
       cudaFuncSetAttribute(nlm3d_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const int ow = 32 - 2 * r;
@@ -194,6 +205,14 @@ void launch_for_patch(const Args& a, cudaStream_t stream) {
 }
 
 }  // namespace
+
+std::size_t nlm3d_cuda_shared_bytes(const NlmParams& params, int values) {
+  return shared_bytes(params.search_radius, params.patch_radius, values);
+}
+
+void nlm3d_cuda_check_device(const NlmParams& params, int values, int device) {
+  check_shared_memory(params.search_radius, params.patch_radius, values, device);
+}
 
 void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sigma, void* stream) {
   if (chunk.out_count <= 0) return;

@@ -14,6 +14,8 @@
 // 3^3, 91 KiB for 21^3 / 5^3 (refused with a message where the GPU has less).
 #pragma once
 
+#include <cstddef>
+
 #include "plane.h"
 #include "settings.h"
 
@@ -41,5 +43,14 @@ struct NlmChunk {
 
 // Queues the chunk on `stream` (a cudaStream_t). sigma: the luma's, in its code values.
 void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sigma, void* stream);
+
+// Throws Error, with a message naming the radii, when CUDA device `device` has
+// too little shared memory per block for a pass of `values` components with these
+// parameters. Streams check each of their devices when they are made, so that a
+// configuration fails at creation rather than at its first chunk.
+void nlm3d_cuda_check_device(const NlmParams& params, int values, int device);
+
+// Shared memory per block, in bytes, of a pass of `values` components.
+std::size_t nlm3d_cuda_shared_bytes(const NlmParams& params, int values);
 
 }  // namespace cdn

@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "frame_pool.h"
+#include "nlm3d_cuda.h"
 #endif
 
 namespace cdn {
@@ -128,6 +129,18 @@ TEST(GpuNlm3d, EveryFormatAndOddSizes) {
     }
 }
 
+TEST(GpuNlm3d, EstimatedSigmaMatchesTheCpu) {
+  CDN_REQUIRE_GPU();
+  // sigma = 0: both backends estimate it from the first frame's luma (the GPU
+  // brings only that plane to the host), so the outputs agree as with a given sigma.
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
+    DenoiseSettings s = nlm(3, 2, 1, 3);
+    s.sigma = 0;
+    const auto in = clip(f, 5, 48, 40, 7);
+    compare(run(Backend::Cuda, s, in), run(Backend::Cpu, s, in), std::string("estimated sigma, ") + format_name(f));
+  }
+}
+
 TEST(GpuNlm3d, ChunkBordersDoNotMatterOnTheGpu) {
   CDN_REQUIRE_GPU();
   // Under compute-sanitizer (CDN_TEST_SMALL) a shorter stream with the same structure.
@@ -188,6 +201,31 @@ TEST(GpuNlm3d, UnknownDeviceIsRefused) {
   CDN_CUDA_CHECK(cudaGetDeviceCount(&count));
   EXPECT_THROW(StreamDenoiser::create(Backend::Cuda, nlm(3, 2, 1, 4), PixelFormat::GRAY8, 16, 16, {0, count}),
                InvalidArgument);
+}
+
+TEST(GpuNlm3d, TheLargestCubesRunOrAreRefusedAtCreation) {
+  CDN_REQUIRE_GPU();
+  // 21^2 x 3 search, 7^3 patches, three components in one pass (Y444): the most
+  // shared memory any valid setting needs. Where the GPU has it, the output
+  // matches the CPU; where not, making the stream fails and says why.
+  const DenoiseSettings s = nlm(10, 1, 3, 4);
+  int device = 0, limit = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t need = nlm3d_cuda_shared_bytes(s.nlm, 3);
+  std::printf("21^2 x 3 / 7^3, 3 components: %zu KiB of shared memory per block, the GPU allows %d KiB\n", need / 1024,
+              limit / 1024);
+  if (need <= static_cast<std::size_t>(limit)) {
+    const auto in = clip(PixelFormat::Y444, 4, 40, 36, 21);
+    compare(run(Backend::Cuda, s, in), run(Backend::Cpu, s, in), "largest cubes");
+  } else {
+    try {
+      StreamDenoiser::create(Backend::Cuda, s, PixelFormat::Y444, 40, 36);
+      ADD_FAILURE() << "a configuration beyond the GPU's shared memory was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("shared memory"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(GpuNlm3d, DeviceFramesStayOnTheDevice) {

@@ -138,8 +138,10 @@ Result time_gpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, c
 // warm-up stream, the 50-frame chunk included whole. Making the denoiser (its
 // frame pools, allocated up front) is timed apart, into *setup_ms when given: an
 // element or the transcode tool does it once per stream.
+// ms per frame of a StreamDenoiser over `frames` device frames; setup_ms: making
+// it; longest_push_ms: the slowest push() (a stall shows there).
 double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames, const std::vector<int>& devices = {},
-                    double* setup_ms = nullptr) {
+                    double* setup_ms = nullptr, double* longest_push_ms = nullptr) {
   CudaFramePool pool(host.format, host.width, host.height, 2);
   auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
   for (int p = 0; p < format_info(host.format).planes; ++p)
@@ -154,10 +156,14 @@ double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames,
     if (setup_ms) *setup_ms = ms_since(a);
     const auto b = clock::now();
     int out = 0;
+    double longest = 0;
     for (int i = 0; i < n; ++i) {
+      const auto p = clock::now();
       d->push(din->view());
+      longest = std::max(longest, ms_since(p));
       while (d->pop(dout->view())) ++out;
     }
+    if (longest_push_ms) *longest_push_ms = longest;
     d->finish();
     while (d->pop(dout->view())) ++out;
     if (out != n) throw Error("bench: frames out differ from frames in");
@@ -314,15 +320,17 @@ int main(int argc, char** argv) {
       std::printf("\nnlm3d scaling over workers (devices of StreamDenoiser; 0,0 = two workers on GPU 0): %d frames,\n"
                   "1920x1080 GRAY8, 11^3 / 3^3, chunks of 50; setup: making the denoiser (its frame pools)\n",
                   4 * o.nlm_frames);
-      std::printf("%-22s %12s %10s %10s %10s\n", "devices", "ms/frame", "fps", "speed-up", "setup ms");
+      std::printf("%-22s %12s %10s %10s %10s %16s\n", "devices", "ms/frame", "fps", "speed-up", "setup ms",
+                  "longest push ms");
       double base = 0;
       for (const auto& devices : lists) {
-        double setup = 0;
-        const double ms = time_nlm_gpu(s, in.view(), 4 * o.nlm_frames, devices, &setup);
+        double setup = 0, longest = 0;
+        const double ms = time_nlm_gpu(s, in.view(), 4 * o.nlm_frames, devices, &setup, &longest);
         if (base == 0) base = ms;
         std::string name;
         for (int d : devices) name += (name.empty() ? "" : ",") + std::to_string(d);
-        std::printf("%-22s %12.3f %10.1f %9.2fx %10.1f\n", name.c_str(), ms, 1000.0 / ms, base / ms, setup);
+        std::printf("%-22s %12.3f %10.1f %9.2fx %10.1f %16.1f\n", name.c_str(), ms, 1000.0 / ms, base / ms, setup,
+                    longest);
         std::fflush(stdout);
       }
     }
