@@ -3,8 +3,9 @@
 # way CI can run it (CPU backend, FFmpeg, the OpenCV helper when built), twice:
 # - it writes RESULTS.md, results.json, a crops figure per input (and per clip
 #   as it is) and a plot per group, all real PNG files;
-# - every cudadenoise mode of `cudadenoise-eval info` (so bm3d once it exists)
-#   and every peer ran, on photos and on the clip, with a time;
+# - every cudadenoise mode of `cudadenoise-eval info` (so bm3d once it exists),
+#   the variants (PI-PD and hybrid at their quality settings) and every peer
+#   ran, on photos and on the clip, with a time;
 # - the noise is what it says: each noisy input's luma PSNR is within 0.2 dB of
 #   the PSNR expected from its clean input and sigma;
 # - at sigma 25 every method improves on the noisy input (luma PSNR);
@@ -20,6 +21,7 @@ BUILD = os.environ['CDN_BUILD_DIR_ABS']
 EXPECT_OPENCV = os.environ.get('CDN_EXPECT_OPENCV') == '1'
 FFMPEG_PEERS = {'hqdn3d', 'nlmeans', 'atadenoise', 'ffmpeg-bm3d'}  # keys apart from the modes' names
 OPENCV_PEERS = {'ocv-nlm', 'ocv-nlm-multi'}
+VARIANT_RUNS = {'pipd-quality', 'hybrid-quality'}   # harness/config.py VARIANTS
 TEMPORAL_PEERS = {'atadenoise', 'ocv-nlm-multi'}   # not run on photos
 
 failures = []
@@ -93,7 +95,7 @@ def main():
             ran = {r['method'] for r in res['runs']}
             ids = [r['id'] for r in res['runs']]
             check(len(ids) == len(set(ids)), f"{c['id']}: runs share an id (the tables would merge them): {ids}")
-            want = modes | FFMPEG_PEERS | (OPENCV_PEERS if EXPECT_OPENCV else set())
+            want = modes | VARIANT_RUNS | FFMPEG_PEERS | (OPENCV_PEERS if EXPECT_OPENCV else set())
             if c['kind'] == 'still':
                 want -= TEMPORAL_PEERS
             check(want <= ran, f"{c['id']}: missing {sorted(want - ran)}")

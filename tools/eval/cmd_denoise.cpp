@@ -32,12 +32,14 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 int cmd_denoise(int argc, const char* const* argv) {
   tools::FlagParser flags;
-  std::string input, out_dir, modes = "all", backends = "auto";
+  std::string input, out_dir, modes = "all", backends = "auto", tag;
   double sigma = 0, warmup = 2, repeat = 5, timing_frames = 0, max_seconds = 0;
   bool help = false;
   DenoiseSettings base;
   flags.add_string("--input", "Y4M", "the noisy clip", &input);
-  flags.add_string("--out-dir", "DIR", "where MODE-BACKEND.y4m go", &out_dir);
+  flags.add_string("--out-dir", "DIR", "where MODE-BACKEND.y4m (MODE-TAG-BACKEND.y4m) go", &out_dir);
+  flags.add_string("--tag", "NAME", "names these settings in the output files and the JSON lines (default: none)",
+                   &tag);
   flags.add_string("--modes", "LIST", "comma-separated modes, or all (default)", &modes);
   flags.add_string("--backends", "LIST", "comma-separated: cuda, cpu, auto (default auto)", &backends);
   flags.add_number("--noise-sigma", "S",
@@ -82,7 +84,7 @@ int cmd_denoise(int argc, const char* const* argv) {
   for (Backend b : backend_list)
     for (Mode m : mode_list) {
       tools::JsonLine j;
-      j.add("mode", mode_name(m)).add("requested_backend", backend_name(b));
+      j.add("mode", mode_name(m)).add("tag", tag).add("requested_backend", backend_name(b));
       j.add("frames", static_cast<int>(clip.frames.size())).add("width", f0.width).add("height", f0.height);
       j.add("format", format_name(f0.format)).add("temporal", is_temporal(m));
       std::string why;
@@ -95,7 +97,8 @@ int cmd_denoise(int argc, const char* const* argv) {
       const DenoiseSettings s = settings_for(m, sigma, base);
       const ModeRun r = run_mode(clip.frames, b, s, static_cast<int>(warmup), static_cast<int>(repeat),
                                  static_cast<int>(timing_frames), max_seconds);
-      const std::string out = out_dir + "/" + mode_name(m) + "-" + backend_name(r.backend) + ".y4m";
+      const std::string out =
+          out_dir + "/" + mode_name(m) + (tag.empty() ? "" : "-" + tag) + "-" + backend_name(r.backend) + ".y4m";
       write_y4m(out, clip.info, r.output);
       j.add("backend", backend_name(r.backend)).add("output", out);
       j.add("e2e_ms", r.e2e_ms).add("e2e_samples", r.e2e_samples);

@@ -145,7 +145,9 @@ def main():
                     help='use .gpu-runtime for ffmpeg (auto: when no ffmpeg is on the PATH)')
     ap.add_argument('--skip', action='append', default=[], metavar='METHOD',
                     help='leave a method out (a peer: hqdn3d nlmeans atadenoise ffmpeg-bm3d ocv-nlm ocv-nlm-multi; a mode; '
-                         'MODE:cpu; or cpu for the whole cudadenoise CPU backend on a GPU host); repeatable')
+                         'MODE:cpu; a variant of harness/config.py VARIANTS, as MODE-TAG (hybrid-quality) or TAG '
+                         '(quality) for all its modes; or cpu for the whole cudadenoise CPU backend on a GPU host); '
+                         'repeatable')
     ap.add_argument('--calibrate', action='store_true', help='sweep the peers\' strengths into peer_params.json')
     args = ap.parse_args()
     t0 = time.monotonic()

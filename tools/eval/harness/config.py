@@ -6,6 +6,14 @@ from typing import List, Optional, Tuple
 SIGMAS = (10, 25, 40)   # AWGN std in 8-bit code values
 TIMING_SIGMA = 25       # timings, plots and crops are taken at this noise level
 
+# Settings the report runs besides each mode's defaults: tag -> (modes, flags of
+# `cudadenoise-eval denoise`, what the tables say). The quality settings of
+# PI-PD and hybrid are docs/PIPD.md's (direction prefilter: not in the paper).
+VARIANTS = {
+    'quality': (('pipd', 'hybrid'), ('--direction-prefilter', '1', '--thickness', '3', '--t2max', '1'),
+                'direction-prefilter=1 thickness=3 t2max=1'),
+}
+
 
 def seed_base(sigma: float) -> int:
     """Noise of frame f at sigma s is seeded with 1000 s + 1 + f (kernels/noise.h)."""

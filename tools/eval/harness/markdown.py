@@ -102,6 +102,13 @@ def _summary(groups, facts):
     return out
 
 
+def _variants_sentence():
+    """The settings the report runs besides the defaults (config.VARIANTS), as a clause."""
+    parts = [f"{' and '.join(modes)} also with `{text}` (\"{tag} settings\", docs/PIPD.md)"
+             for tag, (modes, _, text) in config.VARIANTS.items()]
+    return ('; ' + '; '.join(parts)) if parts else ''
+
+
 def _group_table(g):
     s = config.TIMING_SIGMA
     head = ('| method | where | GPU ms/frame | end-to-end ms/frame | ' +
@@ -227,7 +234,8 @@ def write(results, groups, path, fig_dir_rel):
           'has no documented mapping to σ for any of these filters; it is the best value (luma PSNR) of a sweep on '
           f"held-out content that is not in this report ({results['calibration']}), per σ, "
           'interpolated in between (tools/eval/peer_params.json, `report.py --calibrate`). cudadenoise runs its '
-          'defaults, with σ given to the modes that take one.', ''] + _peer_table(results['params']) + ['']
+          'defaults, with σ given to the modes that take one' + _variants_sentence() + '.', ''] + \
+        _peer_table(results['params']) + ['']
     notes = sorted({f"{r['label']}: {r['note']}" for c in results['contents'] for cond in c['conditions'].values()
                     for r in cond['runs'] if r.get('note')})
     if notes:

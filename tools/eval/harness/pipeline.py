@@ -38,7 +38,7 @@ class Progress:
 class Pipeline:
     def __init__(self, env: Env, preset, info, work, params, say=None, skip=()):
         self.env, self.preset, self.info, self.work, self.params = env, preset, info, work, params
-        self.skip = set(skip)   # peer keys, mode names, MODE:BACKEND, or 'cpu' (the cudadenoise CPU backend)
+        self.skip = set(skip)   # peer keys, mode names, MODE:BACKEND, variants (TAG, MODE-TAG, MODE-TAG:BACKEND), or 'cpu'
         self.say = say or Progress()
         self.gpu = bool(info.get('cuda_available'))
         self.primary = 'cuda' if self.gpu else 'cpu'
@@ -98,11 +98,21 @@ class Pipeline:
                 groups.setdefault('frame', []).append(m['name'])
         out_dir = os.path.join(files['dir'], 'out')
         os.makedirs(out_dir, exist_ok=True)
-        for kind, names in groups.items():
+        # (kind, modes, tag, flags, settings text): the defaults, then the variants of config.VARIANTS.
+        calls = [(kind, names, '', (), '') for kind, names in groups.items()]
+        for tag, (modes, flags, text) in config.VARIANTS.items():
+            for kind, names in groups.items():
+                picked = [n for n in names if n in modes and f'{n}-{tag}' not in self.skip
+                          and f'{n}-{tag}:{backend}' not in self.skip]
+                if picked and tag not in self.skip:
+                    calls.append((kind, picked, tag, flags, text))
+        for kind, names, tag, flags, text in calls:
             whole = c.kind == 'still' or kind == 'temporal'
             src = files['noisy'] if whole else files['eval']
             args = ['denoise', '--input', src, '--out-dir', out_dir, '--modes', ','.join(names), '--backends', backend,
                     '--noise-sigma', f'{sigma:.4f}', '--warmup', str(warm), '--repeat', str(rep)]
+            if tag:
+                args += ['--tag', tag] + list(flags)
             if not gpu:
                 args += ['--max-seconds', str(self.preset.cpu_max_seconds)]
             if kind == 'temporal':
@@ -116,18 +126,20 @@ class Pipeline:
                 if 'error' in r:
                     raise HarnessError(f"{r['mode']} on {backend}: {r['error']}")
                 clean, frames = self._measure_target(c, whole)
+                method = f"{r['mode']}-{tag}" if tag else r['mode']
                 runs.append({
-                    'id': f"{r['mode']}:{r['backend']}", 'method': r['mode'], 'label': r['mode'],
+                    'id': f"{method}:{r['backend']}", 'method': method,
+                    'label': f"{r['mode']}, {tag} settings" if tag else r['mode'],
                     'family': 'cudadenoise GPU' if r['backend'] == 'cuda' else 'cudadenoise CPU',
                     'backend': r['backend'], 'kind': 'temporal' if r['temporal'] else 'spatial',
                     'output': r['output'], 'whole': whole, 'clean': clean, 'frames': frames,
                     'device_ms': r.get('device_ms'), 'e2e_ms': r['e2e_ms'], 'samples': r['e2e_samples'],
                     'timing_frames': r.get('timing_frames', 1),
                     'threads': r['threads'] or None,
-                    'settings': f"defaults{', sigma %.3g' % r['sigma_given'] if r['sigma_given'] else ''}",
+                    'settings': (text or 'defaults') + (f", sigma {r['sigma_given']:.3g}" if r['sigma_given'] else ''),
                 })
                 dev = f", GPU {r['device_ms']:.3f} ms" if r.get('device_ms') is not None else ''
-                self.say(f"  {c.id} {cond}: {r['mode']} {r['backend']}: {r['e2e_ms']:.3f} ms/frame end to end{dev}")
+                self.say(f"  {c.id} {cond}: {method} {r['backend']}: {r['e2e_ms']:.3f} ms/frame end to end{dev}")
 
     # ---------------------------------------------------------------- peers
     def _peer(self, c, cond, sigma, files, peer, runs):
