@@ -134,8 +134,9 @@ class CudaTemporalStream final : public TemporalStream {
 
  protected:
   // The stream for work on the home device: the home stream, ordered after what
-  // the caller queued on its stream so far. push() and pop() synchronize it before
-  // they return, so the caller's later work comes after ours as well.
+  // the caller queued on its stream so far. push() and pop() synchronize it after
+  // their copies of the caller's frames, so the caller's later work on those
+  // frames comes after ours; what else goes on it touches only our own frames.
   cudaStream_t s(void* caller) {
     if (caller) {
       CDN_CUDA_CHECK(cudaEventRecord(caller_ready_, static_cast<cudaStream_t>(caller)));

@@ -237,8 +237,9 @@ KernelParams make_kernel_params(Mode mode, const PipdParams& params) {
   return kp;
 }
 
-// The guide planes of the direction prefilter: `passes` planes after the stats
-// in the scratch buffer, each of in's sample size and range, rows packed.
+// A guide plane of the direction prefilter, at `base` in the scratch buffer
+// (after the stats; two of them, used in turn by the passes): in's size, sample
+// size and range, rows packed.
 PlaneView guide_plane(const PlaneView& in, void* base) {
   PlaneView g;
   g.data = base;
