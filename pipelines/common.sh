@@ -47,7 +47,8 @@ COMMON_HELP="  --mode pipd|hybrid|nlm3d
                          frames: 55 at the defaults, try --props \"chunk-size=4\")
   --backend auto|cuda|cpu
                          where cudadenoise filters (default: auto)
-  --props \"k=v ...\"      more cudadenoise properties (e.g. \"tmax=1.5 planes=luma\")
+  --props \"k=v ...\"      more cudadenoise properties (e.g. \"tmax=1.5 planes=luma\"; PI-PD's
+                         quality settings: \"direction-prefilter=1 thickness=3 t2max=1\")
   --num-buffers N        stop after N frames (default: until the end)
   --sink ELEMENT         sink to use instead of the default (e.g. fakesink)
   --dry-run              print the pipeline without running it

@@ -47,6 +47,13 @@
  * ]| Decodes on the GPU and denoises there, without a copy through the host.
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     cudadenoise mode=hybrid direction-prefilter=1 thickness=3 t2max=1 ! \
+ *     cudadownload ! videoconvert ! autovideosink
+ * ]| The same with the quality settings of docs/PIPD.md: 1.24 ms per 1080p luma
+ * plane on an H200 instead of 0.48, and 0.4 to 3.2 dB more on its photos at
+ * sigma 25.
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
  * ]| The temporal mode: 55 frames of latency with the default parameters.
  * |[
