@@ -165,24 +165,10 @@ std::size_t shared_bytes(int R, int r, int values) {
   return static_cast<std::size_t>(Layout(R, r).floats(values)) * sizeof(float);
 }
 
-void check_shared_memory(int R, int r, int values, int device) {
-  int limit = 0;
-  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = shared_bytes(R, r, values);
-  if (smem > static_cast<std::size_t>(limit))
-    throw Error("nlm3d: search radius " + std::to_string(R) + " with patch radius " + std::to_string(r) + " needs " +
-                std::to_string(smem / 1024) + " KiB of shared memory per block; CUDA device " +
-                std::to_string(device) + " allows " + std::to_string(limit / 1024) +
-                " KiB (use a smaller search or patch radius)");
-}
-
 template <int r, int NV>
 void launch(const Args& a, cudaStream_t stream) {
   const NlmChunk& c = a.c;
-  const std::size_t smem = shared_bytes(a.R, r, NV);
-  int device = 0;
-  CDN_CUDA_CHECK(cudaGetDevice(&device));
-  check_shared_memory(a.R, r, NV, device);  // streams checked at creation; a direct caller is checked here
+  const std::size_t smem = shared_bytes(a.R, r, NV);  // checked against the device by nlm3d_cuda_check_device
   CDN_CUDA_CHECK(
       cudaFuncSetAttribute(nlm3d_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const int ow = 32 - 2 * r;
@@ -211,7 +197,15 @@ std::size_t nlm3d_cuda_shared_bytes(const NlmParams& params, int values) {
 }
 
 void nlm3d_cuda_check_device(const NlmParams& params, int values, int device) {
-  check_shared_memory(params.search_radius, params.patch_radius, values, device);
+  const int R = params.search_radius, r = params.patch_radius;
+  int limit = 0;
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t smem = shared_bytes(R, r, values);
+  if (smem > static_cast<std::size_t>(limit))
+    throw Error("nlm3d: search radius " + std::to_string(R) + " with patch radius " + std::to_string(r) + " needs " +
+                std::to_string(smem / 1024) + " KiB of shared memory per block; CUDA device " +
+                std::to_string(device) + " allows " + std::to_string(limit / 1024) +
+                " KiB (use a smaller search or patch radius)");
 }
 
 void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sigma, void* stream) {

@@ -41,7 +41,9 @@ struct NlmChunk {
   int out_count = 0;
 };
 
-// Queues the chunk on `stream` (a cudaStream_t). sigma: the luma's, in its code values.
+// Queues the chunk on `stream` (a cudaStream_t). sigma: the luma's, in its code
+// values. Call nlm3d_cuda_check_device first, once per device and configuration
+// (a launch beyond the device's shared memory fails only with CUDA's error).
 void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sigma, void* stream);
 
 // Throws Error, with a message naming the radii, when CUDA device `device` has

@@ -31,7 +31,6 @@ struct KernelParams {
   int length;
   int max_segments;
   int hybrid;
-  int guided;  // stage 1 picks directions on the prefiltered guide plane, not on the input
   double exp_lengthen[kMaxGlrtCount / 2];  // exp(Tmax / N) for the N of lengthening step k (index k)
   double exp_edge;                         // exp(T2max / (8 l + 1))
 };
@@ -225,7 +224,6 @@ KernelParams make_kernel_params(Mode mode, const PipdParams& params) {
   kp.length = params.segment_length;
   kp.max_segments = params.max_segments();
   kp.hybrid = mode == Mode::Hybrid;
-  kp.guided = params.direction_prefilter > 0;
   if (kp.max_segments > kMaxGlrtCount / 2) throw InvalidArgument("too many isoline segments for the CUDA kernels");
   // The same table entries the reference reads: step k merges count = t + k p with p.
   GlrtTable tmax, t2max;
@@ -267,7 +265,7 @@ void launch(const PlaneView& in, const PlaneView& out, const KernelParams& kp, i
     CDN_CHECK_LAUNCH("pipd binomial_kernel");
     guide = next;
   }
-  if (kp.guided)
+  if (prefilter_passes > 0)  // directions picked on the guide
     stage1_kernel<Acc, Q, true><<<grid, block, 0, stream>>>(in, guide, out, stats, kp);
   else
     stage1_kernel<Acc, Q, false><<<grid, block, 0, stream>>>(in, guide, out, stats, kp);

@@ -69,6 +69,14 @@ bool parse_backend(const std::string& s, Backend* out) { return parse_in(kBacken
 const char* planes_name(PlaneSelection p) { return name_of(kPlanes, p); }
 bool parse_planes(const std::string& s, PlaneSelection* out) { return parse_in(kPlanes, s, out); }
 
+PipdParams pipd_quality_params() {
+  PipdParams p;
+  p.direction_prefilter = 1;
+  p.thickness = 3;
+  p.t2max = 1.0;
+  return p;
+}
+
 const std::vector<ParamSpec>& param_specs() {
   static const std::vector<ParamSpec> specs = {
       {ParamGroup::Pipd, "segment-length", "PI-PD segment length l in pixels (paper: 5)", true, 2, 8, 5,

@@ -47,6 +47,11 @@ struct PipdParams {
   int max_segments() const { return max_length / segment_length; }
 };
 
+// The settings docs/PIPD.md recommends for quality (they meet +6 dB on
+// camera.png at sigma 25): direction-prefilter=1 thickness=3 t2max=1 (t2max
+// matters to hybrid only). The other parameters keep the paper's defaults.
+PipdParams pipd_quality_params();
+
 // 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md).
 struct NlmParams {
   int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)

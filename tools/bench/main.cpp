@@ -137,9 +137,8 @@ Result time_gpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, c
 // and popping as the element does; ms per frame over `frames` frames after a
 // warm-up stream, the 50-frame chunk included whole. Making the denoiser (its
 // frame pools, allocated up front) is timed apart, into *setup_ms when given: an
-// element or the transcode tool does it once per stream.
-// ms per frame of a StreamDenoiser over `frames` device frames; setup_ms: making
-// it; longest_push_ms: the slowest push() (a stall shows there).
+// element or the transcode tool does it once per stream. *longest_push_ms: the
+// slowest push() (a stall behind a running chunk shows there).
 double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames, const std::vector<int>& devices = {},
                     double* setup_ms = nullptr, double* longest_push_ms = nullptr) {
   CudaFramePool pool(host.format, host.width, host.height, 2);
@@ -254,12 +253,8 @@ int main(int argc, char** argv) {
         for (Mode m : {Mode::Pipd, Mode::Hybrid}) {
           DenoiseSettings s;
           s.mode = m;
-          const bool quality = std::string(settings) == "quality";
-          if (std::string(settings) != "paper") s.pipd.direction_prefilter = 1;
-          if (quality) {
-            s.pipd.thickness = 3;
-            s.pipd.t2max = 1;
-          }
+          if (std::string(settings) == "prefilt") s.pipd.direction_prefilter = 1;
+          if (std::string(settings) == "quality") s.pipd = pipd_quality_params();
           const double mp = double(w) * h / 1e6;
           auto row = [&](const char* dev, const Result& r) {
             std::printf("%-7s %-8s %4dx%-5d %-10s %-5s %12.3f %10.1f %14.3f %10.1f\n", mode_name(m),

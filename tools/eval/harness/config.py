@@ -7,12 +7,16 @@ SIGMAS = (10, 25, 40)   # AWGN std in 8-bit code values
 TIMING_SIGMA = 25       # timings, plots and crops are taken at this noise level
 
 # Settings the report runs besides each mode's defaults: tag -> (modes, flags of
-# `cudadenoise-eval denoise`, what the tables say). The quality settings of
-# PI-PD and hybrid are docs/PIPD.md's (direction prefilter: not in the paper).
+# `cudadenoise-eval denoise`). The quality settings of PI-PD and hybrid are
+# docs/PIPD.md's (cdn::pipd_quality_params(); direction prefilter: not in the paper).
 VARIANTS = {
-    'quality': (('pipd', 'hybrid'), ('--direction-prefilter', '1', '--thickness', '3', '--t2max', '1'),
-                'direction-prefilter=1 thickness=3 t2max=1'),
+    'quality': (('pipd', 'hybrid'), ('--direction-prefilter', '1', '--thickness', '3', '--t2max', '1')),
 }
+
+
+def variant_text(flags) -> str:
+    """What the tables say of a variant's flags: '--thickness 3' -> 'thickness=3'."""
+    return ' '.join(f'{name[2:]}={value}' for name, value in zip(flags[::2], flags[1::2]))
 
 
 def seed_base(sigma: float) -> int:

@@ -104,8 +104,8 @@ def _summary(groups, facts):
 
 def _variants_sentence():
     """The settings the report runs besides the defaults (config.VARIANTS), as a clause."""
-    parts = [f"{' and '.join(modes)} also with `{text}` (\"{tag} settings\", docs/PIPD.md)"
-             for tag, (modes, _, text) in config.VARIANTS.items()]
+    parts = [f"{' and '.join(modes)} also with `{config.variant_text(flags)}` (\"{tag} settings\", docs/PIPD.md)"
+             for tag, (modes, flags) in config.VARIANTS.items()]
     return ('; ' + '; '.join(parts)) if parts else ''
 
 

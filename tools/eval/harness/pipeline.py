@@ -100,12 +100,12 @@ class Pipeline:
         os.makedirs(out_dir, exist_ok=True)
         # (kind, modes, tag, flags, settings text): the defaults, then the variants of config.VARIANTS.
         calls = [(kind, names, '', (), '') for kind, names in groups.items()]
-        for tag, (modes, flags, text) in config.VARIANTS.items():
+        for tag, (modes, flags) in config.VARIANTS.items():
             for kind, names in groups.items():
                 picked = [n for n in names if n in modes and f'{n}-{tag}' not in self.skip
                           and f'{n}-{tag}:{backend}' not in self.skip]
                 if picked and tag not in self.skip:
-                    calls.append((kind, picked, tag, flags, text))
+                    calls.append((kind, picked, tag, flags, config.variant_text(flags)))
         for kind, names, tag, flags, text in calls:
             whole = c.kind == 'still' or kind == 'temporal'
             src = files['noisy'] if whole else files['eval']
