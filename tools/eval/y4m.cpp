@@ -149,6 +149,15 @@ Clip read_y4m(const std::string& path) {
   return c;
 }
 
+HostFrame read_y4m_frame(const std::string& path, int index, Y4mInfo* info) {
+  Y4mReader r(path);
+  HostFrame f(r.info().format, r.info().width, r.info().height);
+  for (int i = 0; i <= index; ++i)
+    if (!r.read(f.view())) fail(path, "has no frame " + std::to_string(index));
+  if (info) *info = r.info();
+  return f;
+}
+
 void write_y4m(const std::string& path, const Y4mInfo& info, const std::vector<HostFrame>& frames) {
   Y4mWriter w(path, info);
   for (const HostFrame& f : frames) w.write(f.view());

@@ -72,6 +72,8 @@ struct Clip {
 };
 
 Clip read_y4m(const std::string& path);
+// Frame `index` (from 0) of a clip, and its stream info through `info` if given.
+HostFrame read_y4m_frame(const std::string& path, int index, Y4mInfo* info = nullptr);
 void write_y4m(const std::string& path, const Y4mInfo& info, const std::vector<HostFrame>& frames);
 
 }  // namespace cdn::eval
