@@ -26,8 +26,8 @@ packages=(
   gstreamer1.0-plugins-ugly gstreamer1.0-libav
   # FFmpeg 5.1: cudadenoise-transcode
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libffmpeg-nvenc-dev ffmpeg
-  # the evaluation report (tools/eval): its OpenCV peers, and Python for report.py
-  libopencv-photo-dev python3
+  # the evaluation report (tools/eval): its OpenCV peers, and Python with matplotlib for report.py
+  libopencv-photo-dev python3 python3-matplotlib
 )
 
 missing=()
