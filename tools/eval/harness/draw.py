@@ -8,6 +8,7 @@
 #   overview of the whole frame with the region marked, and footer lines.
 # Both write the PNG under a temporary name and rename it when complete, and
 # return where things landed (pixels from the image's top left) for the tests.
+import functools
 import os
 
 try:
@@ -35,10 +36,13 @@ def _px(pt):
     return pt * DPI / 72 * 1.3
 
 
+@functools.lru_cache(maxsize=1)
+def _renderer():
+    return FigureCanvasAgg(Figure(dpi=DPI)).get_renderer()
+
+
 def _text_width(s, pt, weight='normal'):
-    w, _, _ = FigureCanvasAgg(Figure(dpi=DPI)).get_renderer().get_text_width_height_descent(
-        s, FontProperties(size=pt, weight=weight), ismath=False)
-    return w
+    return _renderer().get_text_width_height_descent(s, FontProperties(size=pt, weight=weight), ismath=False)[0]
 
 
 def read_rgb(path):
@@ -56,10 +60,6 @@ def _save(fig, width, height, path):
 def _text(fig, x, y, s, height, pt=TEXT_PT, color=INK, **kw):
     """Text with its top left at (x, y) pixels from the figure's top left."""
     return fig.text(x, height - y, s, transform=IdentityTransform(), fontsize=pt, color=color, va='top', **kw)
-
-
-def _overlap(a, b):
-    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
 
 
 def plot(path, title, points, xlabel, ylabel, subtitle=(), footer=(), hlines=(), size=(960, 620)):
