@@ -121,17 +121,16 @@ int run(const ImageOptions& o) {
   }
 
   if (o.json) {
-    JsonLine j;
-    j.add("input", name).add("mode", mode_name(o.settings.mode)).add("backend", backend_name(used));
-    j.add("width", input.width).add("height", input.height);
+    Json j;
+    j["input"] = name, j["mode"] = mode_name(o.settings.mode), j["backend"] = backend_name(used);
+    j["width"] = input.width, j["height"] = input.height;
+    j["psnr_noisy"] = j["psnr_out"] = j["ssim_noisy"] = j["ssim_out"] = nullptr;
     if (have_reference) {
-      j.add("psnr_noisy", q_noisy.psnr).add("psnr_out", q_out.psnr);
-      j.add("ssim_noisy", q_noisy.ssim).add("ssim_out", q_out.ssim);
-    } else {
-      j.add_null("psnr_noisy").add_null("psnr_out").add_null("ssim_noisy").add_null("ssim_out");
+      j["psnr_noisy"] = q_noisy.psnr, j["psnr_out"] = q_out.psnr;
+      j["ssim_noisy"] = q_noisy.ssim, j["ssim_out"] = q_out.ssim;
     }
-    j.add("ms", ms);
-    std::printf("%s\n", j.str().c_str());
+    j["ms"] = ms;
+    std::printf("%s\n", json_line(j).c_str());
     return kOk;
   }
   std::printf("input:    %s, %dx%d %s %d-bit", name.c_str(), input.width, input.height, describe(input),

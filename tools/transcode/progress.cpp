@@ -49,20 +49,14 @@ std::string format_clock(double s) {
 }
 
 std::string summary_json(const Summary& s) {
-  tools::JsonLine j;
-  j.add("frames", s.frames).add("seconds", s.seconds).add("fps", s.fps());
-  j.add("decode", s.decode).add("filter", s.filter).add("encode", s.encode);
-  if (s.output.empty())
-    j.add_null("output");
-  else
-    j.add("output", s.output);
-  j.add("host_copies", s.host_copies).add("downloads", s.downloads);
-  j.add("codec", s.codec).add("mode", s.mode).add("media_seconds", s.media_seconds);
-  if (s.gpu.empty())
-    j.add_null("gpu");
-  else
-    j.add("gpu", s.gpu);
-  return j.str();
+  tools::Json j;
+  j["frames"] = s.frames, j["seconds"] = s.seconds, j["fps"] = s.fps();
+  j["decode"] = s.decode, j["filter"] = s.filter, j["encode"] = s.encode;
+  j["output"] = s.output.empty() ? tools::Json() : tools::Json(s.output);
+  j["host_copies"] = s.host_copies, j["downloads"] = s.downloads;
+  j["codec"] = s.codec, j["mode"] = s.mode, j["media_seconds"] = s.media_seconds;
+  j["gpu"] = s.gpu.empty() ? tools::Json() : tools::Json(s.gpu);
+  return tools::json_line(j);
 }
 
 std::string summary_text(const Summary& s) {
