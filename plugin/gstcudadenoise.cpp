@@ -245,6 +245,8 @@ param_blurb (const cdn::ParamSpec & p)
     g_ascii_formatd (value, sizeof (value), "%g", p.word_value);
     blurb += std::string ("; this property takes ") + value + " for " + p.word;
   }
+  for (int k = 0; p.choices && p.choices[k]; ++k)
+    blurb += (k ? ", " : "; values: ") + std::to_string ((int) p.min + k) + " = " + p.choices[k];
   if (!temporal.empty ())
     blurb += per_frame ? "; changes while playing apply at the next stream start in " + temporal +
         ", from the next frame otherwise" : std::string ("; changes while playing apply at the next stream start");
