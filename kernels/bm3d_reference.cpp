@@ -282,7 +282,8 @@ double profile_sigma8(const std::vector<double>& sigma, int count, int bit_depth
 }
 
 Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const Bm3dParams& params,
-                         const std::vector<double>& sigma, int threads, const std::atomic<bool>* cancel) {
+                         const std::vector<double>& sigma, int threads, const std::atomic<bool>* cancel,
+                         const std::function<void(PhaseProfile&)>& adjust) {
   if (input.empty() || sigma.size() < input.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
   const int nc = static_cast<int>(input.size());
   Estimates e;
@@ -296,7 +297,8 @@ Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const 
   const std::vector<std::vector<int>> by_size = group_by_size(sizes, sigma, nc);
   for (int phase = 0; phase < profile_phases(params); ++phase) {
     const bool wiener = phase == 1;
-    const PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
+    PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
+    if (adjust) adjust(pp);
     // Phase 1 matches on the noisy luma, phase 2 on its basic estimate.
     const FloatPlane& luma = wiener ? e.basic[0] : input[0];
     for (const auto& comps : by_size) {

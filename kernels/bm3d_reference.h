@@ -23,6 +23,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "bm3d_profile.h"
@@ -97,9 +98,12 @@ Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& 
 // The same on planes already in float (e.g. noise added in floating point without
 // rounding or clipping, Dabov et al.'s protocol), of bit depth `bit_depth` (which
 // scales the distance thresholds and the aggregation's clamp).
+// `adjust`, when given, may change each phase's parameters after the profile set
+// them (the ablations of cudadenoise-bm3d-table, which measure each choice).
 Estimates bm3d_estimates(const std::vector<FloatPlane>& noisy, int bit_depth, const Bm3dParams& params,
                          const std::vector<double>& sigma, int threads = 0,
-                         const std::atomic<bool>* cancel = nullptr);
+                         const std::atomic<bool>* cancel = nullptr,
+                         const std::function<void(PhaseProfile&)>& adjust = nullptr);
 // The sigma that selects a profile's variant (bm3d_profile.h), in 8-bit code
 // values: the first component's that is filtered (sigma > 0), 0 if none.
 double profile_sigma8(const std::vector<double>& sigma, int count, int bit_depth);

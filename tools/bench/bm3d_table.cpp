@@ -31,12 +31,9 @@ struct Profile {
   Bm3dParams params;
 };
 
-Profile reference_profile() { return {"reference", Bm3dParams{}}; }
-Profile fast_profile() {
-  Profile p{"fast", Bm3dParams{}};
-  p.params.step = 8;
-  p.params.window = 19;
-  p.params.phases = 1;
+Profile named_profile(Bm3dProfile profile) {
+  Profile p{bm3d_profile_name(profile), Bm3dParams{}};
+  p.params.profile = profile;
   return p;
 }
 
@@ -99,16 +96,17 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
 #ifdef CDN_HAVE_CUDA
   if (gpu) {
     for (const auto& [w, h] : sizes) {
-      for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
-        const HostFrame in = make_frame(source, f, w, h);
-        gpu_row(in.view(), reference_profile(), iterations);
-        if (w == 1920 && f == PixelFormat::GRAY8) gpu_row(in.view(), reference_profile(), iterations, true);
-      }
+      for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12})
+        for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference}) {
+          const HostFrame in = make_frame(source, f, w, h);
+          gpu_row(in.view(), named_profile(profile), iterations);
+          if (w == 1920 && f == PixelFormat::GRAY8) gpu_row(in.view(), named_profile(profile), iterations, true);
+        }
       const HostFrame in = make_frame(source, PixelFormat::GRAY8, w, h);
-      gpu_row(in.view(), fast_profile(), iterations);
+      gpu_row(in.view(), named_profile(Bm3dProfile::Fast), iterations);
     }
     const HostFrame big = make_frame(source, PixelFormat::GRAY8, 7680, 4320);
-    gpu_row(big.view(), reference_profile(), 1);
+    gpu_row(big.view(), named_profile(Bm3dProfile::Paper), 1);
   }
 #else
   (void)gpu;
@@ -116,8 +114,9 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
 #endif
   if (cpu && !sizes.empty()) {
     const HostFrame in = make_frame(source, PixelFormat::GRAY8, sizes[0].first, sizes[0].second);
-    cpu_row(in.view(), reference_profile());
-    cpu_row(in.view(), fast_profile());
+    cpu_row(in.view(), named_profile(Bm3dProfile::Paper));
+    cpu_row(in.view(), named_profile(Bm3dProfile::Reference));
+    cpu_row(in.view(), named_profile(Bm3dProfile::Fast));
   }
 }
 

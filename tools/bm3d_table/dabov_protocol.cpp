@@ -2,6 +2,7 @@
 // (dabov_protocol.h).
 #include "dabov_protocol.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -49,8 +50,26 @@ double psnr_float(const std::vector<float>& clean, const bm3d::FloatPlane& est) 
 }
 }  // namespace
 
+const std::vector<std::string>& ablation_names() {
+  static const std::vector<std::string> names = {"dct1", "wht", "tau2500", "np"};
+  return names;
+}
+
 Bm3dRun run_dabov_protocol(const PlaneView& clean, double sigma, std::uint64_t seed, const Bm3dParams& params,
-                           int threads) {
+                           int threads, const std::string& ablation) {
+  if (!ablation.empty() && std::find(ablation_names().begin(), ablation_names().end(), ablation) == ablation_names().end())
+    throw InvalidArgument("unknown ablation " + ablation);
+  auto adjust = [&](bm3d::PhaseProfile& pp) {
+    if (ablation == "dct1" && !pp.wiener) pp.t2d = bm3d::Transform2d::Dct;
+    if (ablation == "wht") pp.t1d = bm3d::Transform1d::WalshHadamard;
+    if (ablation == "tau2500" && !pp.wiener) pp.tau_ssd = 2500.0f * bm3d::kPatchArea;
+    if (ablation == "np") {
+      pp.tau_ssd = (pp.wiener ? 400.0f : 3000.0f) * bm3d::kPatchArea;
+      pp.max_group = pp.wiener ? 32 : 16;
+      pp.step = 3;
+      pp.lambda3d = 2.7f;
+    }
+  };
   if (clean.bit_depth != 8) throw InvalidArgument("the protocol takes an 8-bit clean image");
   const int w = clean.width, h = clean.height;
   std::vector<float> y(static_cast<std::size_t>(w) * h), z(y.size());
@@ -63,7 +82,7 @@ Bm3dRun run_dabov_protocol(const PlaneView& clean, double sigma, std::uint64_t s
       z[k] = static_cast<float>(clean.get(i, j) + sigma * normal(rng));
     }
   const bm3d::FloatPlane noisy = bm3d::pad_values(z, w, h);
-  const bm3d::Estimates e = bm3d::bm3d_estimates({noisy}, 8, params, {sigma}, threads);
+  const bm3d::Estimates e = bm3d::bm3d_estimates({noisy}, 8, params, {sigma}, threads, nullptr, adjust);
   Bm3dRun r;
   r.noisy = psnr_float(y, noisy);
   r.basic = psnr_float(y, e.basic[0]);

@@ -7,7 +7,8 @@
 // and no image more than 0.25 dB below.
 //
 //   cudadenoise-bm3d-table --images DIR [--sigma 10,25,50] [--seeds 3]
-//       [--bm3d-profile reference] [--only NAME,...] [--threads N] [--check]
+//       [--bm3d-profile reference] [--only NAME,...] [--threads N] [--ablate NAME] [--check]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -34,7 +35,7 @@ std::vector<std::string> split(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string images, sigmas = "10,25,50", only;
+  std::string images, sigmas = "10,25,50", only, ablation;
   double seeds = 3, threads = 0;
   bool check = false, help = false;
   DenoiseSettings settings;
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
   flags.add_number("--seeds", "N", "noise draws per image and sigma, averaged (default 3)", 1, 100, &seeds);
   flags.add_string("--only", "LIST", "only these images (names as in the table, e.g. Cameraman,House)", &only);
   flags.add_number("--threads", "N", "CPU threads (default: all)", 0, 1024, &threads);
+  flags.add_string("--ablate", "NAME",
+                   "put one choice of the reference profile back to the paper's: dct1 (DCT in phase 1), wht "
+                   "(Walsh-Hadamard across the group), tau2500 (phase 1's threshold), np (sigma > 40 without 'vn')",
+                   &ablation);
   flags.add_switch("--check", "exit 1 when sigma 25 misses the target (mean |diff| <= 0.1 dB, none below -0.25 dB)",
                    &check);
   flags.add_switch("-h,--help", "this help", &help);
@@ -62,8 +67,9 @@ int main(int argc, char** argv) {
     bool failed = false;
     for (const std::string& sg : split(sigmas)) {
       const int sigma = static_cast<int>(parse_number("--sigma", sg, true, 1, 100));
-      std::printf("\nBM3D profile %s, sigma %d, %d seed(s) (noise in float, not rounded or clipped)\n\n",
-                  bm3d_profile_name(settings.bm3d.profile), sigma, static_cast<int>(seeds));
+      std::printf("\nBM3D profile %s%s%s, sigma %d, %d seed(s) (noise in float, not rounded or clipped)\n\n",
+                  bm3d_profile_name(settings.bm3d.profile), ablation.empty() ? "" : ", ablation ", ablation.c_str(),
+                  sigma, static_cast<int>(seeds));
       std::printf("| image | Dabov et al. 2007 | ours | difference | ours, basic estimate |\n| --- | --- | --- | --- | --- |\n");
       double sum = 0, sum_abs = 0, worst = 1e9;
       int n = 0;
@@ -74,7 +80,7 @@ int main(int argc, char** argv) {
         double fin = 0, basic = 0;
         for (int s = 0; s < static_cast<int>(seeds); ++s) {
           const Bm3dRun r = run_dabov_protocol(img.channel(0), sigma, 1000 * sigma + s, settings.bm3d,
-                                               static_cast<int>(threads));
+                                               static_cast<int>(threads), ablation);
           fin += r.final / seeds;
           basic += r.basic / seeds;
         }
