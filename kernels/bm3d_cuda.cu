@@ -32,13 +32,18 @@ __constant__ float c_kaiser[kPatchArea];
 __constant__ float c_bior_forward[kPatchArea];  // bior15_forward_matrix()
 __constant__ float c_bior_inverse[kPatchArea];  // bior15_inverse_matrix()
 
-// The frame's accumulators: per padded sample a numerator and a denominator in
-// 64-bit two's-complement fixed point (numerator scaled by 2^num_bits, see
-// fixed_point_bits, denominator by 2^32).
-struct FixedAcc {
-  unsigned long long num, den;
+// The frame's accumulators, in 64-bit two's-complement fixed point: per padded
+// sample the numerator sum of weight x Kaiser x value (scaled by 2^num_bits, see
+// fixed_point_bits), and per patch origin the sum of the weights of the groups
+// that hold that patch (scaled by 2^kWeightBits; at most 4096 x 63^2 < 2^24).
+// A sample's denominator, the sum of weight x Kaiser over the patches that
+// cover it, is the correlation of those weight sums with the Kaiser window: the
+// divide kernel computes it, so a patch costs 65 atomics, not 128.
+struct Accumulators {
+  unsigned long long* num;
+  unsigned long long* weights;
 };
-constexpr int kDenBits = 32;
+constexpr int kWeightBits = 32;
 // The numerator's fraction bits for a bit depth: a contribution is at most
 // kMaxWeight (2^12) x 2^(depth + 1) and a sample takes at most 64 x 63^2 < 2^18
 // contributions, so the sum stays below 2^(31 + depth); one bit of margin.
@@ -93,17 +98,29 @@ __global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
 
 // num / den of the accumulators: the estimate in float (basic) and/or rounded
 // into `out` (final). Without accumulators, `copy`'s values are rounded into `out`.
-__global__ void divide_kernel(const FixedAcc* acc, const float* copy, int pitch, DevPlane estimate, PlaneView out,
+__global__ void divide_kernel(Accumulators acc, const float* copy, int pitch, DevPlane estimate, PlaneView out,
                               int write_out, int num_bits) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= estimate.width || y >= estimate.height) return;
   const std::size_t at = static_cast<std::size_t>(y) * pitch + x;
   float v;
-  if (acc) {
-    const FixedAcc nd = acc[at];
-    const double num = ldexp(static_cast<double>(static_cast<long long>(nd.num)), -num_bits);
-    const double den = ldexp(static_cast<double>(static_cast<long long>(nd.den)), -kDenBits);
-    v = static_cast<float>(num / den);
+  if (acc.num) {
+    const double num = ldexp(static_cast<double>(static_cast<long long>(acc.num[at])), -num_bits);
+    // Thread mapping: one thread per sample reads the weight sums of the 64
+    // origins whose patch covers it, in a fixed order.
+    double den = 0;
+    const int last_x = estimate.width - kPatch, last_y = estimate.height - kPatch;
+    for (int j = 0; j < kPatch; ++j) {
+      const int oy = y - j;
+      if (oy < 0 || oy > last_y) continue;
+      for (int i = 0; i < kPatch; ++i) {
+        const int ox = x - i;
+        if (ox < 0 || ox > last_x) continue;
+        const unsigned long long w = acc.weights[static_cast<std::size_t>(oy) * pitch + ox];
+        if (w) den += static_cast<double>(w) * c_kaiser[j * kPatch + i];
+      }
+    }
+    v = static_cast<float>(num / ldexp(den, -kWeightBits));
   } else {
     v = copy[at];
   }
@@ -226,9 +243,8 @@ struct FilterArgs {
   int first_tile_row;
   const std::uint16_t* lists;
   const std::uint8_t* counts;
-  FixedAcc* acc;  // the frame's accumulators, pitch noisy.pitch
-  int window_pixels;  // pixels of the largest aggregation window (kAggregateShared)
-  float vmax;         // filtered samples are clamped to +-vmax (bm3d_profile.h)
+  Accumulators acc;  // pitch noisy.pitch
+  float vmax;        // filtered samples are clamped to +-vmax (bm3d_profile.h)
   float num_scale;    // 2^fixed_point_bits(depth)
 };
 
@@ -238,11 +254,6 @@ __device__ __forceinline__ unsigned long long to_fixed(float x, float scale) {
   return static_cast<unsigned long long>(__float2ll_rn(x * scale));
 }
 
-// Where a block aggregates its filtered patches: a shared-memory window of the
-// tile (64-bit integer atomics there, one global addition per pixel of the
-// window at the end) or straight into the frame's accumulators. Both are
-// deterministic: integer addition does not depend on the order.
-enum Aggregation { kAggregateShared, kAggregateGlobal };
 
 // Walsh-Hadamard transform across the n lanes of a group (lanes base .. base+n-1
 // of a K-aligned block, n a power of 2), the butterflies of wht_inplace.
@@ -330,21 +341,12 @@ __device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, i
 // A block filters the groups of one tile of references: K lanes per group (32 / K
 // groups per warp at a time). Thread mapping: lane k of a group holds patch k's
 // 64 values in registers through the whole 3D transform. The filtered patches
-// are aggregated (Aggregation) with atomics: neighbouring tiles' windows overlap.
-template <bool kWiener, int K, int kAgg>
+// are aggregated into the frame's fixed-point accumulators with integer atomics.
+template <bool kWiener, int K>
 __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs a) {
-  extern __shared__ float smem[];
+  extern __shared__ float smem[];  // the Wiener coefficients
   const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
-  const TileArea area(a.grid, a.radius, tile_i, tile_j);
-  constexpr bool kShared = kAgg == kAggregateShared;
-  // Shared memory: the aggregation window (kShared), then the Wiener coefficients.
-  const int wiener_offset = kShared ? 4 * a.window_pixels : 0;  // floats
-  FixedAcc* acc = reinterpret_cast<FixedAcc*>(smem);
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  if (kShared) {
-    for (int k = t; k < area.w * area.h; k += blockDim.x) acc[k] = FixedAcc{0, 0};
-    __syncthreads();
-  }
   constexpr int kGroupsPerWarp = 32 / K;
   const int lane_in_group = lane % K, slot = lane / K;
   for (int g0 = warp * kGroupsPerWarp; g0 < kTileRefs; g0 += kFilterWarps * kGroupsPerWarp) {
@@ -380,7 +382,7 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
     } else {
       // The Wiener coefficients of the basic group first, staged in shared memory
       // ([coefficient][lane], one 64 x 32 slab per warp), then the noisy group.
-      float* coef = reinterpret_cast<float*>(smem) + wiener_offset + warp * kPatchArea * 32;
+      float* coef = smem + warp * kPatchArea * 32;
       load_transformed(a.basic, mine, px, py, a.t2d, v);
       transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
       const float s2 = a.sigma * a.sigma;
@@ -406,28 +408,14 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
       matrix8x8_apply(v, c_bior_inverse);
     else
       dct8x8_inverse(v);
+    unsigned long long* row = a.acc.num + static_cast<std::size_t>(py) * a.noisy.pitch + px;
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) {
       const float wk = weight * c_kaiser[q];
-      const int x = px + q % kPatch, y = py + q / kPatch;
-      const unsigned long long num = to_fixed(wk * fminf(fmaxf(v[q], -a.vmax), a.vmax), a.num_scale);
-      const unsigned long long den = to_fixed(wk, 4294967296.0f);  // 2^kDenBits
-      FixedAcc* cell = kShared ? acc + (y - area.y0) * area.w + (x - area.x0)
-                               : a.acc + static_cast<std::size_t>(y) * a.noisy.pitch + x;
-      atomicAdd(&cell->num, num);
-      atomicAdd(&cell->den, den);
+      atomicAdd(row + (q / kPatch) * a.noisy.pitch + q % kPatch,
+                to_fixed(wk * fminf(fmaxf(v[q], -a.vmax), a.vmax), a.num_scale));
     }
-  }
-  if (kShared) {
-    __syncthreads();
-    // Thread mapping: all threads walk the window linearly.
-    for (int k = t; k < area.w * area.h; k += blockDim.x) {
-      const FixedAcc c = acc[k];
-      if (c.den == 0) continue;
-      FixedAcc* cell = a.acc + static_cast<std::size_t>(area.y0 + k / area.w) * a.noisy.pitch + area.x0 + k % area.w;
-      atomicAdd(&cell->num, c.num);
-      atomicAdd(&cell->den, c.den);
-    }
+    atomicAdd(a.acc.weights + static_cast<std::size_t>(py) * a.noisy.pitch + px, to_fixed(weight, 4294967296.0f));
   }
 }
 
@@ -552,11 +540,13 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
     return p;
   };
   std::vector<DevPlane> noisy(filtered), basic(filtered);
-  std::vector<FixedAcc*> acc(filtered);
+  std::vector<Accumulators> acc(filtered);
   for (int c = 0; c < filtered; ++c) {
     noisy[c] = make_plane(4 * c, in[c].width, in[c].height);
     basic[c] = make_plane(4 * c + 1, in[c].width, in[c].height);
-    acc[c] = static_cast<FixedAcc*>(reserve(4 * c + 2, sizeof(FixedAcc) * noisy[c].pitch * noisy[c].height));
+    auto* sums = static_cast<unsigned long long*>(
+        reserve(4 * c + 2, 2 * sizeof(unsigned long long) * noisy[c].pitch * noisy[c].height));
+    acc[c] = {sums, sums + static_cast<std::size_t>(noisy[c].pitch) * noisy[c].height};
     load_plane_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(in[c], noisy[c]);
     CDN_CHECK_LAUNCH("bm3d load_plane_kernel");
   }
@@ -590,7 +580,8 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       }
       const RefGrid grid(guide.width, guide.height, pp.step);
       for (int c : comps)
-        CDN_CUDA_CHECK(cudaMemsetAsync(acc[c], 0, sizeof(FixedAcc) * noisy[c].pitch * noisy[c].height, stream));
+        CDN_CUDA_CHECK(
+            cudaMemsetAsync(acc[c].num, 0, 2 * sizeof(unsigned long long) * noisy[c].pitch * noisy[c].height, stream));
       const int tiles_x = (grid.nx + kTileX - 1) / kTileX, tiles_y = (grid.ny + kTileY - 1) / kTileY;
       const int batch_rows = batch_tile_rows(grid, batch_refs_);
 
@@ -600,11 +591,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       if (match_shared > static_cast<std::size_t>(shared_limit))
         throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match_shared) +
                               " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
-      const std::size_t window_bytes = sizeof(FixedAcc) * area_w * area_h;
-      const std::size_t coef_bytes = wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0;
-      const bool shared_acc =
-          aggregate_in_shared_ && window_bytes + coef_bytes <= static_cast<std::size_t>(shared_limit);
-      const std::size_t filter_shared = (shared_acc ? window_bytes : 0) + coef_bytes;
+      const std::size_t filter_shared = wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0;
       if (filter_shared > static_cast<std::size_t>(shared_limit))
         throw Error("bm3d: the Wiener filter needs " + std::to_string(filter_shared) +
                     " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
@@ -623,7 +610,6 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       fa.side = pp.side();
       fa.lists = lists;
       fa.counts = counts;
-      fa.window_pixels = area_w * area_h;
       fa.lambda3d = pp.lambda3d;
       fa.t2d = pp.t2d;
       fa.t1d = pp.t1d;
@@ -655,14 +641,11 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             kernel<<<tiles, kFilterWarps * 32, smem, stream>>>(fa);
           };
           if (!wiener && K == 16)
-            shared_acc ? launch(filter_kernel<false, 16, kAggregateShared>)
-                       : launch(filter_kernel<false, 16, kAggregateGlobal>);
+            launch(filter_kernel<false, 16>);
           else if (!wiener)  // the reference profile above sigma 40
-            shared_acc ? launch(filter_kernel<false, 32, kAggregateShared>)
-                       : launch(filter_kernel<false, 32, kAggregateGlobal>);
+            launch(filter_kernel<false, 32>);
           else
-            shared_acc ? launch(filter_kernel<true, 32, kAggregateShared>)
-                       : launch(filter_kernel<true, 32, kAggregateGlobal>);
+            launch(filter_kernel<true, 32>);
           CDN_CHECK_LAUNCH("bm3d filter_kernel");
         }
         timer.mark(kFilter);
@@ -686,7 +669,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
     none.width = noisy[c].width;
     none.height = noisy[c].height;
     divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(
-        nullptr, noisy[c].data, noisy[c].pitch, none, out[c], 1, 0);
+        Accumulators{}, noisy[c].data, noisy[c].pitch, none, out[c], 1, 0);
     CDN_CHECK_LAUNCH("bm3d divide_kernel (copy)");
   }
   timer.mark(kOther);

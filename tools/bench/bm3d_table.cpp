@@ -38,7 +38,7 @@ Profile named_profile(Bm3dProfile profile) {
 }
 
 #ifdef CDN_HAVE_CUDA
-void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool shared_aggregation = false) {
+void gpu_row(const FrameView& host, const Profile& profile, int iterations) {
   const int filtered = format_info(host.format).components;
   CudaFramePool pool(host.format, host.width, host.height, 2);
   auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
@@ -46,7 +46,6 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   Bm3dCuda bm3d;
   bm3d.enable_timing(true);
-  bm3d.set_shared_aggregation(shared_aggregation);
   const std::vector<double> sigma(filtered, 25.0 * (1 << (format_info(host.format).bit_depth - 8)));
   std::vector<double> total, match, filter, other;
   for (int i = 0; i <= iterations; ++i) {
@@ -62,9 +61,9 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool
     other.push_back(t.other);
   }
   const double ms = median(total);
-  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f%s\n", profile.name, host.width,
+  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f\n", profile.name, host.width,
               host.height, format_name(host.format), "gpu", ms, median(match), median(filter), median(other),
-              1000.0 / ms, bm3d.device_bytes() / 1048576.0, shared_aggregation ? "  (aggregation in shared memory)" : "");
+              1000.0 / ms, bm3d.device_bytes() / 1048576.0);
   std::fflush(stdout);
 }
 #endif
@@ -100,7 +99,6 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
         for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference}) {
           const HostFrame in = make_frame(source, f, w, h);
           gpu_row(in.view(), named_profile(profile), iterations);
-          if (w == 1920 && f == PixelFormat::GRAY8) gpu_row(in.view(), named_profile(profile), iterations, true);
         }
       const HostFrame in = make_frame(source, PixelFormat::GRAY8, w, h);
       gpu_row(in.view(), named_profile(Bm3dProfile::Fast), iterations);
