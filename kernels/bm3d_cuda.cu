@@ -1,6 +1,8 @@
 // bm3d_cuda.cu: the BM3D kernels (bm3d_cuda.h). Step for step the computation of
 // bm3d_reference.cpp: same padded planes, reference grid, candidate order, group
-// selection, transforms and weights.
+// selection, transforms (the profile's, per phase) and weights. The aggregation
+// sums in 64-bit fixed point (integer atomics are associative), so the output
+// does not depend on the order in which blocks and lanes add their patches.
 #include "bm3d_cuda.h"
 
 #include <cuda_runtime.h>
@@ -27,6 +29,25 @@ constexpr int kFilterWarps = 8;
 constexpr int kBatchTileRowsMaxRefs = 1 << 20;
 
 __constant__ float c_kaiser[kPatchArea];
+__constant__ float c_bior_forward[kPatchArea];  // bior15_forward_matrix()
+__constant__ float c_bior_inverse[kPatchArea];  // bior15_inverse_matrix()
+
+// The frame's accumulators, in 64-bit two's-complement fixed point: per padded
+// sample the numerator sum of weight x Kaiser x value (scaled by 2^num_bits, see
+// fixed_point_bits), and per patch origin the sum of the weights of the groups
+// that hold that patch (scaled by 2^kWeightBits; at most 4096 x 63^2 < 2^24).
+// A sample's denominator, the sum of weight x Kaiser over the patches that
+// cover it, is the correlation of those weight sums with the Kaiser window: the
+// divide kernel computes it, so a patch costs 65 atomics, not 128.
+struct Accumulators {
+  unsigned long long* num;
+  unsigned long long* weights;
+};
+constexpr int kWeightBits = 32;
+// The numerator's fraction bits for a bit depth: a contribution is at most
+// kMaxWeight (2^12) x 2^(depth + 1) and a sample takes at most 64 x 63^2 < 2^18
+// contributions, so the sum stays below 2^(31 + depth); one bit of margin.
+inline int fixed_point_bits(int depth) { return 31 - depth; }
 
 // A float plane on the device: padded size, row pitch in floats.
 struct DevPlane {
@@ -77,15 +98,29 @@ __global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
 
 // num / den of the accumulators: the estimate in float (basic) and/or rounded
 // into `out` (final). Without accumulators, `copy`'s values are rounded into `out`.
-__global__ void divide_kernel(const float2* acc, const float* copy, int pitch, DevPlane estimate, PlaneView out,
-                              int write_out) {
+__global__ void divide_kernel(Accumulators acc, const float* copy, int pitch, DevPlane estimate, PlaneView out,
+                              int write_out, int num_bits) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= estimate.width || y >= estimate.height) return;
   const std::size_t at = static_cast<std::size_t>(y) * pitch + x;
   float v;
-  if (acc) {
-    const float2 nd = acc[at];
-    v = nd.x / nd.y;
+  if (acc.num) {
+    const double num = ldexp(static_cast<double>(static_cast<long long>(acc.num[at])), -num_bits);
+    // Thread mapping: one thread per sample reads the weight sums of the 64
+    // origins whose patch covers it, in a fixed order.
+    double den = 0;
+    const int last_x = estimate.width - kPatch, last_y = estimate.height - kPatch;
+    for (int j = 0; j < kPatch; ++j) {
+      const int oy = y - j;
+      if (oy < 0 || oy > last_y) continue;
+      for (int i = 0; i < kPatch; ++i) {
+        const int ox = x - i;
+        if (ox < 0 || ox > last_x) continue;
+        const unsigned long long w = acc.weights[static_cast<std::size_t>(oy) * pitch + ox];
+        if (w) den += static_cast<double>(w) * c_kaiser[j * kPatch + i];
+      }
+    }
+    v = static_cast<float>(num / ldexp(den, -kWeightBits));
   } else {
     v = copy[at];
   }
@@ -202,28 +237,23 @@ struct FilterArgs {
   RefGrid grid;
   int radius, side;
   float sigma;
+  float lambda3d;
+  Transform2d t2d;
+  Transform1d t1d;
   int first_tile_row;
   const std::uint16_t* lists;
   const std::uint8_t* counts;
-  float2* acc;  // the frame's accumulators (numerator, denominator), pitch noisy.pitch
-  int window_floats;  // pixels of the largest aggregation window (kAggregateShared)
+  Accumulators acc;  // pitch noisy.pitch
+  float vmax;        // filtered samples are clamped to +-vmax (bm3d_profile.h)
+  float num_scale;    // 2^fixed_point_bits(depth)
 };
 
-// Adds (num, den) to the frame's accumulators: one vector reduction on sm_90,
-// two scalar ones before.
-__device__ __forceinline__ void add_global(float2* cell, float num, float den) {
-#if __CUDA_ARCH__ >= 900
-  atomicAdd(cell, make_float2(num, den));
-#else
-  atomicAdd(&cell->x, num);
-  atomicAdd(&cell->y, den);
-#endif
+// A contribution in fixed point: the float times a power of 2, rounded to an
+// integer (exact for every float the bounds allow), as a two's-complement word.
+__device__ __forceinline__ unsigned long long to_fixed(float x, float scale) {
+  return static_cast<unsigned long long>(__float2ll_rn(x * scale));
 }
 
-// Where a block aggregates its filtered patches: a shared-memory window of the
-// tile (float atomics there, one global addition per pixel of the window at the
-// end) or straight into the frame's accumulators.
-enum Aggregation { kAggregateShared, kAggregateGlobal };
 
 // Walsh-Hadamard transform across the n lanes of a group (lanes base .. base+n-1
 // of a K-aligned block, n a power of 2), the butterflies of wht_inplace.
@@ -250,6 +280,36 @@ __device__ __forceinline__ void wht_lanes(float (&v)[kPatchArea], int lane_in_gr
   for (int q = 0; q < kPatchArea; ++q) v[q] *= scale;
 }
 
+// The Haar decomposition across the n lanes of a group (haar_forward, in place:
+// lane i holds coefficient i of the in-place order), or its inverse.
+template <int K>
+__device__ __forceinline__ void haar_lanes(float (&v)[kPatchArea], int lane_in_group, int n, bool inverse) {
+  int stages_n = n;
+#pragma unroll
+  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
+  const float r = 0.70710678118654752f;
+#pragma unroll 1
+  for (int step = 1; step < stages_n; step <<= 1) {
+    const int h = inverse ? stages_n / 2 / step : step;  // forward h = 1, 2, ...; inverse h = stages_n / 2, ..., 1
+    const bool active = h < n && (lane_in_group & (h - 1)) == 0;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float p = __shfl_xor_sync(0xffffffffu, v[q], h);
+      if (active) v[q] = (lane_in_group & h) ? (p - v[q]) * r : (v[q] + p) * r;
+    }
+  }
+}
+
+// The 1D transform of the profile across the group (forward or inverse).
+template <int K>
+__device__ __forceinline__ void transform_lanes(float (&v)[kPatchArea], int lane_in_group, int n, Transform1d t1,
+                                                bool inverse) {
+  if (t1 == Transform1d::Haar)
+    haar_lanes<K>(v, lane_in_group, n, inverse);
+  else
+    wht_lanes<K>(v, lane_in_group, n);
+}
+
 // Sum over the n lanes of the group.
 template <int K>
 __device__ __forceinline__ float group_sum(float x, int n) {
@@ -261,13 +321,17 @@ __device__ __forceinline__ float group_sum(float x, int n) {
   return x;
 }
 
-// The 2D DCT of the patch at (x, y) when the lane has one (`mine`), else zeros.
-__device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, int x, int y, float (&v)[kPatchArea]) {
+// The 2D transform t2 of the patch at (x, y) when the lane has one (`mine`), else zeros.
+__device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, int x, int y, Transform2d t2,
+                                                 float (&v)[kPatchArea]) {
   if (mine) {
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q)
       v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
-    dct8x8_forward(v);
+    if (t2 == Transform2d::Bior15)
+      matrix8x8_apply(v, c_bior_forward);
+    else
+      dct8x8_forward(v);
   } else {
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
@@ -277,21 +341,12 @@ __device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, i
 // A block filters the groups of one tile of references: K lanes per group (32 / K
 // groups per warp at a time). Thread mapping: lane k of a group holds patch k's
 // 64 values in registers through the whole 3D transform. The filtered patches
-// are aggregated (Aggregation) with atomics: neighbouring tiles' windows overlap.
-template <bool kWiener, int K, int kAgg>
+// are aggregated into the frame's fixed-point accumulators with integer atomics.
+template <bool kWiener, int K>
 __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs a) {
-  extern __shared__ float smem[];
+  extern __shared__ float smem[];  // the Wiener coefficients
   const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
-  const TileArea area(a.grid, a.radius, tile_i, tile_j);
-  constexpr bool kShared = kAgg == kAggregateShared;
-  // Shared memory: the aggregation window (kShared), then the Wiener coefficients.
-  const int wiener_offset = kShared ? 2 * a.window_floats : 0;
-  float2* acc = reinterpret_cast<float2*>(smem);
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  if (kShared) {
-    for (int k = t; k < area.w * area.h; k += blockDim.x) acc[k] = make_float2(0.f, 0.f);
-    __syncthreads();
-  }
   constexpr int kGroupsPerWarp = 32 / K;
   const int lane_in_group = lane % K, slot = lane / K;
   for (int g0 = warp * kGroupsPerWarp; g0 < kTileRefs; g0 += kFilterWarps * kGroupsPerWarp) {
@@ -310,9 +365,9 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
     float v[kPatchArea];
     float weight;
     if (!kWiener) {
-      load_transformed(a.noisy, mine, px, py, v);
-      wht_lanes<K>(v, lane_in_group, n);
-      const float threshold = kLambda3d * a.sigma;
+      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      const float threshold = a.lambda3d * a.sigma;
       float kept = 0.f;
 #pragma unroll
       for (int q = 0; q < kPatchArea; ++q) {
@@ -327,9 +382,9 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
     } else {
       // The Wiener coefficients of the basic group first, staged in shared memory
       // ([coefficient][lane], one 64 x 32 slab per warp), then the noisy group.
-      float* coef = reinterpret_cast<float*>(smem) + wiener_offset + warp * kPatchArea * 32;
-      load_transformed(a.basic, mine, px, py, v);
-      wht_lanes<K>(v, lane_in_group, n);
+      float* coef = smem + warp * kPatchArea * 32;
+      load_transformed(a.basic, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
       const float s2 = a.sigma * a.sigma;
       float norm2 = 0.f;
 #pragma unroll
@@ -341,37 +396,26 @@ __global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs
       }
       if (!mine) norm2 = 0.f;
       norm2 = group_sum<K>(norm2, n);
-      weight = norm2 > 0.f ? 1.0f / norm2 : 1.0f;
-      load_transformed(a.noisy, mine, px, py, v);
-      wht_lanes<K>(v, lane_in_group, n);
+      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
+      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
 #pragma unroll
       for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
     }
-    wht_lanes<K>(v, lane_in_group, n);
+    transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
     if (!mine) continue;
-    dct8x8_inverse(v);
+    if (a.t2d == Transform2d::Bior15)
+      matrix8x8_apply(v, c_bior_inverse);
+    else
+      dct8x8_inverse(v);
+    unsigned long long* row = a.acc.num + static_cast<std::size_t>(py) * a.noisy.pitch + px;
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) {
       const float wk = weight * c_kaiser[q];
-      const int x = px + q % kPatch, y = py + q / kPatch;
-      if (kShared) {
-        float2* cell = acc + (y - area.y0) * area.w + (x - area.x0);
-        atomicAdd(&cell->x, wk * v[q]);
-        atomicAdd(&cell->y, wk);
-      } else {
-        add_global(a.acc + static_cast<std::size_t>(y) * a.noisy.pitch + x, wk * v[q], wk);
-      }
+      atomicAdd(row + (q / kPatch) * a.noisy.pitch + q % kPatch,
+                to_fixed(wk * fminf(fmaxf(v[q], -a.vmax), a.vmax), a.num_scale));
     }
-  }
-  if (kShared) {
-    __syncthreads();
-    // Thread mapping: all threads walk the window linearly.
-    for (int k = t; k < area.w * area.h; k += blockDim.x) {
-      const float2 c = acc[k];
-      if (c.y == 0.f) continue;
-      const std::size_t at = static_cast<std::size_t>(area.y0 + k / area.w) * a.noisy.pitch + area.x0 + k % area.w;
-      add_global(a.acc + at, c.x, c.y);
-    }
+    atomicAdd(a.acc.weights + static_cast<std::size_t>(py) * a.noisy.pitch + px, to_fixed(weight, 4294967296.0f));
   }
 }
 
@@ -475,8 +519,12 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
   StageTimer timer(timing_, stream);
   timer.mark(kOther);
 
-  const auto kaiser = kaiser_window();
+  static const auto kaiser = kaiser_window();  // static: the asynchronous copies read them later
   CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_kaiser, kaiser.data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_bior_forward, bior15_forward_matrix().data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_bior_inverse, bior15_inverse_matrix().data(), sizeof(float) * kPatchArea, 0,
                                          cudaMemcpyHostToDevice, stream));
 
   // Planes: noisy and basic estimate per component, one pair of accumulators per
@@ -492,27 +540,34 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
     return p;
   };
   std::vector<DevPlane> noisy(filtered), basic(filtered);
-  std::vector<float2*> acc(filtered);
+  std::vector<Accumulators> acc(filtered);
   for (int c = 0; c < filtered; ++c) {
     noisy[c] = make_plane(4 * c, in[c].width, in[c].height);
     basic[c] = make_plane(4 * c + 1, in[c].width, in[c].height);
-    acc[c] = reinterpret_cast<float2*>(reserve(4 * c + 2, sizeof(float2) * noisy[c].pitch * noisy[c].height));
+    auto* sums = static_cast<unsigned long long*>(
+        reserve(4 * c + 2, 2 * sizeof(unsigned long long) * noisy[c].pitch * noisy[c].height));
+    acc[c] = {sums, sums + static_cast<std::size_t>(noisy[c].pitch) * noisy[c].height};
     load_plane_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(in[c], noisy[c]);
     CDN_CHECK_LAUNCH("bm3d load_plane_kernel");
   }
   const int depth = in[0].bit_depth;
+  const double sigma8 = profile_sigma8(sigma, filtered, depth);
   const int shared_limit = max_shared_optin();
   // Group lists of one batch, sized for the largest grid (luma's) and group (Wiener's).
-  const RefGrid luma_grid(noisy[0].width, noisy[0].height, params.step);
-  const std::size_t list_refs = static_cast<std::size_t>(batch_tile_rows(luma_grid, batch_refs_)) * kTileY * luma_grid.nx;
-  auto* lists = static_cast<std::uint16_t*>(reserve(4 * filtered + 2, list_refs * kMaxGroupWiener * sizeof(std::uint16_t)));
+  const int phases = profile_phases(params);
+  std::size_t list_refs = 0;  // the largest batch of either phase (luma's grid is the largest)
+  for (int phase = 0; phase < phases; ++phase) {
+    const RefGrid g(noisy[0].width, noisy[0].height, phase_profile(params, phase == 1, depth, sigma8).step);
+    list_refs = std::max(list_refs, static_cast<std::size_t>(batch_tile_rows(g, batch_refs_)) * kTileY * g.nx);
+  }
+  auto* lists = static_cast<std::uint16_t*>(reserve(4 * filtered + 2, list_refs * kMaxGroup * sizeof(std::uint16_t)));
   auto* counts = static_cast<std::uint8_t*>(reserve(4 * filtered + 3, list_refs));
 
   const std::vector<std::vector<int>> by_size = components_by_size(in, sigma, filtered);
 
-  for (int phase = 0; phase < params.phases; ++phase) {
+  for (int phase = 0; phase < phases; ++phase) {
     const bool wiener = phase == 1;
-    const PhaseProfile pp = phase_profile(params, wiener, depth);
+    const PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
     const int K = pp.max_group;
     for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
       const std::vector<int>& comps = by_size[gi];
@@ -525,7 +580,8 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       }
       const RefGrid grid(guide.width, guide.height, pp.step);
       for (int c : comps)
-        CDN_CUDA_CHECK(cudaMemsetAsync(acc[c], 0, sizeof(float2) * noisy[c].pitch * noisy[c].height, stream));
+        CDN_CUDA_CHECK(
+            cudaMemsetAsync(acc[c].num, 0, 2 * sizeof(unsigned long long) * noisy[c].pitch * noisy[c].height, stream));
       const int tiles_x = (grid.nx + kTileX - 1) / kTileX, tiles_y = (grid.ny + kTileY - 1) / kTileY;
       const int batch_rows = batch_tile_rows(grid, batch_refs_);
 
@@ -535,11 +591,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       if (match_shared > static_cast<std::size_t>(shared_limit))
         throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match_shared) +
                               " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
-      const std::size_t window_bytes = sizeof(float2) * area_w * area_h;
-      const std::size_t coef_bytes = wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0;
-      const bool shared_acc =
-          aggregate_in_shared_ && window_bytes + coef_bytes <= static_cast<std::size_t>(shared_limit);
-      const std::size_t filter_shared = (shared_acc ? window_bytes : 0) + coef_bytes;
+      const std::size_t filter_shared = wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0;
       if (filter_shared > static_cast<std::size_t>(shared_limit))
         throw Error("bm3d: the Wiener filter needs " + std::to_string(filter_shared) +
                     " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
@@ -558,18 +610,22 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       fa.side = pp.side();
       fa.lists = lists;
       fa.counts = counts;
-      fa.window_floats = area_w * area_h;
+      fa.lambda3d = pp.lambda3d;
+      fa.t2d = pp.t2d;
+      fa.t1d = pp.t1d;
+      fa.vmax = static_cast<float>(1 << (depth + 1));
+      fa.num_scale = std::ldexp(1.0f, fixed_point_bits(depth));
       for (int row0 = 0; row0 < tiles_y; row0 += batch_rows) {
         if (cancel && cancel->load()) throw Cancelled();
         const dim3 tiles(tiles_x, std::min(batch_rows, tiles_y - row0));
         ma.first_tile_row = row0;
         timer.mark(kOther);
-        if (K == kMaxGroupHard) {
-          allow_shared(block_match_kernel<kMaxGroupHard>, match_shared);
-          block_match_kernel<kMaxGroupHard><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+        if (K == 16) {
+          allow_shared(block_match_kernel<16>, match_shared);
+          block_match_kernel<16><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
         } else {
-          allow_shared(block_match_kernel<kMaxGroupWiener>, match_shared);
-          block_match_kernel<kMaxGroupWiener><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+          allow_shared(block_match_kernel<32>, match_shared);
+          block_match_kernel<32><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
         }
         CDN_CHECK_LAUNCH("bm3d block_match_kernel");
         timer.mark(kMatch);
@@ -584,24 +640,24 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             if (smem) allow_shared(kernel, smem);
             kernel<<<tiles, kFilterWarps * 32, smem, stream>>>(fa);
           };
-          if (!wiener)
-            shared_acc ? launch(filter_kernel<false, kMaxGroupHard, kAggregateShared>)
-                       : launch(filter_kernel<false, kMaxGroupHard, kAggregateGlobal>);
+          if (!wiener && K == 16)
+            launch(filter_kernel<false, 16>);
+          else if (!wiener)  // the reference profile above sigma 40
+            launch(filter_kernel<false, 32>);
           else
-            shared_acc ? launch(filter_kernel<true, kMaxGroupWiener, kAggregateShared>)
-                       : launch(filter_kernel<true, kMaxGroupWiener, kAggregateGlobal>);
+            launch(filter_kernel<true, 32>);
           CDN_CHECK_LAUNCH("bm3d filter_kernel");
         }
         timer.mark(kFilter);
       }
-      const bool last_phase = phase + 1 == params.phases;
+      const bool last_phase = phase + 1 == phases;
       for (int c : comps) {
         // Phase 1 keeps the basic estimate in float; the last phase writes the output.
         DevPlane estimate = wiener ? DevPlane{} : basic[c];
         estimate.width = noisy[c].width;
         estimate.height = noisy[c].height;
         divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(
-            acc[c], nullptr, noisy[c].pitch, estimate, out[c], last_phase ? 1 : 0);
+            acc[c], nullptr, noisy[c].pitch, estimate, out[c], last_phase ? 1 : 0, fixed_point_bits(depth));
         CDN_CHECK_LAUNCH("bm3d divide_kernel");
       }
     }
@@ -613,7 +669,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
     none.width = noisy[c].width;
     none.height = noisy[c].height;
     divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(
-        nullptr, noisy[c].data, noisy[c].pitch, none, out[c], 1);
+        Accumulators{}, noisy[c].data, noisy[c].pitch, none, out[c], 1, 0);
     CDN_CHECK_LAUNCH("bm3d divide_kernel (copy)");
   }
   timer.mark(kOther);

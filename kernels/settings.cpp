@@ -18,6 +18,8 @@ constexpr Named<Mode> kModes[] = {
     {Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}, {Mode::Bm3d, "bm3d"}};
 constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
+// Indexed by Bm3dProfile's value (the bm3d-profile parameter's choices).
+constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", nullptr};
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -37,6 +39,7 @@ bool parse_in(const Named<E> (&table)[N], const std::string& s, E* out) {
 }  // namespace
 
 const char* mode_name(Mode m) { return name_of(kModes, m); }
+const char* bm3d_profile_name(Bm3dProfile p) { return kBm3dProfileNames[static_cast<int>(p)]; }
 
 std::vector<Mode> all_modes() {
   std::vector<Mode> v;
@@ -112,15 +115,25 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
        [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},
-      {ParamGroup::Bm3d, "bm3d-step", "BM3D pixels between reference patches (paper: 3; the fast profile: 8)", true, 1, 8, 3,
-       [](const DenoiseSettings& s) { return double(s.bm3d.step); },
-       [](DenoiseSettings& s, double v) { s.bm3d.step = int(v); }},
-      {ParamGroup::Bm3d, "bm3d-window", "BM3D side of the search window in pixels, odd (paper: 39; the fast profile: 19)", true,
-       1, 63, 39, [](const DenoiseSettings& s) { return double(s.bm3d.window); },
-       [](DenoiseSettings& s, double v) { s.bm3d.window = int(v); }},
-      {ParamGroup::Bm3d, "bm3d-phases", "BM3D phases: 2 = hard thresholding then Wiener (paper), 1 = basic estimate only (fast)",
-       true, 1, 2, 2, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
-       [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }},
+      {ParamGroup::Bm3d, "bm3d-profile",
+       "BM3D profile: paper (the GPU paper's: DCT in both phases), reference (Dabov et al.'s reference "
+       "implementation: biorthogonal 1.5 then DCT, Haar across the group; docs/BM3D.md), fast (paper, step 8, window "
+       "19, basic estimate only)",
+       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.bm3d.profile)); },
+       [](DenoiseSettings& s, double v) { s.bm3d.profile = static_cast<Bm3dProfile>(int(v)); }, nullptr, 0,
+       kBm3dProfileNames},
+      {ParamGroup::Bm3d, "bm3d-step", "BM3D pixels between reference patches, both phases; 0 or profile: the profile's (paper: 3, fast: 8)",
+       true, 0, 8, 0, [](const DenoiseSettings& s) { return double(s.bm3d.step); },
+       [](DenoiseSettings& s, double v) { s.bm3d.step = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-window",
+       "BM3D side of the search window in pixels, odd; 0 or profile: the profile's (paper: 39, fast: 19)", true, 0, 63, 0,
+       [](const DenoiseSettings& s) { return double(s.bm3d.window); },
+       [](DenoiseSettings& s, double v) { s.bm3d.window = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-phases",
+       "BM3D phases: 2 = hard thresholding then Wiener, 1 = basic estimate only; 0 or profile: the profile's (paper: 2, "
+       "fast: 1)",
+       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
+       [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }, "profile", 0.0},
       {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
        [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
@@ -150,7 +163,7 @@ void validate(const DenoiseSettings& s) {
       << s.pipd.segment_length;
     throw InvalidArgument(m.str());
   }
-  if (s.bm3d.window % 2 == 0)
+  if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");

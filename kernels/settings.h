@@ -6,9 +6,9 @@
 // PI-PD parameters follow the paper (pipd-isoline-gpu-filter, section VIII,
 // fig. 10): segment length l = 5, maximum isoline length n = 25, Tmax = 1,
 // T2max = 2, isolines one pixel thick; direction-prefilter, our addition, is off
-// by default. BM3D's follow table 1 of
+// by default. BM3D's default profile follows table 1 of
 // bm3d-gpu-honzatko-krulis-2017 (reference step 3, 39x39 search window, both
-// phases); its fixed constants are in bm3d_profile.h.
+// phases); the profiles' constants are in bm3d_profile.h.
 #pragma once
 
 #include <string>
@@ -64,13 +64,22 @@ struct NlmParams {
   int reach() const { return temporal_radius + patch_radius; }
 };
 
-// BM3D (bm3d-gpu-honzatko-krulis-2017, table 1; see docs/BM3D.md). The defaults
-// are the paper's reference profile; step 8, window 19 and one phase make the
-// fast profile.
+// BM3D's profiles (docs/BM3D.md, kernels/bm3d_profile.h): `paper` follows the GPU
+// paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both
+// phases); `reference` follows Dabov et al.'s reference implementation (BM3D.m:
+// biorthogonal 1.5 in the hard-thresholding phase, DCT in the Wiener phase, Haar
+// across the group, its thresholds and its sigma > 40 profile); `fast` is the paper
+// profile with step 8, window 19 and the basic estimate only.
+enum class Bm3dProfile { Paper = 0, Reference = 1, Fast = 2 };
+const char* bm3d_profile_name(Bm3dProfile p);
+
+// BM3D parameters. step, window and phases at 0 take the profile's values; a
+// value other than 0 replaces the profile's in both phases.
 struct Bm3dParams {
-  int step = 3;     // p: pixels between reference patches, both phases
-  int window = 39;  // n: side of the square search window (odd)
-  int phases = 2;   // 2: hard thresholding then Wiener; 1: the basic estimate only
+  Bm3dProfile profile = Bm3dProfile::Paper;
+  int step = 0;    // p: pixels between reference patches (paper: 3)
+  int window = 0;  // n: side of the square search window, odd (paper: 39)
+  int phases = 0;  // 2: hard thresholding then Wiener; 1: the basic estimate only
 };
 
 struct DenoiseSettings {
@@ -102,6 +111,9 @@ struct ParamSpec {
   void (*set)(DenoiseSettings&, double);
   const char* word = nullptr;  // a word that stands for `word_value` (e.g. "auto" for sigma 0)
   double word_value = 0;
+  // An enumerated parameter: the names of the integer values min, min + 1, ..., max
+  // (nullptr-terminated), accepted in place of the numbers.
+  const char* const* choices = nullptr;
 };
 
 const std::vector<ParamSpec>& param_specs();

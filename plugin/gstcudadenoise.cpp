@@ -245,10 +245,41 @@ param_blurb (const cdn::ParamSpec & p)
     g_ascii_formatd (value, sizeof (value), "%g", p.word_value);
     blurb += std::string ("; this property takes ") + value + " for " + p.word;
   }
+
   if (!temporal.empty ())
     blurb += per_frame ? "; changes while playing apply at the next stream start in " + temporal +
         ", from the next frame otherwise" : std::string ("; changes while playing apply at the next stream start");
   return g_intern_string (blurb.c_str ());
+}
+
+/* The enum type of an enumerated table entry (ParamSpec::choices), its values'
+ * nicks the choices: e.g. GstCudaDenoiseBm3dProfile for bm3d-profile. */
+static GType
+param_enum_type (const cdn::ParamSpec & p)
+{
+  std::string type_name = "GstCudaDenoise";
+  bool upper = true;
+  for (const char *c = p.name; *c; c++) {
+    if (*c == '-') {
+      upper = true;
+      continue;
+    }
+    type_name += upper ? g_ascii_toupper (*c) : *c;
+    upper = false;
+  }
+  GType type = g_type_from_name (type_name.c_str ());
+  if (type)
+    return type;
+  int n = 0;
+  while (p.choices[n])
+    n++;
+  GEnumValue *values = g_new0 (GEnumValue, n + 1);      /* registered for good: never freed */
+  for (int k = 0; k < n; k++) {
+    values[k].value = (gint) p.min + k;
+    values[k].value_name = p.choices[k];
+    values[k].value_nick = p.choices[k];
+  }
+  return g_enum_register_static (g_intern_string (type_name.c_str ()), values);
 }
 
 static std::string
@@ -396,7 +427,8 @@ gst_cuda_denoise_set_property (GObject * object, guint prop_id, const GValue * v
     default:
       if (prop_id >= PROP_PARAM_FIRST && prop_id < PROP_PARAM_FIRST + specs.size ()) {
         const cdn::ParamSpec & spec = specs[prop_id - PROP_PARAM_FIRST];
-        const double v = spec.integer ? (double) g_value_get_int (value) : g_value_get_double (value);
+        const double v = G_VALUE_HOLDS_ENUM (value) ? (double) g_value_get_enum (value)
+            : spec.integer ? (double) g_value_get_int (value) : g_value_get_double (value);
         spec.set (candidate, v);
         gchar *what = g_strdup_printf ("%s = %g", spec.name, v);
         apply_candidate (self, candidate, what);
@@ -433,7 +465,9 @@ gst_cuda_denoise_get_property (GObject * object, guint prop_id, GValue * value, 
       if (prop_id >= PROP_PARAM_FIRST && prop_id < PROP_PARAM_FIRST + specs.size ()) {
         const cdn::ParamSpec & spec = specs[prop_id - PROP_PARAM_FIRST];
         const double v = spec.get (st->requested);
-        if (spec.integer)
+        if (G_VALUE_HOLDS_ENUM (value))
+          g_value_set_enum (value, (gint) v);
+        else if (spec.integer)
           g_value_set_int (value, (gint) v);
         else
           g_value_set_double (value, v);
@@ -1110,7 +1144,9 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   for (size_t i = 0; i < specs.size (); i++) {
     const cdn::ParamSpec & p = specs[i];
     const gchar *blurb = param_blurb (p);
-    GParamSpec *pspec = p.integer
+    GParamSpec *pspec = p.choices
+        ? g_param_spec_enum (p.name, p.name, blurb, param_enum_type (p), (gint) p.def, live)
+        : p.integer
         ? g_param_spec_int (p.name, p.name, blurb, (gint) p.min, (gint) p.max, (gint) p.def, live)
         : g_param_spec_double (p.name, p.name, blurb, p.min, p.max, p.def, live);
     g_object_class_install_property (gobject_class, PROP_PARAM_FIRST + (guint) i, pspec);

@@ -82,7 +82,16 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
         << blurb;
     EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_PLAYING) << p.name;
     EXPECT_TRUE(ps->flags & GST_PARAM_DOC_SHOW_DEFAULT) << p.name;
-    if (p.integer) {
+    if (p.choices) {  // an enumerated parameter: an enum whose nicks are the choices
+      ASSERT_TRUE(G_IS_PARAM_SPEC_ENUM(ps)) << p.name;
+      GEnumClass* ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
+      for (int k = 0; p.choices[k]; ++k) {
+        const GEnumValue* ev = g_enum_get_value_by_nick(ec, p.choices[k]);
+        ASSERT_NE(ev, nullptr) << p.choices[k];
+        EXPECT_EQ(ev->value, (int)p.min + k) << p.choices[k];
+      }
+      EXPECT_EQ(G_PARAM_SPEC_ENUM(ps)->default_value, (int)p.def) << p.name;
+    } else if (p.integer) {
       ASSERT_TRUE(G_IS_PARAM_SPEC_INT(ps)) << p.name;
       auto* pi = G_PARAM_SPEC_INT(ps);
       EXPECT_EQ(pi->minimum, (int)p.min) << p.name;
@@ -106,7 +115,7 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
   }
   EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 6) << "segment-length, max-length, tmax, t2max, thickness, direction-prefilter";
   EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, strength, chunk-size";
-  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 3) << "bm3d-step, bm3d-window, bm3d-phases";
+  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 4) << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
   gst_object_unref(e);
 }

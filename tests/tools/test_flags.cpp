@@ -62,6 +62,43 @@ TEST(Flags, ParamWordsStandForTheirValue) {
   }
 }
 
+TEST(Flags, EnumeratedParamsTakeTheirNames) {
+  int enumerated = 0;
+  for (const cdn::ParamSpec& spec : cdn::param_specs()) {
+    if (!spec.choices) continue;
+    ++enumerated;
+    for (int k = 0; spec.choices[k]; ++k) {
+      cdn::DenoiseSettings s;
+      FlagParser p;
+      p.add_param_flags(&s);
+      const std::string arg = std::string("--") + spec.name + "=" + spec.choices[k];
+      const Args args({arg.c_str()});
+      p.parse(args.argc(), args.argv());
+      EXPECT_EQ(spec.get(s), spec.min + k) << arg;
+      EXPECT_NE(p.help().find(spec.choices[k]), std::string::npos) << spec.name;
+    }
+    cdn::DenoiseSettings s;  // the numbers are still taken
+    FlagParser p;
+    p.add_param_flags(&s);
+    const std::string arg = std::string("--") + spec.name + "=" + std::to_string(int(spec.max));
+    const Args args({arg.c_str()});
+    p.parse(args.argc(), args.argv());
+    EXPECT_EQ(spec.get(s), spec.max) << arg;
+  }
+  EXPECT_GE(enumerated, 1) << "bm3d-profile";
+  cdn::DenoiseSettings s;
+  FlagParser p;
+  p.add_param_flags(&s);
+  const Args args({"--bm3d-profile", "reference"});
+  p.parse(args.argc(), args.argv());
+  EXPECT_EQ(s.bm3d.profile, cdn::Bm3dProfile::Reference);
+  cdn::DenoiseSettings bad;
+  FlagParser q;
+  q.add_param_flags(&bad);
+  const Args wrong({"--bm3d-profile", "best"});
+  EXPECT_THROW(q.parse(wrong.argc(), wrong.argv()), UsageError);
+}
+
 TEST(Flags, BadValuesAreRejected) {
   for (auto bad : std::vector<std::vector<const char*>>{{"--tmax", "1000"},
                                                         {"--tmax", "-1"},

@@ -8,8 +8,8 @@
 
 namespace cdn::bench {
 
-// For each size, GRAY8 (a luma plane) and NV12 (all planes) with the default
-// (reference) profile, and GRAY8 with the fast profile: GPU milliseconds per
+// For each size, GRAY8 (a luma plane) and NV12 (all planes) with the paper and
+// the reference profiles, and GRAY8 with the fast profile: GPU milliseconds per
 // frame split into block matching, filtering with aggregation, and the rest
 // (conversion, guides, division), frames per second and the device memory the
 // filter holds; medians over `iterations` runs after one warm-up. Then the

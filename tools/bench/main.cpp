@@ -64,7 +64,7 @@ void usage() {
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
-      "scaling over several GPUs; then bm3d at each size (reference and fast profiles, block matching,\n"
+      "scaling over several GPUs; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
       "filtering and the rest apart, device memory) and on the CPU at the first size.");
 }
 
