@@ -19,7 +19,6 @@
 
 #include "bm3d_reference.h"
 #include "convert.h"
-#include "denoiser.h"
 #include "host_frame.h"
 #include "image_io.h"
 #include "metrics.h"
@@ -91,7 +90,7 @@ Row measure(const std::string& file) {
   HostFrame in(PixelFormat::GRAY8, clean.width, clean.height);
   copy_host_frame(FrameView{PixelFormat::GRAY8, clean.width, clean.height, {n.data}, {n.pitch}, MemoryKind::Host},
                   in.view());
-  FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), out.view());
+  test::denoise_frame(Backend::Cpu, s, in.view(), out.view());
   r.hybrid = psnr(o, clean);
 
   const std::string sg = std::to_string(static_cast<int>(kSigma));

@@ -13,7 +13,6 @@
 
 #include "bm3d_reference.h"
 #include "convert.h"
-#include "denoiser.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "image_io.h"
@@ -69,8 +68,8 @@ DenoiseSettings bm3d_settings(double sigma) {
 void expect_gpu_matches_cpu(const FrameView& in, const DenoiseSettings& s, const std::string& what,
                             const FrameView* clean = nullptr) {
   HostFrame cpu(in.format, in.width, in.height), gpu(in.format, in.width, in.height);
-  FrameDenoiser::create(Backend::Cpu, s)->process(in, cpu.view());
-  FrameDenoiser::create(Backend::Cuda, s)->process(in, gpu.view());
+  test::denoise_frame(Backend::Cpu, s, in, cpu.view());
+  test::denoise_frame(Backend::Cuda, s, in, gpu.view());
   const auto c = components(cpu.view()), g = components(gpu.view());
   for (std::size_t k = 0; k < c.size(); ++k) {
     const Diff d = diff(c[k], g[k]);
@@ -195,13 +194,13 @@ TEST(GpuBm3d, DeviceFramesAndSigmaAuto) {
   copy_frame_async(h, din->view(), nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());  // the denoiser works on its own non-blocking stream
   for (double sigma : {15.0, 0.0}) {  // 0: estimated on the host from a download of the first frame
-    auto d = FrameDenoiser::create(Backend::Cuda, bm3d_settings(sigma));
+    auto d = StreamDenoiser::create(Backend::Cuda, bm3d_settings(sigma), h.format, h.width, h.height);
     d->enqueue(din->view(), dout->view(), nullptr);
     CDN_CUDA_CHECK(cudaDeviceSynchronize());
     HostFrame got(h.format, h.width, h.height), want(h.format, h.width, h.height);
     copy_frame_async(dout->view(), got.view(), nullptr);
     CDN_CUDA_CHECK(cudaDeviceSynchronize());
-    FrameDenoiser::create(Backend::Cpu, bm3d_settings(sigma))->process(h, want.view());
+    test::denoise_frame(Backend::Cpu, bm3d_settings(sigma), h, want.view());
     const auto g = components(got.view()), w = components(want.view()), c = components(clean.view());
     for (std::size_t k = 0; k < g.size(); ++k) {
       EXPECT_LT(diff(g[k], w[k]).mean_abs, 0.05) << "sigma " << sigma << " component " << k;

@@ -1,12 +1,11 @@
 // test_gpu_pipd.cpp: the CUDA kernels against the CPU reference (bit-exact), the
-// CUDA FrameDenoiser on every format (device and host frames), and the frame
-// pool. Every test skips, with the reason, where no CUDA device can be used.
+// front door's CUDA backend (StreamDenoiser) on every format (device and host
+// frames), and the frame pool. Every test skips, with the reason, where no CUDA device can be used.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "denoiser.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "image_io.h"
@@ -196,8 +195,8 @@ TEST_P(GpuFrames, CudaDenoiserEqualsCpuOnDeviceAndHostFrames) {
     HostFrame in(f, 161, 97), want(f, 161, 97), got_host(f, 161, 97), got_dev(f, 161, 97);
     int i = 0;
     for (const auto& c : components(in.view())) test::fill_random(c, 77 + i++);
-    FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), want.view());
-    auto gpu = FrameDenoiser::create(Backend::Cuda, s);
+    test::denoise_frame(Backend::Cpu, s, in.view(), want.view());
+    auto gpu = StreamDenoiser::create(Backend::Cuda, s, f, 161, 97);
     ASSERT_EQ(gpu->backend(), Backend::Cuda);
     // Host frames: staged through the denoiser's pool.
     gpu->process(in.view(), got_host.view());

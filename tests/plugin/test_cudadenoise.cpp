@@ -178,8 +178,8 @@ TEST(CudaDenoiseElement, InvalidValuesAreRejectedAndOldValuesKept) {
 }
 
 TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
-  // (5, 25) -> (4, 24): each single step is an invalid pair, so the element keeps
-  // the request and filters with the last valid pair until both are set.
+  // (5, 25) -> (4, 24) one property at a time: every pair is valid (isolines of
+  // floor(n / l) segments), so each step applies at once and reads back as set.
   const GstVideoInfo info = video_info("GRAY8", 48, 40);
   GstHarness* hs = denoise_harness("GRAY8", 48, 40);
   GstElement* e = harness_element(hs);
@@ -187,12 +187,14 @@ TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
   g_object_set(e, "max-length", 24, nullptr);
   int v = 0;
   g_object_get(e, "max-length", &v, nullptr);
-  EXPECT_EQ(v, 24);  // kept as requested
-  cdn::DenoiseSettings s;  // frames still use (5, 25)
+  EXPECT_EQ(v, 24);
+  cdn::DenoiseSettings s;
+  s.pipd.max_length = 24;  // 4 segments of 5
   expect_denoised(hs, info, make_frame(info, 1), s);
   g_object_set(e, "segment-length", 4, nullptr);
-  s.pipd.segment_length = 4;
-  s.pipd.max_length = 24;
+  g_object_get(e, "segment-length", &v, nullptr);
+  EXPECT_EQ(v, 4);
+  s.pipd.segment_length = 4;  // 6 segments of 4
   expect_denoised(hs, info, make_frame(info, 2), s);
   gst_object_unref(e);
   gst_harness_teardown(hs);
