@@ -38,6 +38,8 @@ bool small() { return std::getenv("CDN_TEST_SMALL") != nullptr; }
 struct Diff {
   double mean_abs = 0;  // 8-bit code values
   int max_abs = 0;      // the plane's own code values
+  double max_8bit = 0;  // max_abs in 8-bit code values
+  double share = 0;     // samples that differ by one 8-bit code value or more
 };
 
 // Differences in 8-bit code values (a 16-bit plane's divided by 256): float
@@ -45,15 +47,30 @@ struct Diff {
 Diff diff(const PlaneView& a, const PlaneView& b) {
   Diff d;
   double sum = 0;
-  const double unit = 1 << (a.bit_depth - 8);
+  long long differ = 0;
+  const int unit = 1 << (a.bit_depth - 8);
   for (int y = 0; y < a.height; ++y)
     for (int x = 0; x < a.width; ++x) {
       const int e = std::abs(a.get(x, y) - b.get(x, y));
       sum += e;
+      differ += e >= unit;
       d.max_abs = std::max(d.max_abs, e);
     }
-  d.mean_abs = sum / (double(a.width) * a.height) / unit;
+  const double n = double(a.width) * a.height;
+  d.mean_abs = sum / n / unit;
+  d.max_8bit = double(d.max_abs) / unit;
+  d.share = differ / n;
   return d;
+}
+
+// The GPU against the CPU reference: float rounding (fused multiply-adds, the
+// order of the aggregation) moves a few samples by one or two code values
+// (docs/BM3D.md measured a mean of 0.003 to 0.016 and a maximum of 2); a wrong
+// group or coefficient moves many, or far.
+void expect_close(const Diff& d, const std::string& what) {
+  EXPECT_LT(d.mean_abs, 0.05) << what << " (max difference " << d.max_abs << ")";
+  EXPECT_LE(d.max_8bit, 2.0) << what;
+  EXPECT_LE(d.share, 0.02) << what << ": " << 100 * d.share << "% of the samples differ";
 }
 
 DenoiseSettings bm3d_settings(double sigma) {
@@ -73,15 +90,16 @@ void expect_gpu_matches_cpu(const FrameView& in, const DenoiseSettings& s, const
   const auto c = components(cpu.view()), g = components(gpu.view());
   for (std::size_t k = 0; k < c.size(); ++k) {
     const Diff d = diff(c[k], g[k]);
-    EXPECT_LT(d.mean_abs, 0.05) << what << " component " << k << " (max difference " << d.max_abs << ")";
+    expect_close(d, what + " component " + std::to_string(k));
     if (clean) {
       const PlaneView ref = components(*clean)[k];
       const double pc = psnr(c[k], ref), pg = psnr(g[k], ref);
       EXPECT_NEAR(pg, pc, 0.02) << what << " component " << k;
-      std::printf("%-34s c%zu  cpu %6.3f dB  gpu %6.3f dB  mean |diff| %.5f (8-bit units)  max %d\n", what.c_str(), k, pc, pg,
-                  d.mean_abs, d.max_abs);
+      std::printf("%-34s c%zu  cpu %6.3f dB  gpu %6.3f dB  mean |diff| %.5f (8-bit units)  max %d  differ %.3f%%\n",
+                  what.c_str(), k, pc, pg, d.mean_abs, d.max_abs, 100 * d.share);
     } else {
-      std::printf("%-34s c%zu  mean |diff| %.5f  max %d\n", what.c_str(), k, d.mean_abs, d.max_abs);
+      std::printf("%-34s c%zu  mean |diff| %.5f  max %d  differ %.3f%%\n", what.c_str(), k, d.mean_abs, d.max_abs,
+                  100 * d.share);
     }
   }
 }
@@ -203,7 +221,7 @@ TEST(GpuBm3d, DeviceFramesAndSigmaAuto) {
     test::denoise_frame(Backend::Cpu, bm3d_settings(sigma), h, want.view());
     const auto g = components(got.view()), w = components(want.view()), c = components(clean.view());
     for (std::size_t k = 0; k < g.size(); ++k) {
-      EXPECT_LT(diff(g[k], w[k]).mean_abs, 0.05) << "sigma " << sigma << " component " << k;
+      expect_close(diff(g[k], w[k]), "sigma " + std::to_string(sigma) + " component " + std::to_string(k));
       EXPECT_GT(psnr(g[k], c[k]), psnr(components(h)[k], c[k]) + 3) << "sigma " << sigma << " component " << k;
     }
   }
