@@ -144,7 +144,9 @@ void run_stream(int lanes, int chunk, int n, bool causal) {
     take(t + 1);
     EXPECT_LE(lanes_stream.frames_alive(), TemporalStream::frames_needed(shape, lanes)) << "after frame " << t;
     // A causal window of one-frame chunks on one lane gives each frame back at its push.
-    if (causal && chunk == 1 && lanes == 1) EXPECT_EQ(popped, t + 1);
+    if (causal && chunk == 1 && lanes == 1) {
+      EXPECT_EQ(popped, t + 1);
+    }
   }
   d.finish();
   take(n);
