@@ -85,7 +85,8 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Pipd, "segment-length", "PI-PD segment length l in pixels (paper: 5)", true, 2, 8, 5,
        [](const DenoiseSettings& s) { return double(s.pipd.segment_length); },
        [](DenoiseSettings& s, double v) { s.pipd.segment_length = int(v); }},
-      {ParamGroup::Pipd, "max-length", "PI-PD maximum isoline length n in pixels, a multiple of segment-length (paper: 25)", true,
+      {ParamGroup::Pipd, "max-length", "PI-PD maximum isoline length n in pixels (paper: 25); isolines grow by whole segments up to it: "
+       "floor(n / segment-length) segments, at least one", true,
        2, 64, 25, [](const DenoiseSettings& s) { return double(s.pipd.max_length); },
        [](DenoiseSettings& s, double v) { s.pipd.max_length = int(v); }},
       {ParamGroup::Pipd, "tmax", "PI-PD GLRT threshold Tmax for lengthening an isoline (paper: 1)", false, 0.0, 100.0, 1.0,
@@ -147,6 +148,14 @@ const ParamSpec* find_param(const std::string& name) {
   return nullptr;
 }
 
+bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to) {
+  if (!is_temporal(from.mode) && !is_temporal(to.mode)) return false;
+  if (from.mode != to.mode || from.planes != to.planes) return true;
+  for (const auto& p : param_specs())
+    if (param_group_applies(p.group, to.mode) && p.get(from) != p.get(to)) return true;
+  return false;
+}
+
 void validate(const DenoiseSettings& s) {
   for (const auto& p : param_specs()) {
     const double v = p.get(s);
@@ -156,12 +165,6 @@ void validate(const DenoiseSettings& s) {
         << "from " << p.min << " to " << p.max;
       throw InvalidArgument(m.str());
     }
-  }
-  if (s.pipd.max_length % s.pipd.segment_length != 0 || s.pipd.max_length < s.pipd.segment_length) {
-    std::ostringstream m;
-    m << "max-length = " << s.pipd.max_length << " must be a positive multiple of segment-length = "
-      << s.pipd.segment_length;
-    throw InvalidArgument(m.str());
   }
   if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");

@@ -35,7 +35,7 @@ bool parse_planes(const std::string& s, PlaneSelection* out);
 
 struct PipdParams {
   int segment_length = 5;   // l: pixels per segment
-  int max_length = 25;      // n: maximum isoline length in pixels (a multiple of l)
+  int max_length = 25;      // n: maximum isoline length in pixels (any n: see segments())
   double tmax = 1.0;        // GLRT threshold for lengthening
   double t2max = 2.0;       // GLRT threshold of the hybrid edge detector
   int thickness = 1;        // isoline thickness in pixels: 1 or 3
@@ -44,7 +44,11 @@ struct PipdParams {
   // pixel's direction; 0 picks them on the noisy frame itself, as the paper does.
   int direction_prefilter = 0;
 
-  int max_segments() const { return max_length / segment_length; }
+  // The one rule from n to the isoline: it grows by whole segments of l pixels
+  // while its length stays within n, and always has its first segment:
+  // max(1, floor(n / l)) segments (n = 25, l = 5: the paper's 5). Every (l, n)
+  // is valid, whatever order they are set in.
+  int max_segments() const { return max_length >= segment_length ? max_length / segment_length : 1; }
 };
 
 // The settings docs/PIPD.md recommends for quality (they meet +6 dB on
@@ -118,5 +122,12 @@ struct ParamSpec {
 
 const std::vector<ParamSpec>& param_specs();
 const ParamSpec* find_param(const std::string& name);
+
+// Whether going from settings `from` to `to` needs a new stream rather than
+// taking effect from the next frame: when a temporal mode is involved (its window
+// is filtered with one set of parameters) and the mode, the planes or a
+// parameter of the table whose group applies to that mode differ. Between
+// per-frame modes, never. Decided from the table, so a new parameter counts.
+bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to);
 
 }  // namespace cdn

@@ -7,7 +7,7 @@
  */
 #include <gst/gst.h>
 
-#include "denoiser.h"
+#include "backend.h"
 #include "gstcudaaddnoise.h"
 #include "gstcudadenoise.h"
 

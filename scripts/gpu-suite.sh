@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gpu-suite.sh: the whole test suite on a GPU host, GPU tests included, then the
 # GPU tests again under compute-sanitizer (memcheck and racecheck), then the
-# benchmark. Runs the test binaries of an existing build directory directly (a
+# benchmark. Where a GPU exists, a GPU test program (test*gpu*) that skips a
+# test fails: a skip there means the GPU path went untested (a build without
+# CUDA, a missing nvcodec element, a device the test did not find). Runs the test binaries of an existing build directory directly (a
 # GPU host may have no meson); GStreamer tests need the runtime bundle
 # (.gpu-runtime, see ../shared/gpu/README.md), sourced here when present.
 #
@@ -31,13 +33,28 @@ fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 
 failed=0
+gpu_present=0
+if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then gpu_present=1; fi
 mapfile -t tests < <(find "$build/tests" -type f -executable -name 'test*' | sort)
-echo "== ${#tests[@]} test programs"
+echo "== ${#tests[@]} test programs (GPU present: $gpu_present)"
 for t in "${tests[@]}"; do
-  if timeout 300 "$t" --gtest_brief=1 > "/tmp/$(basename "$t").log" 2>&1; then
-    echo "PASS $t ($(grep -c 'SKIPPED \]' "/tmp/$(basename "$t").log" || true) skip lines)"
+  log="/tmp/$(basename "$t").log"
+  if timeout 300 "$t" --gtest_brief=1 > "$log" 2>&1; then
+    # gtest's summary: "[  SKIPPED ] N test(s)".
+    skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) tests\{0,1\}[.,].*/\1/p' "$log" | head -1)
+    skipped=${skipped:-0}
+    case "$(basename "$t")" in
+      *gpu*)
+        if [ "$gpu_present" = 1 ] && [ "$skipped" -gt 0 ]; then
+          echo "FAIL $t: $skipped GPU test(s) skipped on a GPU host:"
+          grep -A1 ': Skipped$' "$log" | grep -v -e ': Skipped$' -e '^--$' | sort | uniq -c
+          failed=$((failed + 1))
+          continue
+        fi ;;
+    esac
+    echo "PASS $t ($skipped skipped)"
   else
-    echo "FAIL $t"; tail -40 "/tmp/$(basename "$t").log"; failed=$((failed + 1))
+    echo "FAIL $t"; tail -40 "$log"; failed=$((failed + 1))
   fi
 done
 

@@ -13,7 +13,6 @@
 #include "bm3d_profile.h"
 #include "bm3d_reference.h"
 #include "bm3d_transforms.h"
-#include "denoiser.h"
 #include "host_frame.h"
 #include "metrics.h"
 #include "noise.h"
@@ -519,7 +518,7 @@ TEST(Bm3dReference, HalfSizeChromaMatchesOnTheResampledLuma) {
   EXPECT_GT(v_differs, 0);
 }
 
-TEST(Bm3dReference, FrameDenoiserIsTheReference) {
+TEST(Bm3dReference, TheFrontDoorIsTheReference) {
   // The CPU backend's front door, with a given and an estimated sigma.
   HostFrame in(PixelFormat::NV12, 50, 36), want(PixelFormat::NV12, 50, 36), got(PixelFormat::NV12, 50, 36);
   int k = 0;
@@ -531,7 +530,7 @@ TEST(Bm3dReference, FrameDenoiserIsTheReference) {
     DenoiseSettings s;
     s.mode = Mode::Bm3d;
     s.sigma = sigma;
-    FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), got.view());
+    test::denoise_frame(Backend::Cpu, s, in.view(), got.view());
     std::vector<double> sig;
     for (const auto& c : components(in.view())) sig.push_back(sigma > 0 ? sigma : estimate_noise_sigma(c));
     bm3d_reference(components(in.view()), components(want.view()), 3, Bm3dParams{}, sig);

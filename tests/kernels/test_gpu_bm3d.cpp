@@ -20,7 +20,6 @@
 
 #include "bm3d_reference.h"
 #include "convert.h"
-#include "denoiser.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "image_io.h"
@@ -55,7 +54,7 @@ struct Diff {
 Diff diff(const PlaneView& a, const PlaneView& b) {
   Diff d;
   double sum = 0;
-  const double unit = 1 << (a.bit_depth - 8);
+  const int unit = 1 << (a.bit_depth - 8);
   for (int y = 0; y < a.height; ++y)
     for (int x = 0; x < a.width; ++x) {
       const int e = std::abs(a.get(x, y) - b.get(x, y));
@@ -97,8 +96,8 @@ void expect_gpu_matches_cpu(const FrameView& in, const DenoiseSettings& s, const
                             const FrameView* clean = nullptr) {
   const double max8 = bm3d::profile_phases(s.bm3d) == 1 ? 8.0 : 2.0;
   HostFrame cpu(in.format, in.width, in.height), gpu(in.format, in.width, in.height);
-  FrameDenoiser::create(Backend::Cpu, s)->process(in, cpu.view());
-  FrameDenoiser::create(Backend::Cuda, s)->process(in, gpu.view());
+  test::denoise_frame(Backend::Cpu, s, in, cpu.view());
+  test::denoise_frame(Backend::Cuda, s, in, gpu.view());
   const auto c = components(cpu.view()), g = components(gpu.view());
   for (std::size_t k = 0; k < c.size(); ++k) {
     const Diff d = diff(c[k], g[k]);
@@ -288,13 +287,13 @@ TEST(GpuBm3d, DeviceFramesAndSigmaAuto) {
   copy_frame_async(h, din->view(), nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());  // the denoiser works on its own non-blocking stream
   for (double sigma : {15.0, 0.0}) {  // 0: estimated on the host from a download of the first frame
-    auto d = FrameDenoiser::create(Backend::Cuda, bm3d_settings(sigma));
+    auto d = StreamDenoiser::create(Backend::Cuda, bm3d_settings(sigma), h.format, h.width, h.height);
     d->enqueue(din->view(), dout->view(), nullptr);
     CDN_CUDA_CHECK(cudaDeviceSynchronize());
     HostFrame got(h.format, h.width, h.height), want(h.format, h.width, h.height);
     copy_frame_async(dout->view(), got.view(), nullptr);
     CDN_CUDA_CHECK(cudaDeviceSynchronize());
-    FrameDenoiser::create(Backend::Cpu, bm3d_settings(sigma))->process(h, want.view());
+    test::denoise_frame(Backend::Cpu, bm3d_settings(sigma), h, want.view());
     const auto g = components(got.view()), w = components(want.view()), c = components(clean.view());
     for (std::size_t k = 0; k < g.size(); ++k) {
       expect_within_bounds(diff(g[k], w[k]), g[k].width * g[k].height,

@@ -167,24 +167,12 @@ TEST(Nlm3dGuide, PassesPerFormat) {
   EXPECT_EQ(shape(PixelFormat::Y444, 3), "1x1:012 ");
 }
 
-// Streams a clip through a StreamDenoiser, popping after every push, and returns the outputs.
+// Streams a clip through a StreamDenoiser (feed, then drain), checking the
+// window's bound after every frame, and returns the outputs.
 std::vector<HostFrame> run_stream(StreamDenoiser& d, const std::vector<HostFrame>& clip) {
-  std::vector<HostFrame> out;
-  auto drain = [&] {
-    for (;;) {
-      HostFrame f(clip[0].view().format, clip[0].view().width, clip[0].view().height);
-      if (!d.pop(f.view())) break;
-      out.push_back(std::move(f));
-    }
-  };
-  for (const auto& f : clip) {
-    d.push(f.view());
-    drain();
+  return test::run_clip(d, clip, [&] {
     EXPECT_LE(d.held(), d.settings().nlm.chunk_size + d.settings().nlm.reach());
-  }
-  d.finish();
-  drain();
-  return out;
+  });
 }
 
 bool same_frames(const std::vector<HostFrame>& a, const std::vector<HostFrame>& b) {
@@ -301,8 +289,9 @@ TEST(Nlm3dStream, LatencyAndResetAndBadFrames) {
   EXPECT_FALSE(d->pop(out.view()));
   HostFrame wrong(PixelFormat::GRAY8, 15, 12);
   EXPECT_THROW(d->push(wrong.view()), InvalidArgument);
-  DenoiseSettings s = small_nlm(4);
-  EXPECT_THROW(FrameDenoiser::create(Backend::Cpu, s), InvalidArgument);  // temporal modes need a stream
+  HostFrame one(PixelFormat::GRAY8, 16, 12), two(PixelFormat::GRAY8, 16, 12);
+  EXPECT_FALSE(d->per_frame());
+  EXPECT_THROW(d->process(one.view(), two.view()), InvalidArgument);  // a window: push() and pop()
 }
 
 TEST(NoiseEstimate, WithinTenPercentOnRealPhotos) {

@@ -187,8 +187,8 @@ TEST(CudaDenoiseElement, InvalidValuesAreRejectedAndOldValuesKept) {
 }
 
 TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
-  // (5, 25) -> (4, 24): each single step is an invalid pair, so the element keeps
-  // the request and filters with the last valid pair until both are set.
+  // (5, 25) -> (4, 24) one property at a time: every pair is valid (isolines of
+  // floor(n / l) segments), so each step applies at once and reads back as set.
   const GstVideoInfo info = video_info("GRAY8", 48, 40);
   GstHarness* hs = denoise_harness("GRAY8", 48, 40);
   GstElement* e = harness_element(hs);
@@ -196,12 +196,14 @@ TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
   g_object_set(e, "max-length", 24, nullptr);
   int v = 0;
   g_object_get(e, "max-length", &v, nullptr);
-  EXPECT_EQ(v, 24);  // kept as requested
-  cdn::DenoiseSettings s;  // frames still use (5, 25)
+  EXPECT_EQ(v, 24);
+  cdn::DenoiseSettings s;
+  s.pipd.max_length = 24;  // 4 segments of 5
   expect_denoised(hs, info, make_frame(info, 1), s);
   g_object_set(e, "segment-length", 4, nullptr);
-  s.pipd.segment_length = 4;
-  s.pipd.max_length = 24;
+  g_object_get(e, "segment-length", &v, nullptr);
+  EXPECT_EQ(v, 4);
+  s.pipd.segment_length = 4;  // 6 segments of 4
   expect_denoised(hs, info, make_frame(info, 2), s);
   gst_object_unref(e);
   gst_harness_teardown(hs);
@@ -311,6 +313,54 @@ TEST(CudaDenoiseElement, TimestampsDurationsFlagsPreserved) {
     gst_buffer_unref(out);
   }
   gst_harness_teardown(hs);
+}
+
+// Metas that do not depend on the pixels (a crop, a region of interest) stay on
+// the frame, per frame and through the temporal window, as GstVideoFilter keeps
+// them; the input's GstVideoMeta (tagged with its memory) does not: the output
+// buffer's layout is its own.
+TEST(CudaDenoiseElement, KeepsVideoMetasThatDoNotDependOnThePixels) {
+  const GstVideoInfo info = video_info("NV12", 48, 32);
+  for (const char* props : {"mode=hybrid", "mode=nlm3d chunk-size=2 temporal-radius=1 search-radius=1 sigma=10"}) {
+    SCOPED_TRACE(props);
+    GstHarness* hs = denoise_harness("NV12", 48, 32, props);
+    const int n = 3;
+    for (int i = 0; i < n; ++i) {
+      GstBuffer* in = make_frame(info, 40 + i, true);
+      GST_BUFFER_PTS(in) = i * GST_SECOND;
+      GstVideoCropMeta* crop = gst_buffer_add_video_crop_meta(in);
+      crop->x = 2 + i;
+      crop->y = 4;
+      crop->width = 40;
+      crop->height = 24 - i;
+      gst_buffer_add_video_region_of_interest_meta(in, "face", 6, 8 + i, 16, 12);
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+    }
+    ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+    ASSERT_EQ(gst_harness_buffers_in_queue(hs), (guint)n);
+    for (int i = 0; i < n; ++i) {
+      GstBuffer* out = gst_harness_pull(hs);
+      ASSERT_NE(out, nullptr);
+      EXPECT_EQ(GST_BUFFER_PTS(out), i * GST_SECOND);
+      const GstVideoCropMeta* crop = gst_buffer_get_video_crop_meta(out);
+      ASSERT_NE(crop, nullptr) << "frame " << i << " lost its crop meta";
+      EXPECT_EQ(crop->x, 2u + i);
+      EXPECT_EQ(crop->y, 4u);
+      EXPECT_EQ(crop->width, 40u);
+      EXPECT_EQ(crop->height, 24u - i);
+      const GstVideoRegionOfInterestMeta* roi = gst_buffer_get_video_region_of_interest_meta_id(out, 0);
+      ASSERT_NE(roi, nullptr) << "frame " << i << " lost its region of interest";
+      EXPECT_EQ(roi->roi_type, g_quark_from_string("face"));
+      EXPECT_EQ(roi->y, 8u + i);
+      EXPECT_EQ(roi->w, 16u);
+      const GstVideoMeta* vmeta = gst_buffer_get_video_meta(out);
+      if (vmeta) {
+        EXPECT_NE(vmeta->stride[0], 48 + 24) << "the input's padded layout came along";
+      }
+      gst_buffer_unref(out);
+    }
+    gst_harness_teardown(hs);
+  }
 }
 
 TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {

@@ -240,7 +240,8 @@ TEST(ImageOptions, BadCombinationsAreUsageErrors) {
   EXPECT_THROW(image_options({"--mode", "bm4d"}), UsageError);
   EXPECT_THROW(image_options({"--backend", "gpu"}), UsageError);
   EXPECT_THROW(image_options({"--planes", "chroma"}), UsageError);
-  EXPECT_THROW(image_options({"--max-length", "24"}), UsageError);  // not a multiple of 5
+  EXPECT_NO_THROW(image_options({"--max-length", "24"}));  // 4 segments of 5: every length is valid
+  EXPECT_THROW(image_options({"--bm3d-window", "20"}), UsageError);  // even
   EXPECT_THROW(image_options({"--thickness", "2"}), UsageError);
   EXPECT_THROW(image_options({"a.png", "b.png"}), UsageError);
   EXPECT_THROW(image_options({"--builtin", "a.png"}), UsageError);

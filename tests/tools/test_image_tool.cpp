@@ -15,7 +15,7 @@
 #include <regex>
 #include <string>
 
-#include "denoiser.h"
+#include "backend.h"
 #include "image_io.h"
 
 #ifndef CDN_IMAGE_TOOL

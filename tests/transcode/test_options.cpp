@@ -119,7 +119,7 @@ TEST(TranscodeOptions, Errors) {
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--codec", "av1"}), "--codec: 'av1' is not one of h264|hevc");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--mode", "x"}), "--mode: 'x' is not one of " + mode_choices());
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}), "--preset: 'p4' is not a preset (ultrafast ... placebo)");
-  EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--max-length", "24"}).find("multiple of segment-length"),
+  EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--bm3d-window", "20"}).find("expected an odd number"),
             std::string::npos);
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--tmax", "101"}), "--tmax: 101 is out of range [0, 100]");
 }

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "content.h"
-#include "denoiser.h"
+#include "stream_denoiser.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -73,7 +73,7 @@ void cpu_row(const FrameView& host, const Profile& profile) {
   s.mode = Mode::Bm3d;
   s.bm3d = profile.params;
   s.sigma = 25;
-  auto d = FrameDenoiser::create(Backend::Cpu, s);
+  auto d = StreamDenoiser::create(Backend::Cpu, s, host.format, host.width, host.height);
   HostFrame out(host.format, host.width, host.height);
   const auto a = std::chrono::steady_clock::now();
   d->process(host, out.view());

@@ -13,7 +13,6 @@
 #include <string>
 
 #include "convert.h"
-#include "denoiser.h"
 #include "error.h"
 #include "flags.h"
 #include "image_io.h"
@@ -21,7 +20,7 @@
 #include "metrics.h"
 #include "noise.h"
 #include "options.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 #include "test_picture.h"
 
 namespace {
@@ -91,24 +90,16 @@ int run(const ImageOptions& o) {
   HostFrame in = image_to_frame(noisy);
   const FrameView& iv = in.view();
   HostFrame out(iv.format, iv.width, iv.height);
-  Backend used;
-  double ms;
-  if (is_temporal(o.settings.mode)) {
-    // A temporal mode filters a stream: here a stream of one frame.
-    std::unique_ptr<StreamDenoiser> stream = StreamDenoiser::create(o.backend, o.settings, iv.format, iv.width, iv.height);
-    used = stream->backend();
-    const auto t0 = std::chrono::steady_clock::now();
-    stream->push(iv);
-    stream->finish();
-    if (!stream->pop(out.view())) throw Error("the temporal denoiser gave no frame for a one-frame stream");
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  } else {
-    std::unique_ptr<FrameDenoiser> denoiser = FrameDenoiser::create(o.backend, o.settings);
-    used = denoiser->backend();
-    const auto t0 = std::chrono::steady_clock::now();
-    denoiser->process(iv, out.view());
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
+  // Every mode as a stream of one frame (a temporal mode's window holds just it).
+  auto stream = StreamDenoiser::create(o.backend, o.settings, iv.format, iv.width, iv.height);
+  const Backend used = stream->backend();
+  int frames = 0;
+  FunctionSink sink([&] { return out.view(); }, [&] { return ++frames > 0; });
+  const auto t0 = std::chrono::steady_clock::now();
+  feed(*stream, iv, sink);
+  drain(*stream, sink);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (frames != 1) throw Error("the denoiser gave " + std::to_string(frames) + " frames for one");
 
   Image result = noisy;  // keeps alpha
   frame_to_image(out.view(), result);

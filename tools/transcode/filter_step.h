@@ -1,9 +1,10 @@
 // filter_step.h: decoded frames in, denoised frames out, in the same order and
-// number: the only place the tool touches pixels. Stream-shaped (push, pop,
+// number: the only place the tool touches pixels, through cdn::StreamDenoiser
+// and its loop (stream_pump.h) for every mode. Stream-shaped (push, pop,
 // finish) because the temporal mode (nlm3d) holds a window of frames and gives
-// each back later (cdn::StreamDenoiser); per-frame modes (pipd, hybrid) give it
-// back at once (cdn::FrameDenoiser, which filters device frames in place of
-// their memory, zero-copy).
+// each back later; per-frame modes (pipd, hybrid, bm3d) filter each frame
+// straight into its output frame (device frames where they are: zero-copy).
+// Output frames are made one at a time, as pop() asks for them.
 //
 // CUDA frames (from NVDEC) are filtered on the device into frames of our own
 // AVHWFramesContext (same sw_format and size): decoder surfaces are read-only
@@ -19,9 +20,8 @@
 #include <string>
 
 #include "av_ptr.h"
-#include "denoiser.h"
 #include "format_converter.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 
 namespace cdn::transcode {
 
@@ -30,9 +30,10 @@ class GpuDevice;
 class FilterStep {
  public:
   // `gpu` non-null selects the CUDA backend (made on the device's primary
-  // context, current after GpuDevice::open), else the CPU. `denoise` false
-  // passes frames through (--no-denoise). `devices`: the CUDA devices the
-  // temporal mode spreads its chunks over (StreamDenoiser::create). Throws Failure.
+  // context, current after GpuDevice::open, at the first frame), else the CPU.
+  // `denoise` false passes frames through (--no-denoise). `devices`: the CUDA
+  // devices the temporal mode spreads its chunks over (StreamDenoiser::create).
+  // Throws Failure.
   FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices = {});
   ~FilterStep();
 
@@ -57,21 +58,34 @@ class FilterStep {
     PixelFormat format = PixelFormat::GRAY8;
     MemoryKind memory = MemoryKind::Host;
   };
+  // Output frames, one per take(): each like the oldest frame still in the
+  // stream (its properties and layout), into ready_; then it stops for now.
+  class OneFrameSink final : public FrameSink {
+   public:
+    explicit OneFrameSink(FilterStep& step) : step_(step) {}
+    FrameView next() override;
+    bool take() override;
+
+   private:
+    FilterStep& step_;
+    FramePtr frame_;
+  };
+
   Prepared prepare(const AVFrame* in);
   // An empty frame like `like`: from our CUDA pool for device frames, else host.
   FramePtr new_output(const AVFrame* like, MemoryKind memory);
   void ensure_pool(const AVFrame* like);
-  void push_temporal(const Prepared& p);
+  void* stream() const;
 
   const GpuDevice* gpu_;
   std::vector<int> devices_;
   DenoiseSettings settings_;
   bool denoise_;
-  std::unique_ptr<FrameDenoiser> frame_denoiser_;    // per-frame modes
-  std::unique_ptr<StreamDenoiser> stream_denoiser_;  // temporal modes, made on the first frame
-  MemoryKind stream_memory_ = MemoryKind::Host;
-  std::deque<FramePtr> ready_;   // per-frame modes: filtered frames
-  std::deque<FramePtr> shells_;  // temporal modes: properties of the frames still in the window
+  std::unique_ptr<StreamDenoiser> denoiser_;  // made on the first frame (its format and size)
+  MemoryKind memory_ = MemoryKind::Host;      // where the stream's frames are
+  OneFrameSink sink_{*this};
+  std::deque<FramePtr> ready_;   // filtered frames (--no-denoise: the input frames)
+  std::deque<FramePtr> shells_;  // properties of the frames in the denoiser, oldest first
   BufferPtr pool_;               // our AVHWFramesContext for device output frames
   FormatConverter converter_;
   long long host_copies_ = 0;

@@ -1,5 +1,5 @@
 // main.cpp: cudadenoise-transcode, denoise the video of a media file with
-// FFmpeg's libav* around cdn::FrameDenoiser (see docs/TRANSCODE.md).
+// FFmpeg's libav* around cdn::StreamDenoiser (see docs/TRANSCODE.md).
 //
 //   cudadenoise-transcode -i noisy.mkv -o clean.mkv --mode hybrid
 //
