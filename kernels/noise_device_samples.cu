@@ -11,6 +11,12 @@ namespace cdn {
 
 namespace {
 
+// Rows a component's samples take in the staging buffer.
+int staged_rows(const PatchSampling& ps) {
+  if (ps.bands <= 0) return 0;
+  return ps.band_step < kNoisePatch ? (ps.bands - 1) * ps.band_step + kNoisePatch : ps.bands * kNoisePatch;
+}
+
 class CudaDeviceSamples final : public DeviceSamples {
  public:
   CudaDeviceSamples() {
@@ -42,7 +48,7 @@ class CudaDeviceSamples final : public DeviceSamples {
       if (first[p] >= 0) continue;
       first[p] = c;
       offset[p] = bytes;
-      bytes += static_cast<std::size_t>(sampling[c].bands) * kNoisePatch * f.pitch[p];
+      bytes += static_cast<std::size_t>(staged_rows(sampling[c])) * f.pitch[p];
     }
     if (bytes > s.capacity) {
       if (s.host) CDN_CUDA_CHECK(cudaFreeHost(s.host));
@@ -56,10 +62,17 @@ class CudaDeviceSamples final : public DeviceSamples {
       const PatchSampling& ps = sampling[first[p]];
       if (ps.bands <= 0) continue;
       const std::size_t pitch = f.pitch[p];
+      const std::size_t row_bytes = plane_row_bytes(f.format, f.width, p);
+      const unsigned char* src = static_cast<const unsigned char*>(f.data[p]) + ps.band_first * pitch;
+      if (ps.band_step < kNoisePatch) {
+        // Dense (a small plane, overlapping bands): its rows, as they are.
+        CDN_CUDA_CHECK(cudaMemcpy2DAsync(s.host + offset[p], pitch, src, pitch, row_bytes, staged_rows(ps),
+                                         cudaMemcpyDeviceToHost, st));
+        continue;
+      }
       // A band: 7 rows, from the first byte of its first row to the last byte
       // of its last row's samples (no padding past the plane's last row).
-      const std::size_t band_bytes = (kNoisePatch - 1) * pitch + plane_row_bytes(f.format, f.width, p);
-      const unsigned char* src = static_cast<const unsigned char*>(f.data[p]) + ps.band_first * pitch;
+      const std::size_t band_bytes = (kNoisePatch - 1) * pitch + row_bytes;
       CDN_CUDA_CHECK(cudaMemcpy2DAsync(s.host + offset[p], kNoisePatch * pitch, src, ps.band_step * pitch, band_bytes,
                                        ps.bands, cudaMemcpyDeviceToHost, st));
     }
@@ -75,9 +88,9 @@ class CudaDeviceSamples final : public DeviceSamples {
     s.staged.sampling = sampling;
     for (std::size_t c = 0; c < comps.size(); ++c) {
       PatchSampling& ps = s.staged.sampling[c];
-      s.staged.planes[c].height = ps.bands * kNoisePatch;
+      s.staged.planes[c].height = staged_rows(ps);
       ps.band_first = 0;
-      ps.band_step = kNoisePatch;
+      if (ps.band_step >= kNoisePatch) ps.band_step = kNoisePatch;  // bands stacked; dense: rows as they are
     }
     order_.push_back(slot);
   }

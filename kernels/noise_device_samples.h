@@ -17,7 +17,8 @@
 namespace cdn {
 
 // Staged samples of one frame: per component, a host plane holding its bands
-// stacked (band k at rows 7k .. 7k + 6) and the sampling to read it with.
+// stacked (band k at rows 7k .. 7k + 6; a densely sampled small plane: its rows
+// from the first band on) and the sampling to read it with.
 struct StagedComponents {
   std::vector<PlaneView> planes;
   std::vector<PatchSampling> sampling;

@@ -100,6 +100,14 @@ PatchSampling patch_sampling(int width, int height, int budget, std::uint64_t ph
   PatchSampling s;
   if (width < kP || height < kP) return s;
   budget = std::max(budget, 1);
+  if (static_cast<long>(height / kP) * (width - kP + 1) < kNoiseDenseBelow) {
+    // A small plane: every position (overlapping bands; the split then goes by
+    // columns of cells only). No phase: there is nothing else to visit.
+    s.band_step = 1;
+    s.x_step = 1;
+    s.bands = height - kP + 1;
+    return s;
+  }
   const double area = static_cast<double>(width) * height / budget;  // pixels per patch
   if (area <= kP) {
     s.band_step = kP;
@@ -171,7 +179,9 @@ double NoiseLevelEstimator::covariance_estimate(const std::vector<int>& selected
 
 NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling& s, const NoiseLevelOptions& o) {
   if (p.memory != MemoryKind::Host) throw InvalidArgument("noise estimate: needs a host plane");
-  if (s.band_step < kP || s.x_step < 1) throw InvalidArgument("noise estimate: band_step >= 7 and x_step >= 1");
+  if (!(s.band_step >= kP || s.band_step == 1) || s.x_step < 1)
+    throw InvalidArgument("noise estimate: band_step 1 or >= 7, x_step >= 1");
+  const bool dense = s.band_step < kP;
   if (!(o.confidence > 0 && o.confidence < 1)) throw InvalidArgument("noise estimate: confidence in (0, 1)");
   if (o.max_selected < kNoiseMinSelected) throw InvalidArgument("noise estimate: max_selected >= 512");
   NoiseLevel r;
@@ -238,10 +248,12 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
       // The split: a checkerboard of cells 32 columns wide and one band high
       // (each half holds both parities of rows and bands: content that
       // alternates from row to row, as in line-doubled or interlaced video,
-      // looks the same in both). A patch that crosses a cell's right edge
-      // would share pixels with the other half: it goes to neither.
+      // looks the same in both); dense sampling (bands overlap): the columns
+      // of cells alone. A patch that crosses a cell's right edge would share
+      // pixels with the other half: it goes to neither.
       const int cell = x / kCell;
-      const std::int8_t half = (x + kP - 1) / kCell != cell ? -1 : static_cast<std::int8_t>((cell + k) & 1);
+      const std::int8_t half =
+          (x + kP - 1) / kCell != cell ? -1 : static_cast<std::int8_t>((cell + (dense ? 0 : k)) & 1);
       candidates_.push_back({x, y, xi, sum / kDims, half});
     }
   }

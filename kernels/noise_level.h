@@ -19,7 +19,8 @@
 //   50,000 patches, -6 % for 12,000), which made the estimate depend on the
 //   frame size and the sampling budget. The selected patches are split into two
 //   halves that share no pixel (so their noise is independent), a checkerboard
-//   of cells 32 columns wide and one band of rows high; the direction of the
+//   of cells 32 columns wide and one band of rows high (dense sampling of a
+//   small plane: columns of cells 32 wide); the direction of the
 //   smallest eigenvalue of one half's covariance is measured on the other half's
 //   covariance (an independent sample, so its variance along that direction is
 //   unbiased) and the two crossed values are averaged. Patches are taken with
@@ -49,9 +50,11 @@ constexpr int kNoisePatch = 7;  // patch side (the paper's default)
 
 // Patches with their top-left corner at (x_first + j * x_step, band_first + k *
 // band_step), for k < bands and every j with the patch inside the plane.
+// band_step >= 7: bands of rows that never overlap; band_step 1 (a small plane,
+// "dense"): every patch position.
 struct PatchSampling {
   int band_first = 0;
-  int band_step = kNoisePatch;  // >= kNoisePatch: bands never overlap
+  int band_step = kNoisePatch;
   int bands = 0;
   int x_first = 0;
   int x_step = 1;
@@ -60,6 +63,8 @@ struct PatchSampling {
 // About `budget` patches spread over a width x height plane: every band of rows
 // and every column when the plane is small, otherwise bands about 4x further
 // apart than the columns (fewer, full-width bands: cheap to copy from a device).
+// A plane too small for kNoiseDenseBelow patches that way (up to about 150x110) is
+// sampled densely: every position.
 // `phase` shifts the bands and columns (a tracker passes the frame number, so
 // that successive frames look at different patches).
 PatchSampling patch_sampling(int width, int height, int budget, std::uint64_t phase = 0);
@@ -100,6 +105,7 @@ struct NoiseLevel {
 // many, vary at all; an estimate needs at least kNoiseMinSelected patches.
 constexpr int kNoiseMinStructured = 64;
 constexpr int kNoiseMinSelected = 512;
+constexpr int kNoiseDenseBelow = 2048;
 
 // Reuses its buffers from call to call (one per plane of a tracker). Not thread-safe.
 class NoiseLevelEstimator {

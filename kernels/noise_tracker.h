@@ -28,7 +28,8 @@
 // for its copy), so that it is denoised with its own estimate. CUDA builds only.
 //
 // Sigmas are in 8-bit code values (as DenoiseSettings::sigma); in_code_values()
-// scales them to each component's own depth.
+// scales them to each component's own depth. Not thread-safe: one thread at a
+// time observes and reads a tracker.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 // test_gpu_noise_tracker.cpp: NoiseTracker on frames in device memory (the
 // sampled bands copied by noise_device_samples.cu) against the same frames in
 // host memory: the same estimates, bit for bit, once the one-frame lag of the
-// device path is taken into account; every format, odd sizes, 1080p. Skips,
-// with the reason, where no CUDA device can be used.
+// device path is taken into account; every format, odd sizes, a small frame
+// (sampled densely), 1080p. Skips, with the reason, where no CUDA device can be
+// used.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -90,6 +91,7 @@ TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::I420, PixelFormat::P010_10LE,
                         PixelFormat::P016_LE, PixelFormat::Y444})
     check(f, 333, 201);
+  check(PixelFormat::NV12, 96, 64);  // dense sampling: the rows as they are
   check(PixelFormat::NV12, 1920, 1080);
   check(PixelFormat::P010_10LE, 1920, 1080);
 }

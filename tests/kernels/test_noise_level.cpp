@@ -63,7 +63,10 @@ TEST(PatchSampling, StaysInsideAndNearTheBudget) {
       for (std::uint64_t phase = 0; phase < 40; ++phase) {
         const PatchSampling s = patch_sampling(w, h, budget, phase);
         ASSERT_GE(s.bands, 1);
-        ASSERT_GE(s.band_step, kNoisePatch);
+        // Dense below kNoiseDenseBelow patches of the banded layout (33x9, 7x7).
+        const bool small = (h / kNoisePatch) * (w - kNoisePatch + 1) < kNoiseDenseBelow;
+        ASSERT_EQ(s.band_step == 1, small) << w << "x" << h;
+        if (!small) ASSERT_GE(s.band_step, kNoisePatch);
         ASSERT_LE(s.band_first + (s.bands - 1) * s.band_step + kNoisePatch, h);
         ASSERT_LE(s.x_first + kNoisePatch, w);
         const long per_band = (w - kNoisePatch - s.x_first) / s.x_step + 1;
@@ -149,6 +152,26 @@ TEST(NoiseLevel, P010AndInterleavedChromaAreReadInPlace) {
   EXPECT_NEAR(estimate_noise_level(c[2]).sigma, 20, 2.0);
 }
 
+// Small planes (a thumbnail, the chroma of a small frame) are sampled densely:
+// every patch position, halves by columns of cells.
+TEST(NoiseLevel, SmallPlanesAreSampledDensely) {
+  HostPlane p(64, 48, 1, 8);
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) p.view.set(x, y, x < 32 ? 60 : (y < 24 ? 180 : 120));
+  add_gaussian_noise(p.view, 20, 5);
+  const NoiseLevel flat = estimate_noise_level(p.view);
+  EXPECT_TRUE(flat.usable);
+  EXPECT_NEAR(flat.sigma, 20, 2);
+  const LumaSource photo = test::photo_luma("camera.png");
+  for (double sigma : {5.0, 10.0, 30.0}) {
+    HostPlane c(96, 64, 1, 8);
+    test::render(test::crop(photo, 200, 40, 96, 64), sigma, 7, c.view);
+    const NoiseLevel l = estimate_noise_level(c.view);
+    EXPECT_TRUE(l.usable) << sigma;
+    EXPECT_NEAR(l.sigma, sigma, 0.1 * sigma) << "96x64 crop of camera.png, sigma " << sigma;
+  }
+}
+
 TEST(NoiseLevel, FlatAndBlackPlanesAreNotUsable) {
   HostPlane p(256, 256, 1, 8);
   for (int v : {0, 16, 128, 255}) {
@@ -159,7 +182,7 @@ TEST(NoiseLevel, FlatAndBlackPlanesAreNotUsable) {
     EXPECT_EQ(l.structured, 0);
     EXPECT_EQ(estimate_noise_sigma(p.view), 0.0);
   }
-  // Too small for 512 patches.
+  // Too narrow for two halves of cells 32 columns wide.
   HostPlane tiny(24, 20, 1, 8);
   test::fill_random(tiny.view, 3);
   EXPECT_FALSE(estimate_noise_level(tiny.view).usable);
