@@ -66,7 +66,9 @@ TEST(PatchSampling, StaysInsideAndNearTheBudget) {
         // Dense below kNoiseDenseBelow patches of the banded layout (33x9, 7x7).
         const bool small = (h / kNoisePatch) * (w - kNoisePatch + 1) < kNoiseDenseBelow;
         ASSERT_EQ(s.band_step == 1, small) << w << "x" << h;
-        if (!small) ASSERT_GE(s.band_step, kNoisePatch);
+        if (!small) {
+          ASSERT_GE(s.band_step, kNoisePatch);
+        }
         ASSERT_LE(s.band_first + (s.bands - 1) * s.band_step + kNoisePatch, h);
         ASSERT_LE(s.x_first + kNoisePatch, w);
         const long per_band = (w - kNoisePatch - s.x_first) / s.x_step + 1;
