@@ -531,8 +531,7 @@ TEST(Bm3dReference, TheFrontDoorIsTheReference) {
     s.mode = Mode::Bm3d;
     s.sigma = sigma;
     test::denoise_frame(Backend::Cpu, s, in.view(), got.view());
-    std::vector<double> sig;
-    for (const auto& c : components(in.view())) sig.push_back(sigma > 0 ? sigma : estimate_noise_sigma(c));
+    const std::vector<double> sig = component_sigmas(in.view(), sigma);  // what sigma = auto gives the denoiser
     bm3d_reference(components(in.view()), components(want.view()), 3, Bm3dParams{}, sig);
     for (int p = 0; p < 2; ++p) ASSERT_EQ(plane_bytes(got, p), plane_bytes(want, p)) << "sigma " << sigma;
   }
