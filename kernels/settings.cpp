@@ -136,11 +136,11 @@ const std::vector<ParamSpec>& param_specs() {
        true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
        [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }, "profile", 0.0},
       {ParamGroup::Bm3d, "bm3d-group1",
-       "BM3D largest group (N) of phase 1, a power of 2 up to 32; 0 or profile: the profile's (paper: 16)", true, 0, 32,
+       "BM3D largest group (N) of phase 1: 8, 16 or 32; 0 or profile: the profile's (paper: 16)", true, 0, 32,
        0, [](const DenoiseSettings& s) { return double(s.bm3d.group1); },
        [](DenoiseSettings& s, double v) { s.bm3d.group1 = int(v); }, "profile", 0.0},
       {ParamGroup::Bm3d, "bm3d-group2",
-       "BM3D largest group (N) of phase 2, a power of 2 up to 32; 0 or profile: the profile's (paper: 32)", true, 0, 32,
+       "BM3D largest group (N) of phase 2: 8, 16 or 32; 0 or profile: the profile's (paper: 32)", true, 0, 32,
        0, [](const DenoiseSettings& s) { return double(s.bm3d.group2); },
        [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
       {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
@@ -175,9 +175,9 @@ void validate(const DenoiseSettings& s) {
   if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
   for (int n : {s.bm3d.group1, s.bm3d.group2})
-    if (n != 0 && (n & (n - 1)) != 0)
+    if (n != 0 && n != 8 && n != 16 && n != 32)
       throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +
-                            " is invalid: expected 0 (the profile's) or a power of 2 up to 32");
+                            " is invalid: expected 0 (the profile's), 8, 16 or 32");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
 }

@@ -85,8 +85,8 @@ struct Bm3dParams {
   int step = 0;    // p: pixels between reference patches (paper: 3)
   int window = 0;  // n: side of the square search window, odd (paper: 39)
   int phases = 0;  // 2: hard thresholding then Wiener; 1: the basic estimate only
-  int group1 = 0;  // N of phase 1 (hard thresholding), a power of 2 up to 32 (paper: 16)
-  int group2 = 0;  // N of phase 2 (Wiener), a power of 2 up to 32 (paper: 32)
+  int group1 = 0;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
+  int group2 = 0;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
 };
 
 struct DenoiseSettings {

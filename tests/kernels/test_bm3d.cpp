@@ -14,6 +14,7 @@
 #include "bm3d_reference.h"
 #include "bm3d_transforms.h"
 #include "denoiser.h"
+#include "error.h"
 #include "host_frame.h"
 #include "metrics.h"
 #include "noise.h"
@@ -279,11 +280,20 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
     }
     EXPECT_EQ(profile_phases(p), 2);
   }
-  // Group sizes per phase replace the profile's.
+  // Group sizes per phase replace the profile's; the GPU's groups are 8, 16 or 32 lanes.
   p.group1 = 8;
-  p.group2 = 4;
+  p.group2 = 16;
   EXPECT_EQ(phase_profile(p, false, 8, 25).max_group, 8);
-  EXPECT_EQ(phase_profile(p, true, 8, 25).max_group, 4);
+  EXPECT_EQ(phase_profile(p, true, 8, 25).max_group, 16);
+  DenoiseSettings s;
+  s.mode = Mode::Bm3d;
+  s.bm3d.group2 = 4;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.bm3d.group2 = 32;
+  s.bm3d.group1 = 24;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.bm3d.group1 = 8;
+  EXPECT_NO_THROW(validate(s));
 }
 
 TEST(Bm3dGeometry, QuantizedGuide) {
