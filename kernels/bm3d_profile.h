@@ -13,7 +13,15 @@
 //   (sigma > 40: 2.8). Not reproduced: 'vn''s 11x11 Wiener patches (ours stay 8x8)
 //   and the reference's adaptive step in flat areas (thrToIncStep).
 // - fast: the paper profile with step 8, window 19 and phase 1 only.
-// Both profiles aggregate with the Kaiser window (beta 2) of the reference.
+// - balanced: the reference profile with block matching on the guide rounded to
+//   8-bit code values (`match8`: integer distances, exact in any order of
+//   summation, which the GPU computes with 8-bit dot products; phase 1 of an 8-bit
+//   plane is unchanged, phase 2 matches on the rounded basic estimate).
+// - quick, rapid, draft: balanced with less search, at every sigma: quick step 4,
+//   window 25; rapid step 5, window 25, N 8 / 16; draft step 8, window 19, N 8 / 16.
+//   Their quality against the reference profile on the evaluation clips:
+//   docs/BM3D.md.
+// Every profile aggregates with the Kaiser window (beta 2) of the reference.
 //
 // Geometry (docs/BM3D.md): a plane is processed at its padded size
 // max(w, 8) x max(h, 8) (padding repeats the edge sample, the clamp rule of
@@ -57,6 +65,9 @@ struct PhaseProfile {
   Transform2d t2d = Transform2d::Dct;
   Transform1d t1d = Transform1d::WalshHadamard;
   float lambda3d = 2.7f;  // hard threshold lambda3D * sigma (phase 1)
+  // Block matching on the guide rounded to 8-bit code values (quantize_guide of
+  // bm3d_reference.h): tau_ssd is then in 8-bit units whatever the bit depth.
+  bool match8 = false;
 
   CDN_HD int side() const { return 2 * radius + 1; }
   CDN_HD int self_index() const { return radius * side() + radius; }
@@ -66,6 +77,12 @@ struct PhaseProfile {
 inline int profile_phases(const Bm3dParams& p) {
   if (p.phases > 0) return p.phases;
   return p.profile == Bm3dProfile::Fast ? 1 : 2;
+}
+
+// The reference profile's filtering with less search (balanced, quick, draft).
+inline bool is_match8_profile(Bm3dProfile p) {
+  return p == Bm3dProfile::Balanced || p == Bm3dProfile::Quick || p == Bm3dProfile::Rapid ||
+         p == Bm3dProfile::Draft;
 }
 
 // The parameters of phase 1 (wiener = false) or 2 of profile p.profile, with
@@ -81,7 +98,7 @@ inline PhaseProfile phase_profile(const Bm3dParams& p, bool wiener, int bit_dept
   if (p.profile == Bm3dProfile::Fast) {
     pp.step = 8;
     window = 19;
-  } else if (p.profile == Bm3dProfile::Reference) {
+  } else if (p.profile == Bm3dProfile::Reference || is_match8_profile(p.profile)) {
     pp.t2d = wiener ? Transform2d::Dct : Transform2d::Bior15;
     pp.t1d = Transform1d::Haar;
     if (sigma8 <= 40) {  // BM3D.m's 'np' profile
@@ -93,10 +110,29 @@ inline PhaseProfile phase_profile(const Bm3dParams& p, bool wiener, int bit_dept
       pp.lambda3d = 2.8f;
     }
   }
+  if (is_match8_profile(p.profile)) {
+    // Geometry per profile (docs/BM3D.md: measured on the evaluation clips).
+    pp.match8 = true;
+    if (p.profile == Bm3dProfile::Quick) {
+      pp.step = 4;
+      window = 25;
+      pp.max_group = wiener ? 32 : 16;
+    } else if (p.profile == Bm3dProfile::Rapid) {
+      pp.step = 5;
+      window = 25;
+      pp.max_group = wiener ? 16 : 8;
+    } else if (p.profile == Bm3dProfile::Draft) {
+      pp.step = 8;
+      window = 19;
+      pp.max_group = wiener ? 16 : 8;
+    }
+  }
   if (p.step > 0) pp.step = p.step;
   if (p.window > 0) window = p.window;
+  if (!wiener && p.group1 > 0) pp.max_group = p.group1;
+  if (wiener && p.group2 > 0) pp.max_group = p.group2;
   pp.radius = window / 2;
-  const float scale = static_cast<float>(1 << (bit_depth - 8));
+  const float scale = pp.match8 ? 1.0f : static_cast<float>(1 << (bit_depth - 8));
   pp.tau_ssd = tau * kPatchArea * scale * scale;
   return pp;
 }

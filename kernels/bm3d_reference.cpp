@@ -51,6 +51,13 @@ FloatPlane resample_guide(const FloatPlane& luma, int w, int h) {
   return pad_values(values, w, h);
 }
 
+FloatPlane quantize_guide(const FloatPlane& guide, int depth) {
+  FloatPlane q = guide;
+  const float unit = static_cast<float>(1 << (depth - 8));
+  for (float& v : q.v) v = std::clamp(std::floor(v / unit + 0.5f), 0.0f, 255.0f);
+  return q;
+}
+
 std::vector<std::uint16_t> match_group(const FloatPlane& g, int rx, int ry, const PhaseProfile& pp) {
   const int last_x = g.width - kPatch, last_y = g.height - kPatch, r = pp.radius, side = pp.side();
   std::vector<std::pair<float, int>> found;  // (sum of squared differences, scan index)
@@ -302,7 +309,8 @@ Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const 
     // Phase 1 matches on the noisy luma, phase 2 on its basic estimate.
     const FloatPlane& luma = wiener ? e.basic[0] : input[0];
     for (const auto& comps : by_size) {
-      const FloatPlane guide = resample_guide(luma, sizes[comps[0]].first, sizes[comps[0]].second);
+      FloatPlane guide = resample_guide(luma, sizes[comps[0]].first, sizes[comps[0]].second);
+      if (pp.match8) guide = quantize_guide(guide, depth);
       std::vector<const FloatPlane*> in, basic;
       std::vector<float> s;
       std::vector<FloatPlane*> out;

@@ -50,6 +50,11 @@ FloatPlane pad_values(const std::vector<float>& values, int valid_width, int val
 // each sample the mean of the luma's 2x2 (or 2x1, 1x2) block, edge samples repeated.
 FloatPlane resample_guide(const FloatPlane& luma, int w, int h);
 
+// The guide of the match8 profiles (bm3d_profile.h): each sample in 8-bit code
+// values, floor(v / 2^(depth - 8) + 0.5) clamped to [0, 255] (the identity on an
+// 8-bit plane).
+FloatPlane quantize_guide(const FloatPlane& guide, int bit_depth);
+
 // The group of the reference patch at (rx, ry): scan indices (bm3d_profile.h),
 // the reference first, then the candidates with a squared-difference sum of at
 // most pp.tau_ssd, in order of (sum, scan index), cut to a power of 2 of at most

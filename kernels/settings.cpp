@@ -19,7 +19,7 @@ constexpr Named<Mode> kModes[] = {
 constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
 // Indexed by Bm3dProfile's value (the bm3d-profile parameter's choices).
-constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", nullptr};
+constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "balanced", "quick", "rapid", "draft", nullptr};
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -119,8 +119,9 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Bm3d, "bm3d-profile",
        "BM3D profile: paper (the GPU paper's: DCT in both phases), reference (Dabov et al.'s reference "
        "implementation: biorthogonal 1.5 then DCT, Haar across the group; docs/BM3D.md), fast (paper, step 8, window "
-       "19, basic estimate only)",
-       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.bm3d.profile)); },
+       "19, basic estimate only), balanced (reference with 8-bit block matching: the same quality, faster), quick, "
+       "rapid, draft (balanced with less search, faster in that order; docs/BM3D.md)",
+       true, 0, 6, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.bm3d.profile)); },
        [](DenoiseSettings& s, double v) { s.bm3d.profile = static_cast<Bm3dProfile>(int(v)); }, nullptr, 0,
        kBm3dProfileNames},
       {ParamGroup::Bm3d, "bm3d-step", "BM3D pixels between reference patches, both phases; 0 or profile: the profile's (paper: 3, fast: 8)",
@@ -135,6 +136,14 @@ const std::vector<ParamSpec>& param_specs() {
        "fast: 1)",
        true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
        [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-group1",
+       "BM3D largest group (N) of phase 1: 8, 16 or 32; 0 or profile: the profile's (paper: 16)", true, 0, 32,
+       0, [](const DenoiseSettings& s) { return double(s.bm3d.group1); },
+       [](DenoiseSettings& s, double v) { s.bm3d.group1 = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-group2",
+       "BM3D largest group (N) of phase 2: 8, 16 or 32; 0 or profile: the profile's (paper: 32)", true, 0, 32,
+       0, [](const DenoiseSettings& s) { return double(s.bm3d.group2); },
+       [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
       {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
        [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
@@ -168,6 +177,10 @@ void validate(const DenoiseSettings& s) {
   }
   if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
+  for (int n : {s.bm3d.group1, s.bm3d.group2})
+    if (n != 0 && n != 8 && n != 16 && n != 32)
+      throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +
+                            " is invalid: expected 0 (the profile's), 8, 16 or 32");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
 }

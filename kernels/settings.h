@@ -73,17 +73,24 @@ struct NlmParams {
 // phases); `reference` follows Dabov et al.'s reference implementation (BM3D.m:
 // biorthogonal 1.5 in the hard-thresholding phase, DCT in the Wiener phase, Haar
 // across the group, its thresholds and its sigma > 40 profile); `fast` is the paper
-// profile with step 8, window 19 and the basic estimate only.
-enum class Bm3dProfile { Paper = 0, Reference = 1, Fast = 2 };
+// profile with step 8, window 19 and the basic estimate only. `balanced` is the
+// reference profile with block matching on the guide rounded to 8-bit code values
+// (exact integer distances, the same quality); `quick`, `rapid` and `draft` add
+// less search (a coarser step, a smaller window, smaller groups), for speed:
+// docs/BM3D.md gives their parameters and their measured quality.
+enum class Bm3dProfile { Paper = 0, Reference = 1, Fast = 2, Balanced = 3, Quick = 4, Rapid = 5, Draft = 6 };
 const char* bm3d_profile_name(Bm3dProfile p);
 
 // BM3D parameters. step, window and phases at 0 take the profile's values; a
-// value other than 0 replaces the profile's in both phases.
+// value other than 0 replaces the profile's in both phases (group1 and group2: in
+// phase 1 and 2).
 struct Bm3dParams {
   Bm3dProfile profile = Bm3dProfile::Paper;
   int step = 0;    // p: pixels between reference patches (paper: 3)
   int window = 0;  // n: side of the square search window, odd (paper: 39)
   int phases = 0;  // 2: hard thresholding then Wiener; 1: the basic estimate only
+  int group1 = 0;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
+  int group2 = 0;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
 };
 
 struct DenoiseSettings {

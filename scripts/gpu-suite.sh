@@ -74,7 +74,7 @@ if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
             # The element launches only kernels/'s kernels, which the kernel tests above
             # racecheck; through the element the same checks run past the timeout.
             echo "SKIP racecheck $t: its kernels are racechecked by test_kernels_gpu_*"; continue ;;
-          test_kernels_gpu_bm3d) filter="GpuBm3d.RandomImagesOfOddSizesAndDepths:GpuBm3d.SmallBatchesGiveTheSameResult:GpuBm3d.RealPhotosMatchTheReference:GpuBm3d.ReferenceProfileMatchesTheCpu" ;;
+          test_kernels_gpu_bm3d) filter="GpuBm3d.RandomImagesOfOddSizesAndDepths:GpuBm3d.SmallBatchesGiveTheSameResult:GpuBm3d.RealPhotosMatchTheReference:GpuBm3d.ReferenceProfileMatchesTheCpu:GpuBm3d.FastKernelsGiveTheReferenceKernelsBytes" ;;
           test_kernels_gpu_nlm3d) filter="GpuNlm3d.MatchesTheCpuReference:GpuNlm3d.EveryFormatAndOddSizes:GpuNlm3d.DeviceFramesStayOnTheDevice" ;;
         esac
       fi

@@ -13,6 +13,7 @@
 #include "bm3d_profile.h"
 #include "bm3d_reference.h"
 #include "bm3d_transforms.h"
+#include "error.h"
 #include "host_frame.h"
 #include "metrics.h"
 #include "noise.h"
@@ -239,6 +240,77 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
   EXPECT_EQ(profile_phases(p), 1);
   p.phases = 2;
   EXPECT_EQ(profile_phases(p), 2);
+  // balanced: the reference profile, with block matching on the 8-bit guide
+  // (thresholds in 8-bit units whatever the depth); quick, rapid and draft search less.
+  p = Bm3dParams{};
+  p.profile = Bm3dProfile::Balanced;
+  for (bool wiener : {false, true}) {
+    Bm3dParams r;
+    r.profile = Bm3dProfile::Reference;
+    for (double sigma : {20.0, 50.0}) {
+      const PhaseProfile b = phase_profile(p, wiener, 10, sigma), ref = phase_profile(r, wiener, 10, sigma);
+      EXPECT_TRUE(b.match8);
+      EXPECT_FALSE(ref.match8);
+      EXPECT_EQ(b.step, ref.step);
+      EXPECT_EQ(b.radius, ref.radius);
+      EXPECT_EQ(b.max_group, ref.max_group);
+      EXPECT_EQ(b.t2d, ref.t2d);
+      EXPECT_EQ(b.t1d, ref.t1d);
+      EXPECT_EQ(b.lambda3d, ref.lambda3d);
+      EXPECT_EQ(b.tau_ssd * 16, ref.tau_ssd);  // 8-bit units against 10-bit ones
+    }
+  }
+  struct Geometry {
+    Bm3dProfile profile;
+    int step, radius, n1, n2;
+  };
+  for (const Geometry& g : {Geometry{Bm3dProfile::Quick, 4, 12, 16, 32}, Geometry{Bm3dProfile::Rapid, 5, 12, 8, 16},
+                            Geometry{Bm3dProfile::Draft, 8, 9, 8, 16}}) {
+    p.profile = g.profile;
+    for (double sigma : {20.0, 50.0}) {
+      const PhaseProfile a = phase_profile(p, false, 8, sigma), b = phase_profile(p, true, 8, sigma);
+      EXPECT_TRUE(a.match8 && b.match8);
+      EXPECT_EQ(a.step, g.step);
+      EXPECT_EQ(b.step, g.step);
+      EXPECT_EQ(a.radius, g.radius);
+      EXPECT_EQ(a.max_group, g.n1);
+      EXPECT_EQ(b.max_group, g.n2);
+      EXPECT_EQ(a.t2d, Transform2d::Bior15);
+    }
+    EXPECT_EQ(profile_phases(p), 2);
+  }
+  // Group sizes per phase replace the profile's; the GPU's groups are 8, 16 or 32 lanes.
+  p.group1 = 8;
+  p.group2 = 16;
+  EXPECT_EQ(phase_profile(p, false, 8, 25).max_group, 8);
+  EXPECT_EQ(phase_profile(p, true, 8, 25).max_group, 16);
+  DenoiseSettings s;
+  s.mode = Mode::Bm3d;
+  s.bm3d.group2 = 4;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.bm3d.group2 = 32;
+  s.bm3d.group1 = 24;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.bm3d.group1 = 8;
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(Bm3dGeometry, QuantizedGuide) {
+  FloatPlane g = pad_values({0.f, 1.f, 254.f, 255.f, 17.f, 3.f}, 3, 2);
+  const FloatPlane q8 = quantize_guide(g, 8);
+  EXPECT_EQ(q8.v, g.v);  // the identity on 8-bit values
+  for (float& v : g.v) v = v * 4 + 2;  // 10-bit values: x.5 in 8-bit units rounds up
+  const FloatPlane q10 = quantize_guide(g, 10);
+  EXPECT_EQ(q10.at(0, 0), 1.f);    // 0.5
+  EXPECT_EQ(q10.at(2, 0), 255.f);  // 254.5
+  EXPECT_EQ(q10.at(0, 1), 255.f);  // 255.5, clamped
+  EXPECT_EQ(q10.at(2, 1), 4.f);    // 3.5
+  FloatPlane f = pad_values({-3.2f, 12.49f, 12.5f, 300.f}, 2, 2);
+  const FloatPlane qf = quantize_guide(f, 8);
+  EXPECT_EQ(qf.at(0, 0), 0.f);
+  EXPECT_EQ(qf.at(1, 0), 12.f);
+  EXPECT_EQ(qf.at(0, 1), 13.f);
+  EXPECT_EQ(qf.at(1, 1), 255.f);
 }
 
 TEST(Bm3dGeometry, ReferenceGridCoversTheBorders) {

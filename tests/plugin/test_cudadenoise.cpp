@@ -115,7 +115,8 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
   }
   EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 6) << "segment-length, max-length, tmax, t2max, thickness, direction-prefilter";
   EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, strength, chunk-size";
-  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 4) << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases";
+  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
+      << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
   gst_object_unref(e);
 }

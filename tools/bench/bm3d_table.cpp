@@ -101,10 +101,18 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
           gpu_row(in.view(), named_profile(profile), iterations);
         }
       const HostFrame in = make_frame(source, PixelFormat::GRAY8, w, h);
-      gpu_row(in.view(), named_profile(Bm3dProfile::Fast), iterations);
+      for (Bm3dProfile profile : {Bm3dProfile::Fast, Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid,
+                                  Bm3dProfile::Draft})
+        gpu_row(in.view(), named_profile(profile), iterations);
+      const HostFrame nv12 = make_frame(source, PixelFormat::NV12, w, h);
+      gpu_row(nv12.view(), named_profile(Bm3dProfile::Balanced), iterations);
     }
-    const HostFrame big = make_frame(source, PixelFormat::GRAY8, 7680, 4320);
-    gpu_row(big.view(), named_profile(Bm3dProfile::Paper), 1);
+    // Device memory at 4K and 8K (the filter grows to the largest frame it sees).
+    for (const auto& [w, h] : {std::pair{3840, 2160}, std::pair{7680, 4320}}) {
+      const HostFrame big = make_frame(source, PixelFormat::GRAY8, w, h);
+      for (Bm3dProfile profile : {Bm3dProfile::Reference, Bm3dProfile::Balanced, Bm3dProfile::Rapid})
+        gpu_row(big.view(), named_profile(profile), 1);
+    }
   }
 #else
   (void)gpu;
