@@ -123,8 +123,14 @@ void FilterStep::push(const AVFrame* in) {
   if (is_temporal(settings_.mode)) return push_temporal(p);
   FramePtr out = new_output(p.frame, p.memory);
   try {
-    frame_denoiser_->process(frame_view(p.frame, p.format, p.memory), frame_view(out.get(), p.format, p.memory),
-                             gpu_ ? gpu_->stream() : nullptr);
+    const FrameView in_view = frame_view(p.frame, p.format, p.memory), out_view = frame_view(out.get(), p.format, p.memory);
+    if (fields_) {  // interlaced: top field, then bottom field, each a frame of its own
+      for (int parity = 0; parity < 2; ++parity)
+        frame_denoiser_->process(field_view(in_view, parity), field_view(out_view, parity),
+                                 gpu_ ? gpu_->stream() : nullptr);
+    } else {
+      frame_denoiser_->process(in_view, out_view, gpu_ ? gpu_->stream() : nullptr);
+    }
   } catch (const Error& e) {
     throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
   }

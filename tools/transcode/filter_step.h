@@ -12,6 +12,11 @@
 // downloads them itself, and each such frame counts as a host copy: on the
 // zero-copy path (nvdec -> cuda) host_copies() stays 0. Frame properties (pts,
 // duration, colour, side data) follow each frame through the filter.
+//
+// Interlaced video (set_fields): the per-frame modes filter each field on its
+// own, as a half-height frame of every other line (field_view, no copy), so
+// the two moments a frame holds are never mixed. The temporal mode takes whole
+// frames only; the transcode refuses interlaced input for it.
 #pragma once
 
 #include <deque>
@@ -42,6 +47,8 @@ class FilterStep {
   FramePtr pop();
   // End of the stream: every frame still held becomes ready.
   void finish();
+  // Filter the two fields of each frame apart (interlaced input, per-frame modes).
+  void set_fields(bool separate) { fields_ = separate; }
 
   // "cuda", "cpu" or "none" (--no-denoise).
   const char* name() const;
@@ -76,6 +83,7 @@ class FilterStep {
   FormatConverter converter_;
   long long host_copies_ = 0;
   std::string note_;
+  bool fields_ = false;
 };
 
 }  // namespace cdn::transcode
