@@ -188,9 +188,9 @@ explain_unsupported (GstCaps * caps)
     msg += "; ...";
 #ifdef CDN_GST_CUDA
   msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444 in memory:CUDAMemory or system memory, "
-      "GRAY8 in system memory only.";
+      "GRAY8 and GRAY16_LE in system memory only.";
 #else
-  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 in system memory "
+  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444, GRAY8, GRAY16_LE in system memory "
       "(this build has no GStreamer CUDA support).";
 #endif
   if (cuda_offered && format_ok_in_system)

@@ -39,9 +39,10 @@
 G_BEGIN_DECLS
 
 /* Formats in CUDA memory are those of the 1.22 CUDA allocator that the kernels
- * know; its allocator has no GRAY8 layout, so GRAY8 is system memory only. */
+ * know; its allocator has no gray layouts, so GRAY8 and GRAY16_LE are system
+ * memory only. */
 #define GST_CDN_CUDA_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444 }"
-#define GST_CDN_SYSTEM_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 }"
+#define GST_CDN_SYSTEM_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444, GRAY8, GRAY16_LE }"
 
 #define GST_TYPE_CDN_BASE_TRANSFORM (gst_cdn_base_transform_get_type ())
 #define GST_CDN_BASE_TRANSFORM(obj) \
