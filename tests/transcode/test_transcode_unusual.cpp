@@ -88,6 +88,26 @@ TEST_F(Unusual, RotatedPhoneClipKeepsItsDisplayMatrix) {
       << mkv.err;
 }
 
+// --autorotate turns the pixels as ffmpeg's autorotate does and drops the matrix.
+TEST_F(Unusual, AutorotateTurnsThePictureUpright) {
+  const std::string plain = path("box.mp4"), rotated = path("box-rotated.mp4"), out = path("upright.mkv");
+  make_with_ffmpeg("-f lavfi -i \"color=black:s=64x48:r=10,drawbox=x=0:y=0:w=16:h=12:color=white:t=fill\" "
+                   "-frames:v 3 -c:v libx264 -preset ultrafast " + quote(plain));
+  ASSERT_EQ(remux_with_rotation(plain, rotated, 90), "");
+  const ToolRun r = run_tool("-i " + quote(rotated) + " -o " + quote(out) + " --backend cpu --autorotate --no-denoise --lossless");
+  ASSERT_EQ(r.code, 0) << r.all();
+  EXPECT_NE(r.err.find("--autorotate: the picture is turned 90 degrees clockwise"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("cannot store"), std::string::npos) << r.err;
+  EXPECT_EQ(probe_one(out, "-select_streams v:0 -show_entries stream=width,height"), "48,64");
+  EXPECT_EQ(probe_one(out, "-select_streams v:0 -show_entries stream_side_data=rotation"), "") << "the matrix is applied";
+  // Pixel for pixel what ffmpeg shows for the rotated input (its decoder autorotates).
+  EXPECT_EQ(decode_raw(out, "gray"), decode_raw(rotated, "gray"));
+  const auto y = decode_raw(out, "gray");
+  ASSERT_GE(y.size(), 48u * 64u);
+  EXPECT_GT(y[4 * 48 + 44], 200) << "the top-left box is now top right";
+  EXPECT_LT(y[4 * 48 + 4], 50);
+}
+
 TEST_F(Unusual, RgbInputKeepsItsColours) {
   // bgr0 (FFV1), gbrp (FFV1) and rgb24 (PNG in Matroska): converted to
   // BT.601 limited-range 4:4:4 (an SD size) and tagged so.

@@ -86,6 +86,10 @@ struct Parser {
                      &o.max_frames);
     flags.add_switch("-y", "overwrite OUTPUT if it exists", &yes);
     flags.add_switch("-n", "never overwrite OUTPUT: fail if it exists (the default without -y)", &no);
+    flags.add_switch("--autorotate",
+                     "turn the picture upright as the input's display matrix says (a phone clip's rotate 90) and "
+                     "drop the matrix, as ffmpeg -autorotate does; without it the matrix is kept (MP4/MOV)",
+                     &o.autorotate);
     flags.add_switch("--fail-on-decode-error,-xerror",
                      "stop with exit 3 at the first decode error (a damaged packet or frame; by default FFmpeg "
                      "conceals them and they are counted, reported and put in --json)",

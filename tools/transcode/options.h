@@ -31,7 +31,8 @@ struct TranscodeOptions {
   std::string preset;  // x264-style name; empty: the encoder's default
   std::uint64_t max_frames = 0;  // 0: all
   Overwrite overwrite = Overwrite::Refuse;
-  bool fail_on_decode_error = false;  // --fail-on-decode-error / -xerror: a damaged packet or frame is exit 3
+  bool fail_on_decode_error = false;
+  bool autorotate = false;  // --autorotate: apply the display matrix to the pixels (rotation.h)  // --fail-on-decode-error / -xerror: a damaged packet or frame is exit 3
   bool quiet = false;
   bool json = false;
   bool verbose = false;

@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "interrupt.h"
 #include "output_path.h"
+#include "rotation.h"
 
 extern "C" {
 #include <libavcodec/version.h>
@@ -58,10 +59,11 @@ bool stores_display_matrix(const AVOutputFormat* of) {
 
 // Stream side data (display matrix, mastering display, content light level,
 // stereo 3D, ...), all of it but what an encoder writes for itself.
-void copy_side_data(const AVStream* in, AVStream* out, bool reencoded) {
+void copy_side_data(const AVStream* in, AVStream* out, bool reencoded, bool autorotated) {
   for (int i = 0; i < in->nb_side_data; ++i) {
     const AVPacketSideData& sd = in->side_data[i];
     if (reencoded && sd.type == AV_PKT_DATA_CPB_PROPERTIES) continue;
+    if (autorotated && sd.type == AV_PKT_DATA_DISPLAYMATRIX) continue;
     uint8_t* dst = av_stream_new_side_data(out, sd.type, sd.size);
     if (!dst) throw std::bad_alloc();
     std::memcpy(dst, sd.data, sd.size);
@@ -72,6 +74,12 @@ void copy_side_data(const AVStream* in, AVStream* out, bool reencoded) {
 double rotation_of(const AVStream* st) {
   const uint8_t* m = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, nullptr);
   return m ? av_display_rotation_get(reinterpret_cast<const int32_t*>(m)) : 0.0;
+}
+
+// Whether --autorotate turns this stream: a display matrix of a right-angle rotation.
+bool rotation_applies(const AVStream* st) {
+  const uint8_t* m = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, nullptr);
+  return m && quarter_turns_of(reinterpret_cast<const int32_t*>(m)) > 0;
 }
 
 // The file name and MIME type Matroska players look for as cover art.
@@ -131,6 +139,7 @@ Output::Output(const Input& input, const TranscodeOptions& o) : input_(input), t
 
 void Output::open(const TranscodeOptions& o) {
   pipe_ = tools::is_pipe_name(target_);
+  autorotate_ = o.autorotate && rotation_applies(input_.video());
   if (!pipe_) {
     const tools::OutputCheck c = tools::check_output(target_, {input_.path()}, o.overwrite);
     if (!c) throw Failure(c.problem == tools::OutputProblem::IsInput ? kExitUsage : kExitOutput, c.message);
@@ -166,10 +175,11 @@ void Output::open(const TranscodeOptions& o) {
   if (orc < 0) throw Failure(kExitOutput, "cannot write " + write_to + ": " + av_error(orc));
   io_open_ = true;
   const double turn = rotation_of(input_.video());
-  if (turn != 0 && !stores_display_matrix(of)) {
-    char buf[160];
+  if (turn != 0 && !autorotate_ && !stores_display_matrix(of)) {
+    char buf[200];
     std::snprintf(buf, sizeof buf, "the input is displayed rotated by %g degrees, but %s cannot store that (its "
-                                   "display matrix): it will play unrotated; .mp4 or .mov keep it", -turn, of->name);
+                                   "display matrix): it will play unrotated; .mp4 or .mov keep it, --autorotate "
+                                   "turns the picture", -turn, of->name);
     notes_.push_back(buf);
   }
 }
@@ -233,7 +243,7 @@ void Output::add_streams() {
     ost->avg_frame_rate = ist->avg_frame_rate;
     ost->r_frame_rate = ist->r_frame_rate;
     ost->sample_aspect_ratio = ist->sample_aspect_ratio;
-    copy_side_data(ist, ost, video);
+    copy_side_data(ist, ost, video, video && autorotate_);
     if (video) {
       av_dict_set(&ost->metadata, "encoder", nullptr, 0);  // describes the old encoding
       continue;

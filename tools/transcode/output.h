@@ -79,6 +79,7 @@ class Output {
   std::string target_, temp_;
   std::string real_;  // the file finish() replaces: target_, or what the symlink target_ names
   bool pipe_ = false;
+  bool autorotate_ = false;  // the display matrix goes into the pixels, not the stream
   AVFormatContext* ctx_ = nullptr;
   std::vector<int> map_;  // input stream -> output stream, -1: dropped
   std::vector<PacketPtr> pending_;

@@ -29,6 +29,7 @@
 #include "interrupt.h"
 #include "output.h"
 #include "pixel_format.h"
+#include "rotation.h"
 
 extern "C" {
 #include <libavutil/hwcontext.h>
@@ -66,6 +67,7 @@ class Pipeline {
     decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
     filter_ = std::make_unique<FilterStep>(o_.settings, o_.denoise, gpu_.get(), o_.gpus);
     for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) say(n);
+    if (o_.autorotate) plan_rotation();
 
     const AVStream* video = input_->video();
     const long long nb = video->nb_frames > 0 ? video->nb_frames : 0;
@@ -141,6 +143,33 @@ class Pipeline {
       av_frame_unref(frame_.get());
     }
     check_decode_errors();
+  }
+
+  // --autorotate: how many clockwise quarter turns the display matrix asks for.
+  void plan_rotation() {
+    const uint8_t* m = av_stream_get_side_data(input_->video(), AV_PKT_DATA_DISPLAYMATRIX, nullptr);
+    const int turns = m ? quarter_turns_of(reinterpret_cast<const int32_t*>(m)) : 0;
+    if (turns < 0) {
+      say("--autorotate: the display matrix is not a plain rotation by a right angle; it is kept as it is");
+      return;
+    }
+    quarter_turns_ = turns;
+    if (turns > 0) say("--autorotate: the picture is turned " + std::to_string(90 * turns) + " degrees clockwise");
+  }
+
+  // A denoised frame turned upright (on the host: CUDA frames are downloaded first).
+  FramePtr turned(FramePtr f) {
+    if (quarter_turns_ == 0) return f;
+    if (field_order_ != AV_FIELD_PROGRESSIVE)
+      throw Failure(kExitUsage, "--autorotate cannot turn interlaced video: its fields would become columns");
+    if (f->format == AV_PIX_FMT_CUDA) {
+      FramePtr host = alloc_frame();
+      int rc = av_hwframe_transfer_data(host.get(), f.get(), 0);
+      if (rc >= 0) rc = av_frame_copy_props(host.get(), f.get());
+      if (rc < 0) throw Failure(kExitGpu, "cannot download a frame to turn it: " + av_error(rc));
+      f = std::move(host);
+    }
+    return rotate_frame(f.get(), quarter_turns_);
   }
 
   // The first decode error is said at once; with --fail-on-decode-error it ends the run.
@@ -232,6 +261,7 @@ class Pipeline {
     const int64_t length = out->pkt_duration > 0 ? out->pkt_duration : frame_step_;
     const double media = (out->pts + length - start) * av_q2d(v->time_base);
     if (output_) {
+      out = turned(std::move(out));
       if (!encoder_) {
         open_encoder(out.get());
       } else if (out->width != encoder_->context()->width || out->height != encoder_->context()->height) {
@@ -299,7 +329,8 @@ class Pipeline {
   Summary summary_;
   int64_t last_pts_ = AV_NOPTS_VALUE;
   int64_t next_pts_ = 0;
-  int64_t frame_step_ = 0;  // the last frame's duration, for frames that carry none
+  int64_t frame_step_ = 0;
+  int quarter_turns_ = 0;  // --autorotate  // the last frame's duration, for frames that carry none
   bool pts_repaired_ = false;
   bool decode_error_noted_ = false;
   AVFieldOrder field_order_ = AV_FIELD_PROGRESSIVE;
