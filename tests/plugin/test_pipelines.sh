@@ -108,7 +108,7 @@ transcode_tests() {
   expect "the symlink's target has 5 frames (got $n)" test "$n" = 5
   # A failing run leaves nothing.
   expect_failure "transcode.sh: an unknown container" 2 "cannot tell the container" "$DIR/transcode.sh" -i "$av" -o "$TMP/t/x.xyz"
-  expect_failure "transcode.sh: a second -o" 2 "-o given twice" "$DIR/transcode.sh" -i "$av" -o a.mp4 -o b.mp4
+  expect_failure "transcode.sh: a second -o" 2 "-o given twice" "$DIR/transcode.sh" -i "$av" -o "$TMP/t/a.mp4" -o "$TMP/t/b.mp4"
   # Interrupted (SIGTERM, and SIGINT as from a terminal): exit 143/130, no
   # temporary file, no output. bm3d takes a while at 640x480 (about 20 s for
   # these frames on a CPU) and stops at once.
