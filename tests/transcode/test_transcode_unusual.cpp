@@ -274,6 +274,17 @@ TEST_F(Unusual, InterlacedInputIsFilteredFieldByFieldAndKeepsItsFieldOrder) {
   t = run_tool("-i " + quote(in) + " -o " + quote(path("t.mkv")) + " --backend cpu --codec hevc");
   EXPECT_EQ(t.code, 2) << t.all();
   EXPECT_FALSE(fs::exists(path("t.mkv")));
+  // A format converted for denoising (4:2:2 -> 4:2:0) is cut into fields in the
+  // converted layout: 54 lines do not split 4:2:0 chroma evenly (the bottom
+  // field's chroma would run past the plane), refused before any filtering.
+  const std::string odd = path("fields422.mkv");
+  make_with_ffmpeg("-f lavfi -i \"color=gray:s=64x54:r=25,format=gray,geq=lum='if(mod(Y\\,2)\\,180\\,60)',"
+                   "format=yuv422p\" -frames:v 2 -vf setfield=tff -c:v libx264 -qp 0 -preset ultrafast "
+                   "-flags +ildct+ilme -x264opts tff=1 " + quote(odd));
+  t = run_tool("-i " + quote(odd) + " -f null -o - --backend cpu --mode pipd");
+  EXPECT_EQ(t.code, 3) << t.all();
+  EXPECT_NE(t.err.find("is interlaced with a height (54) whose chroma lines do not split evenly into two fields"),
+            std::string::npos) << t.err;
 }
 
 TEST_F(Unusual, CoverArtIsNotTheVideoAndIsCopied) {

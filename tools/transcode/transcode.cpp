@@ -198,10 +198,12 @@ class Pipeline {
                                     mode_name(o_.settings.mode) +
                                     " filters whole frames and would mix their two fields; deinterlace it first "
                                     "(e.g. ffmpeg -vf bwdif) or use a per-frame mode, which filters each field apart");
+    // The layout the fields are cut from: the frame's, or the one it is converted to.
     PixelFormat layout;
     const auto* hw = first->hw_frames_ctx ? reinterpret_cast<const AVHWFramesContext*>(first->hw_frames_ctx->data) : nullptr;
     const AVPixelFormat f = hw ? hw->sw_format : static_cast<AVPixelFormat>(first->format);
-    if (cdn_format_of(f, &layout) && !fields_fit(layout, first->height))
+    if (!cdn_format_of(f, &layout)) cdn_format_of(conversion_target(f), &layout);
+    if (!fields_fit(layout, first->height))
       throw Failure(kExitInput, o_.input + " is interlaced with a height (" + std::to_string(first->height) +
                                     ") whose chroma lines do not split evenly into two fields");
     filter_->set_fields(true);
