@@ -60,6 +60,7 @@ const char* mode_description(Mode m) {
 bool param_group_applies(ParamGroup g, Mode m) {
   switch (g) {
     case ParamGroup::Pipd: return m == Mode::Pipd || m == Mode::Hybrid;
+    case ParamGroup::Hybrid: return m == Mode::Hybrid;
     case ParamGroup::Nlm: return m == Mode::Nlm3d;
     case ParamGroup::Bm3d: return m == Mode::Bm3d;
     case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d;
@@ -91,7 +92,7 @@ const std::vector<ParamSpec>& param_specs() {
        [](DenoiseSettings& s, double v) { s.pipd.max_length = int(v); }},
       {ParamGroup::Pipd, "tmax", "PI-PD GLRT threshold Tmax for lengthening an isoline (paper: 1)", false, 0.0, 100.0, 1.0,
        [](const DenoiseSettings& s) { return s.pipd.tmax; }, [](DenoiseSettings& s, double v) { s.pipd.tmax = v; }},
-      {ParamGroup::Pipd, "t2max", "Hybrid edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
+      {ParamGroup::Hybrid, "t2max", "Hybrid PI-PD's edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
        [](const DenoiseSettings& s) { return s.pipd.t2max; },
        [](DenoiseSettings& s, double v) { s.pipd.t2max = v; }},
       {ParamGroup::Pipd, "thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,

@@ -108,7 +108,7 @@ struct DenoiseSettings {
 void validate(const DenoiseSettings& s);
 
 // Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
-enum class ParamGroup { Pipd, Nlm, Bm3d, Noise };
+enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise };  // Hybrid: the hybrid mode's own
 bool param_group_applies(ParamGroup g, Mode m);
 
 // One numeric parameter: what the element's property and the tools' flag are made of.

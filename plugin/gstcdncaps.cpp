@@ -147,9 +147,9 @@ gst_cdn_explain_unsupported (GstCaps * caps)
     msg += "; ...";
 #ifdef CDN_GST_CUDA
   msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444 in memory:CUDAMemory or system memory, "
-      "GRAY8 in system memory only.";
+      "GRAY8 and GRAY16_LE in system memory only.";
 #else
-  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 in system memory "
+  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444, GRAY8, GRAY16_LE in system memory "
       "(this build has no GStreamer CUDA support).";
 #endif
   if (cuda_offered && format_ok_in_system)
@@ -157,6 +157,16 @@ gst_cdn_explain_unsupported (GstCaps * caps)
   else
     msg += " Put videoconvert (or cudaconvert) in front of it.";
   return msg;
+}
+
+std::string
+gst_cdn_interlace_refusal (const GstVideoInfo * in)
+{
+  if (!GST_VIDEO_INFO_IS_INTERLACED (in))
+    return "";
+  return std::string ("cudadenoise filters progressive video only, and the input is interlaced (interlace-mode=") +
+      gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE (in)) +
+      "): deinterlace it first (e.g. deinterlace or videoconvert ! deinterlace before cudadenoise)";
 }
 
 std::string

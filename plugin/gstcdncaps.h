@@ -13,9 +13,10 @@
 #include "frame.h"
 
 /* Formats in CUDA memory are those of the 1.22 CUDA allocator that the kernels
- * know; its allocator has no GRAY8 layout, so GRAY8 is system memory only. */
+ * know; its allocator has no gray layouts, so GRAY8 and GRAY16_LE are system
+ * memory only. */
 #define GST_CDN_CUDA_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444 }"
-#define GST_CDN_SYSTEM_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 }"
+#define GST_CDN_SYSTEM_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444, GRAY8, GRAY16_LE }"
 
 /* GstVideoFormat -> cdn::PixelFormat (by name); FALSE when the library lacks it. */
 gboolean gst_cdn_pixel_format (GstVideoFormat format, cdn::PixelFormat * out);
@@ -36,6 +37,12 @@ GstCaps *gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda,
 /* A readable reason why `caps` (offered to a sink pad) cannot be taken, or ""
  * when they are not raw video or something in them is supported. */
 std::string gst_cdn_explain_unsupported (GstCaps * caps);
+
+/* Why an element that filters whole pictures (cudadenoise) cannot take `in`
+ * ("" when it can): interlaced video (interlace-mode other than progressive)
+ * holds two instants, a field each, line by line, and filtering a woven frame
+ * as one picture mixes them. cudaaddnoise takes interlaced video. */
+std::string gst_cdn_interlace_refusal (const GstVideoInfo * in);
 
 /* Why negotiated caps cannot be filtered ("" when they can), with *format set
  * when they can: input and output must have one format and size the library

@@ -12,7 +12,7 @@
 /**
  * SECTION:element-cudadenoise
  * @title: cudadenoise
- * @short_description: PI-PD / hybrid PI-PD / NLM-3D video denoiser on CUDA or the CPU
+ * @short_description: PI-PD / hybrid PI-PD / NLM-3D / BM3D video denoiser on CUDA or the CPU
  *
  * Per-frame modes denoise every frame on its own, with no latency:
  * PI-PD (poly-isoline pixel denoising: each pixel becomes the mean along the
@@ -22,6 +22,10 @@
  * half-plane, elsewhere it keeps the PI-PD value. The numeric parameters follow
  * the paper (segment length l = 5, maximum isoline length n = 25, Tmax = 1,
  * T2max = 2).
+ *
+ * The offline mode, bm3d (two-phase BM3D: block matching, collaborative hard
+ * thresholding, then Wiener filtering), is per frame too, and the best and by
+ * far the slowest; see docs/BM3D.md.
  *
  * The temporal mode, nlm3d (3D non-local means), averages similar patches of
  * the neighbouring frames too. It holds a window of frames: it reports its
@@ -35,6 +39,10 @@
  * memory without a host copy. System memory works too: the CUDA backend uploads
  * and downloads itself, and without a GPU (or with backend=cpu) the CPU backend
  * filters the same frames to the same values.
+ *
+ * Progressive video only: interlaced caps (interlace-mode other than
+ * progressive) are refused with an error that says so, since filtering a
+ * woven frame as one picture mixes its two fields; deinterlace first.
  *
  * Per-frame parameters may change while playing; they apply from the next
  * frame. While nlm3d runs, changes of the mode, of planes and of the NLM-3D
@@ -351,6 +359,17 @@ gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps *
   GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (trans);
 
+  /* Progressive video only: a woven frame filtered as one picture mixes its
+   * fields (gstcdncaps.h). Refused saying what to do. */
+  GstVideoInfo info;
+  if (gst_video_info_from_caps (&info, incaps)) {
+    const std::string refusal = gst_cdn_interlace_refusal (&info);
+    if (!refusal.empty ()) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", refusal.c_str ()), ("caps %" GST_PTR_FORMAT, incaps));
+      return FALSE;
+    }
+  }
+
   /* The base drains the window (old caps, old pool), then drops the State. */
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps))
     return FALSE;
@@ -661,9 +680,9 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   gst_cuda_denoise_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class, "CUDA video denoiser", "Filter/Effect/Video",
-      "Denoises video frame by frame with PI-PD or hybrid PI-PD (isoline filters), or over a temporal "
-      "window with 3D non-local means (NLM-3D), on CUDA memory without copies or on system memory, "
-      "on the GPU or the CPU",
+      "Denoises video frame by frame with PI-PD or hybrid PI-PD (isoline filters, real time) or BM3D "
+      "(offline, the best quality), or over a temporal window with 3D non-local means (NLM-3D), on "
+      "CUDA memory without copies or on system memory, on the GPU or the CPU",
       "cudadenoise developers");
   gst_cdn_base_transform_add_pad_templates (element_class);
 

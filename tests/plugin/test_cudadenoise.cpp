@@ -16,7 +16,7 @@ using namespace cdn_test;
 
 namespace {
 
-const char* const kSystemFormats[] = {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"};
+const char* const kSystemFormats[] = {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8", "GRAY16_LE"};
 
 GstHarness* denoise_harness(const std::string& format, int w, int h, const char* props = "") {
   GstHarness* hs = gst_harness_new_parse((std::string("cudadenoise name=dn backend=cpu ") + props).c_str());
@@ -33,8 +33,16 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
   GstElementFactory* f = gst_element_factory_find("cudadenoise");
   ASSERT_NE(f, nullptr) << "plugin not found: is GST_PLUGIN_PATH_1_0 the build's plugin dir?";
   EXPECT_STREQ(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS), "Filter/Effect/Video");
-  EXPECT_NE(std::string(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_DESCRIPTION)).find("PI-PD"),
-            std::string::npos);
+  // The element's and the plugin's descriptions name every mode.
+  const std::string description = gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_DESCRIPTION);
+  GstPlugin* plugin = gst_plugin_feature_get_plugin(GST_PLUGIN_FEATURE(f));
+  ASSERT_NE(plugin, nullptr);
+  const std::string plugin_description = gst_plugin_get_description(plugin);
+  gst_object_unref(plugin);
+  for (const char* name : {"PI-PD", "hybrid PI-PD", "NLM-3D", "BM3D"}) {
+    EXPECT_NE(description.find(name), std::string::npos) << name << " missing in: " << description;
+    EXPECT_NE(plugin_description.find(name), std::string::npos) << name << " missing in: " << plugin_description;
+  }
   const GList* templates = gst_element_factory_get_static_pad_templates(f);
   int n = 0;
   for (const GList* l = templates; l; l = l->next, ++n) {
@@ -51,9 +59,11 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
       EXPECT_TRUE(gst_caps_can_intersect(caps, one)) << t->name_template << " lacks CUDA " << fmt;
       gst_caps_unref(one);
     }
-    GstCaps* gray = gst_caps_from_string(caps_string("GRAY8", 16, 16, true).c_str());
-    EXPECT_FALSE(gst_caps_can_intersect(caps, gray)) << "GRAY8 has no CUDA allocator layout in 1.22";
-    gst_caps_unref(gray);
+    for (const char* fmt : {"GRAY8", "GRAY16_LE"}) {
+      GstCaps* gray = gst_caps_from_string(caps_string(fmt, 16, 16, true).c_str());
+      EXPECT_FALSE(gst_caps_can_intersect(caps, gray)) << fmt << " has no CUDA allocator layout in 1.22";
+      gst_caps_unref(gray);
+    }
 #endif
     gst_caps_unref(caps);
   }
@@ -113,11 +123,16 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     // The table's default is DenoiseSettings{}'s.
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
-  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 6) << "segment-length, max-length, tmax, t2max, thickness, direction-prefilter";
+  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 5) << "segment-length, max-length, tmax, thickness, direction-prefilter";
+  EXPECT_EQ(groups[cdn::ParamGroup::Hybrid], 1) << "t2max";
   EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, strength, chunk-size";
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
       << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
+  // T2max is the hybrid mode's edge detector: pipd never reads it.
+  const std::string t2max = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "t2max"));
+  EXPECT_NE(t2max.find("Applies to mode hybrid"), std::string::npos) << t2max;
+  EXPECT_EQ(t2max.find("pipd"), std::string::npos) << t2max;
   gst_object_unref(e);
 }
 
@@ -520,6 +535,31 @@ TEST(CudaDenoiseElement, CudaMemoryWithoutContextFailsWithReadableMessage) {
     for (const auto& w : *list) all += "\n  " + w;
   EXPECT_TRUE(explained) << "no readable message from cudadenoise:" << all;
   gst_object_unref(pipeline);
+}
+
+// Interlaced caps: refused with an error that says so (filtering a woven frame
+// as one picture would mix its fields), never filtered as if progressive.
+TEST(CudaDenoiseElement, InterlacedCapsAreRefusedWithAMessage) {
+  for (const char* mode : {"interleaved", "mixed"}) {
+    SCOPED_TRACE(mode);
+    GstElement* pipeline = gst_parse_launch(
+        ("appsrc name=src format=time caps=" + caps_string("I420", 64, 48) + ",interlace-mode=" + mode +
+         " ! cudadenoise name=dn backend=cpu ! fakesink")
+            .c_str(),
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+    gst_element_set_state(pipeline, GST_STATE_PAUSED);
+    gst_app_src_push_buffer(GST_APP_SRC(src), make_frame(video_info("I420", 64, 48), 1));
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    const BusResult r = run_to_end(pipeline);
+    ASSERT_FALSE(r.errors.empty()) << "interlaced caps were taken";
+    EXPECT_EQ(r.errors[0].rfind("dn: ", 0), 0u) << r.errors[0];
+    EXPECT_NE(r.errors[0].find(std::string("the input is interlaced (interlace-mode=") + mode + ")"),
+              std::string::npos) << r.errors[0];
+    gst_object_unref(src);
+    gst_object_unref(pipeline);
+  }
 }
 
 TEST(CudaDenoiseElement, BackendCudaWithoutDeviceFailsToStart) {

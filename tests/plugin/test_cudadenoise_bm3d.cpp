@@ -36,7 +36,7 @@ cdn::DenoiseSettings bm3d_settings(double sigma) {
 }  // namespace
 
 TEST(CudaDenoiseBm3d, EverySystemFormatEqualsKernelsResult) {
-  for (const char* format : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"}) {
+  for (const char* format : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8", "GRAY16_LE"}) {
     const GstVideoInfo info = video_info(format, 37, 29);  // odd sizes
     GstHarness* hs = bm3d_harness(format, 37, 29, "sigma=18");
     expect_denoised(hs, info, make_frame(info, 5), bm3d_settings(18));

@@ -264,7 +264,7 @@ TEST_P(Nlm3dFormats, EqualsStreamDenoiser) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SystemMemory, Nlm3dFormats,
-                         ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"));
+                         ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8", "GRAY16_LE"));
 
 TEST(Nlm3dElement, SigmaAutoEqualsStreamDenoiser) {
   const GstVideoInfo info = video_info("NV12", kW, kH);

@@ -146,7 +146,7 @@ TEST(Flags, HelpListsEveryParameterWithRangeAndDefault) {
 }
 
 TEST(Flags, GroupFilterAddsOnlyThatGroupsFlags) {
-  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm}) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Hybrid, cdn::ParamGroup::Nlm}) {
     cdn::DenoiseSettings s;
     FlagParser p;
     p.add_param_flags(&s, g);
@@ -185,6 +185,7 @@ TEST(Flags, HeadingsGoIntoHelpAndAreNotFlags) {
   EXPECT_EQ(p.parse(args.argc(), args.argv()), std::vector<std::string>{"More things"});
   EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Pipd), "Parameters of --mode pipd, hybrid");
   EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Nlm), "Parameters of --mode nlm3d");
+  EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Hybrid), "Parameters of --mode hybrid");
 }
 
 TEST(Flags, SwitchesPositionalsAndDoubleDash) {
@@ -279,7 +280,8 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
     EXPECT_NE(u.find(cdn::mode_name(m)), std::string::npos) << cdn::mode_name(m);
   }
   std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
-  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d, cdn::ParamGroup::Noise}) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Hybrid, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d,
+                            cdn::ParamGroup::Noise}) {
     const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
     ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;
     headings.push_back({at, g});

@@ -167,4 +167,20 @@ TEST_F(TranscodeGpu, MissingDeviceExits6) {
   EXPECT_FALSE(fs::exists(out("o.mkv")));
 }
 
+// Interlaced H.264 through NVDEC: the fields are filtered apart as pitched
+// half-height views of the device frame (every other line), as on the CPU.
+TEST_F(TranscodeGpu, InterlacedFieldsOnTheDeviceEqualTheCpuPath) {
+  const std::string in = out("fields.mkv");
+  make_with_ffmpeg("-f lavfi -i \"color=gray:s=96x72:r=25,format=gray,geq=lum='if(mod(Y\\,2)\\,180\\,60)',"
+                   "noise=alls=12:allf=t,format=yuv420p\" -frames:v 6 -vf setfield=tff -c:v libx264 -qp 0 "
+                   "-preset ultrafast -flags +ildct+ilme -x264opts tff=1 " + quote(in));
+  for (const char* mode : {"pipd", "hybrid"}) {
+    std::vector<std::uint8_t> gpu, cpu;
+    const ToolRun g = both(in, std::string("--mode ") + mode, &gpu, &cpu);
+    EXPECT_NE(g.err.find("each field is filtered on its own"), std::string::npos) << g.err;
+    const Diff d = compare(gpu, cpu);
+    EXPECT_EQ(d.differing, 0u) << mode << ": max difference " << d.max;
+  }
+}
+
 }  // namespace

@@ -114,17 +114,25 @@ void* FilterStep::stream() const { return gpu_ ? gpu_->stream() : nullptr; }
 
 FrameView FilterStep::OneFrameSink::next() {
   const AVFrame* like = step_.shells_.front().get();
-  frame_ = step_.new_output(like, step_.memory_);
+  if (!frame_) frame_ = step_.new_output(like, step_.memory_);  // a bottom field goes into its top's frame
   PixelFormat format;
   cdn_format_of(layout_of(like), &format);
-  return frame_view(frame_.get(), format, step_.memory_);
+  const FrameView whole = frame_view(frame_.get(), format, step_.memory_);
+  return step_.fields_ ? field_view(whole, parity_) : whole;
 }
 
 bool FilterStep::OneFrameSink::take() {
+  if (step_.fields_ && parity_ == 0) {  // the top field is in; the bottom one completes the frame
+    parity_ = 1;
+    return true;
+  }
+  parity_ = 0;
   step_.ready_.push_back(std::move(frame_));
   step_.shells_.pop_front();
   return false;  // one at a time: pop() asks for the next
 }
+
+int FilterStep::stream_height(const AVFrame* frame) const { return fields_ ? frame->height / 2 : frame->height; }
 
 void FilterStep::push(const AVFrame* in) {
   if (!denoise_) {
@@ -146,11 +154,11 @@ void FilterStep::push(const AVFrame* in) {
     // encoder then says what it thinks of it); a window refuses the frame.
     if (denoiser_ && denoiser_->held() == 0 &&
         (denoiser_->format() != p.format || denoiser_->width() != p.frame->width ||
-         denoiser_->height() != p.frame->height))
+         denoiser_->height() != stream_height(p.frame)))
       denoiser_.reset();
     if (!denoiser_) {
       denoiser_ = StreamDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings_, p.format, p.frame->width,
-                                         p.frame->height, gpu_ ? devices_ : std::vector<int>{});
+                                         stream_height(p.frame), gpu_ ? devices_ : std::vector<int>{});
       memory_ = p.memory;
     }
     if (p.memory != memory_)
@@ -158,7 +166,12 @@ void FilterStep::push(const AVFrame* in) {
     shells_.push_back(std::move(shell));
     // A per-frame mode filters straight into a new output frame; a window keeps
     // the frame (copied before feed() returns: the NVDEC surface may go back).
-    feed(*denoiser_, frame_view(p.frame, p.format, p.memory), sink_, stream());
+    const FrameView in_view = frame_view(p.frame, p.format, p.memory);
+    if (fields_) {  // interlaced: the top field, then the bottom one, each a frame of the stream
+      for (int parity = 0; parity < 2; ++parity) feed(*denoiser_, field_view(in_view, parity), sink_, stream());
+    } else {
+      feed(*denoiser_, in_view, sink_, stream());
+    }
   } catch (const InvalidArgument& e) {
     throw Failure(kExitInput, std::string("the denoiser cannot take this frame: ") + e.what());
   } catch (const Error& e) {

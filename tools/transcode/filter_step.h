@@ -13,6 +13,13 @@
 // downloads them itself, and each such frame counts as a host copy: on the
 // zero-copy path (nvdec -> cuda) host_copies() stays 0. Frame properties (pts,
 // duration, colour, side data) follow each frame through the filter.
+//
+// Interlaced video (set_fields): the per-frame modes filter each field on its
+// own, as a half-height frame of every other line (field_view, no copy), so
+// the two moments a frame holds are never mixed: the stream is then one of
+// fields (half the height), the top field of each frame before its bottom
+// field, each written into its field of the output frame. The temporal mode
+// takes whole frames only; the transcode refuses interlaced input for it.
 #pragma once
 
 #include <deque>
@@ -43,6 +50,9 @@ class FilterStep {
   FramePtr pop();
   // End of the stream: every frame still held becomes ready.
   void finish();
+  // Filter the two fields of each frame apart (interlaced input, per-frame
+  // modes); set before the first frame.
+  void set_fields(bool separate) { fields_ = separate; }
 
   // "cuda", "cpu" or "none" (--no-denoise).
   const char* name() const;
@@ -58,8 +68,9 @@ class FilterStep {
     PixelFormat format = PixelFormat::GRAY8;
     MemoryKind memory = MemoryKind::Host;
   };
-  // Output frames, one per take(): each like the oldest frame still in the
-  // stream (its properties and layout), into ready_; then it stops for now.
+  // Output frames, one per take() (two with fields: the top field's, then the
+  // bottom field's, into the same frame): each like the oldest frame still in
+  // the stream (its properties and layout), into ready_; then it stops for now.
   class OneFrameSink final : public FrameSink {
    public:
     explicit OneFrameSink(FilterStep& step) : step_(step) {}
@@ -68,7 +79,8 @@ class FilterStep {
 
    private:
     FilterStep& step_;
-    FramePtr frame_;
+    FramePtr frame_;  // the output frame being written
+    int parity_ = 0;  // with fields: the field next() gives (0 top, 1 bottom)
   };
 
   Prepared prepare(const AVFrame* in);
@@ -76,6 +88,8 @@ class FilterStep {
   FramePtr new_output(const AVFrame* like, MemoryKind memory);
   void ensure_pool(const AVFrame* like);
   void* stream() const;
+  // The height of the stream's frames: the frame's, or a field's.
+  int stream_height(const AVFrame* frame) const;
 
   const GpuDevice* gpu_;
   std::vector<int> devices_;
@@ -90,6 +104,7 @@ class FilterStep {
   FormatConverter converter_;
   long long host_copies_ = 0;
   std::string note_;
+  bool fields_ = false;
 };
 
 }  // namespace cdn::transcode
