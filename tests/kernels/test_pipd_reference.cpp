@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <utility>
 
 #include "error.h"
 #include "binomial_filter.h"
@@ -129,6 +130,36 @@ TEST(PipdReference, FollowsALineAcrossSegments) {
   GlrtTable t;
   make_glrt_table(1.0, &t);
   EXPECT_EQ(pipd_pixel_reference(in.view, s1, patterns, 5, t, 5, 10), 200);
+}
+
+TEST(PipdReference, Stage1PicksSegmentsThatEndInsideTheFrame) {
+  // The border rule (docs/PIPD.md, "Borders"): where some segment ends inside
+  // the frame, the chosen one does; in a frame too small for any (7x5 with l = 5,
+  // its middle pixels), all directions stay candidates.
+  for (const auto& size : {std::pair<int, int>{37, 29}, std::pair<int, int>{7, 5}, std::pair<int, int>{1, 1}})
+    for (int thickness : {1, 3}) {
+      const int w = size.first, h = size.second;
+      HostPlane in(w, h, 1, 8);
+      test::fill_random(in.view, 17 + w);
+      const PatternSet patterns = make_patterns(5, thickness);
+      PipdStage1 s1;
+      pipd_stage1_reference(in.view, in.view, patterns, &s1, 1);
+      auto ends_inside = [&](int d, int x, int y) {
+        const int ex = x + patterns.end[d].dx, ey = y + patterns.end[d].dy;
+        return ex >= 0 && ey >= 0 && ex < w && ey < h;
+      };
+      int fallbacks = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          bool any = false;
+          for (int d = 0; d < kDirections; ++d) any = any || ends_inside(d, x, y);
+          if (any)
+            EXPECT_TRUE(ends_inside(s1.theta[y * w + x], x, y)) << w << "x" << h << " t" << thickness << " at " << x << "," << y;
+          else
+            ++fallbacks;
+        }
+      EXPECT_EQ(fallbacks > 0, w < 10 && h < 10) << w << "x" << h;
+    }
 }
 
 TEST(PipdReference, SmoothsNoiseOnAFlatImage) {
