@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <png.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +34,22 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return true;
 }
 
+// The file's size in bytes, or -1 when it is not a regular file (a pipe).
+long long file_size(std::FILE* f) {
+  struct stat st;
+  return ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<long long>(st.st_size) : -1;
+}
+
+// "" when a width x height image is within the documented limits, else why not.
+std::string size_problem(long w, long h) {
+  if (w <= 0 || h <= 0) return "invalid size " + std::to_string(w) + "x" + std::to_string(h);
+  if (w > kMaxImageSide || h > kMaxImageSide || static_cast<long long>(w) * h > kMaxImagePixels)
+    return "image too large: " + std::to_string(w) + "x" + std::to_string(h) + " (the limit is " +
+           std::to_string(kMaxImageSide) + " pixels a side and " + std::to_string(kMaxImagePixels) +
+           " pixels in all)";
+  return "";
+}
+
 // 16-bit samples are big-endian in PNG and PGM, host order in Image.
 void swap_from_big_endian(Image& img) {
   if (img.bit_depth != 16) return;
@@ -61,6 +78,7 @@ struct PngState {
   std::vector<png_bytep> rows;
   std::vector<std::uint8_t> bytes;  // big-endian copy for writing
   std::string error = "invalid PNG";
+  long long file_bytes = -1;  // for the size check; -1: unknown
 };
 
 void png_error_fn(png_structp png, png_const_charp msg) {
@@ -83,6 +101,21 @@ bool png_read(std::FILE* f, PngState* st) {
   }
   png_init_io(png, f);
   png_read_info(png, info);
+  {
+    // Before any transformation: the size the header claims, against the limits
+    // and against what the file's compressed data can expand to.
+    // (Messages go into st->error: nothing with a destructor may live here across the jump.)
+    const long w = static_cast<long>(png_get_image_width(png, info)), h = static_cast<long>(png_get_image_height(png, info));
+    st->error = size_problem(w, h);
+    if (!st->error.empty()) png_longjmp(png, 1);
+    const long long raw = static_cast<long long>(png_get_rowbytes(png, info)) * h;
+    if (st->file_bytes >= 0 && raw > st->file_bytes * kMaxDeflateRatio + 4096) {
+      st->error = "truncated or corrupt: a " + std::to_string(w) + "x" + std::to_string(h) +
+                  " PNG cannot fit in " + std::to_string(st->file_bytes) + " bytes";
+      png_longjmp(png, 1);
+    }
+    st->error = "invalid PNG";
+  }
   const int colour = png_get_color_type(png, info);
   if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (colour == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
@@ -158,7 +191,13 @@ long pgm_number(std::FILE* f) {
 Image read_pgm(std::FILE* f, const std::string& path) {
   const long w = pgm_number(f), h = pgm_number(f), maxval = pgm_number(f);
   if (w <= 0 || h <= 0 || maxval <= 0 || maxval > 65535) fail(path, "invalid PGM header");
-  if (w > 65535 || h > 65535) fail(path, "PGM too large");
+  const std::string why = size_problem(w, h);
+  if (!why.empty()) fail(path, why);
+  const long long need = static_cast<long long>(w) * h * (maxval < 256 ? 1 : 2);
+  const long long size = file_size(f), left = size - std::ftell(f);
+  if (size >= 0 && need > left)
+    fail(path, "truncated PGM data: a " + std::to_string(w) + "x" + std::to_string(h) + " image needs " +
+                   std::to_string(need) + " bytes, the file has " + std::to_string(left));
   Image img(static_cast<int>(w), static_cast<int>(h), 1, maxval < 256 ? 8 : 16);
   if (std::fread(img.data.data(), 1, img.data.size(), f) != img.data.size()) fail(path, "truncated PGM data");
   swap_from_big_endian(img);
@@ -221,6 +260,7 @@ Image read_image(const std::string& path) {
   if (got == 8 && png_sig_cmp(magic, 0, 8) == 0) {
     std::rewind(f.get());
     PngState st;
+    st.file_bytes = file_size(f.get());
     if (!png_read(f.get(), &st)) fail(path, st.error);
     swap_from_big_endian(st.image);
     return std::move(st.image);

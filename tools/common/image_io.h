@@ -21,6 +21,10 @@ class ImageError : public std::runtime_error {
   explicit ImageError(const std::string& what) : std::runtime_error(what) {}
 };
 
+constexpr long kMaxImageSide = 65535;
+constexpr long long kMaxImagePixels = 1LL << 28;  // 268 megapixels (16384 x 16384)
+constexpr long long kMaxDeflateRatio = 1032;
+
 Image read_image(const std::string& path);
 void write_image(const std::string& path, const Image& image);  // by extension
 void write_png(const std::string& path, const Image& image);
