@@ -17,7 +17,8 @@
 # Each target starts from DIR/fuzz-corpus/TARGET (what earlier runs found
 # interesting; kept), the seeds (scripts/fuzz-seeds.sh, made once into
 # DIR/fuzz-seeds) and tests/fuzz/corpus/TARGET (inputs that found bugs, kept as
-# regressions). A crash, leak, timeout (10 s) or sanitizer report stops the
+# regressions). A crash, leak, timeout (60 s a unit: the runs are niced on
+# shared machines) or sanitizer report stops the
 # target; the input is saved under DIR/fuzz-artifacts/TARGET/ and the script
 # exits 1. Needs clang and libFuzzer (Debian: clang-14 libclang-rt-14-dev,
 # llvm-14 for symbolized reports).
@@ -83,7 +84,7 @@ for t in "${targets[@]}"; do
   log="$build/fuzz-$t.log"
   echo "== $t: $seconds s (log: $log)"
   set +e
-  nice -n 19 "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  nice -n 19 "$exe" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "${dirs[@]}" > "$log" 2>&1
   rc=$?
   set -e
