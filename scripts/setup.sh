@@ -20,6 +20,8 @@ packages=(
   meson ninja-build pkg-config g++ libgtest-dev libpng-dev
   # the tools' JSON output
   nlohmann-json3-dev
+  # the noise estimator's linear algebra (header-only)
+  libeigen3-dev
   # GStreamer 1.22: the cudadenoise element and its tests
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev libgl-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad

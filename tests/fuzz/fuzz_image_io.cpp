@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "convert.h"
-#include "denoiser.h"
+#include "frame_denoiser.h"
 #include "fuzz_support.h"
 #include "host_frame.h"
 #include "image_io.h"
@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::unique_ptr<cdn::FrameDenoiser> denoiser = [] {
     cdn::DenoiseSettings s;
     s.mode = cdn::Mode::Hybrid;
-    return cdn::FrameDenoiser::create(cdn::Backend::Cpu, s);
+    return cdn::make_cpu_denoiser(s);
   }();
   file.set(data, size);
   cdn::tools::Image img;
@@ -83,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check(in);
   const cdn::HostFrame frame = cdn::tools::image_to_frame(in);
   cdn::HostFrame out(frame.view().format, frame.view().width, frame.view().height);
-  denoiser->process(frame.view(), out.view());
+  denoiser->process(frame.view(), out.view(), nullptr);
   cdn::tools::frame_to_image(out.view(), in);
   check(in);
   return 0;

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "convert.h"
-#include "denoiser.h"
+#include "frame_denoiser.h"
 #include "host_frame.h"
 #include "image_io.h"
 #include "metrics.h"
@@ -69,7 +69,7 @@ Row measure(const std::string& file) {
     DenoiseSettings s;
     s.mode = kConfigs[c].mode;
     s.pipd = kConfigs[c].params;
-    FrameDenoiser::create(Backend::Cpu, s)->process(noisy.view(), out.view());
+    test::denoise_frame(Backend::Cpu, s, noisy.view(), out.view());
     r.gain[c] = psnr(components(out.view())[0], clean) - r.noisy;
     std::printf(" %s %+5.2f", kConfigs[c].name, r.gain[c]);
   }
@@ -151,7 +151,7 @@ TEST(Quality, OutermostRingIsDenoisedLikeTheInterior) {
       DenoiseSettings s;
       s.mode = c.mode;
       s.pipd = c.params;
-      FrameDenoiser::create(Backend::Cpu, s)->process(noisy.view(), out.view());
+      make_cpu_denoiser(s)->process(noisy.view(), out.view(), nullptr);
       Region ring, inner;
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {

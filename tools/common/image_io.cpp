@@ -15,6 +15,8 @@
 #include <cstring>
 #include <memory>
 
+#include "output_path.h"
+
 namespace cdn::tools {
 
 namespace {
@@ -215,13 +217,15 @@ Image read_pgm(std::FILE* f, const std::string& path) {
 
 // Writes through `write_body` into a new temporary file next to `path` (created
 // with the usual 0666 & ~umask permissions), then renames it over `path`.
+// A symlink at `path` is written through: the file it names is replaced.
 template <typename Body>
 void write_atomically(const std::string& path, Body write_body) {
   static std::atomic<unsigned> counter{0};
+  const std::string target = resolve_output_path(path);
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    tmp = target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -236,7 +240,7 @@ void write_atomically(const std::string& path, Body write_body) {
   bool ok = write_body(f.get(), &why);
   if (ok && std::fflush(f.get()) != 0) ok = false, why = errno_text();
   if (std::fclose(f.release()) != 0 && ok) ok = false, why = errno_text();
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, why = errno_text();
+  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) ok = false, why = errno_text();
   if (!ok) {
     ::unlink(tmp.c_str());
     fail(path, "cannot write: " + why);

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "denoiser.h"
+#include "backend.h"
 #include "error.h"
 #include "flags.h"
 #include "json.h"

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "denoiser.h"
+#include "backend.h"
 #include "flags.h"
 #include "gpu_info.h"
 #include "json.h"
