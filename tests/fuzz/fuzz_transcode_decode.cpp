@@ -7,8 +7,13 @@
 //
 // The filter runs the per-frame mode hybrid, or the temporal mode nlm3d with a
 // small window for inputs whose size is a multiple of 3 (a fixed choice per
-// input, so a finding replays). Frames over kMaxPixels are decoded but not
-// filtered, and a file stops after kMaxPackets packets, to keep runs fast.
+// input, so a finding replays). Interlaced input (the stream's field order or
+// the first frame's flags) is filtered field by field as the tool does
+// (FilterStep::set_fields), where the tool would take it: a per-frame mode and
+// a height whose chroma lines split into two fields; the temporal mode stops
+// there (the tool refuses it). Decode errors FFmpeg conceals are counted by the
+// Decoder, not thrown, as in the tool. Frames over kMaxPixels are decoded but
+// not filtered, and a file stops after kMaxPackets packets, to keep runs fast.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,6 +31,7 @@ extern "C" {
 #include "filter_step.h"
 #include "fuzz_support.h"
 #include "input.h"
+#include "pixel_format.h"
 
 namespace {
 
@@ -51,18 +57,18 @@ cdn::DenoiseSettings settings_for(std::size_t size) {
 
 class Run {
  public:
-  Run(const std::string& path, std::size_t size) : input_(path) {
+  Run(const std::string& path, std::size_t size) : input_(path), settings_(settings_for(size)) {
     const AVCodecParameters* par = input_.video()->codecpar;
     if (static_cast<long>(par->width) * par->height > kMaxPixels) return;
     decoder_ = std::make_unique<Decoder>(input_.format(), input_.video(), nullptr);
-    filter_ = std::make_unique<FilterStep>(settings_for(size), true, nullptr);
+    filter_ = std::make_unique<FilterStep>(settings_, true, nullptr);
   }
 
   void go() {
     if (!decoder_) return;
     PacketPtr pkt = alloc_packet();
     frame_ = alloc_frame();
-    for (int n = 0; n < kMaxPackets && input_.read(pkt.get()); ++n) {
+    for (int n = 0; n < kMaxPackets && !refused_ && input_.read(pkt.get()); ++n) {
       if (pkt->stream_index == input_.video_index()) {
         decoder_->send(pkt.get());
         drain_decoder();
@@ -77,9 +83,26 @@ class Run {
   }
 
  private:
+  // The tool's check_interlacing (transcode.cpp) on the first frame: false
+  // where the tool would refuse the input.
+  bool take_interlacing(const AVFrame* first) {
+    const AVFieldOrder declared = input_.video()->codecpar->field_order;
+    const bool interlaced = (declared != AV_FIELD_UNKNOWN && declared != AV_FIELD_PROGRESSIVE) ||
+                            first->interlaced_frame;
+    if (!interlaced) return true;
+    if (cdn::is_temporal(settings_.mode)) return false;
+    cdn::PixelFormat layout;
+    const auto f = static_cast<AVPixelFormat>(first->format);
+    if (!cdn_format_of(f, &layout)) cdn_format_of(conversion_target(f), &layout);
+    if (!fields_fit(layout, first->height)) return false;
+    filter_->set_fields(true);
+    return true;
+  }
+
   void drain_decoder() {
-    while (decoder_->receive(frame_.get())) {
-      if (static_cast<long>(frame_->width) * frame_->height <= kMaxPixels) {
+    while (!refused_ && decoder_->receive(frame_.get())) {
+      if (in_ == 0 && !take_interlacing(frame_.get())) refused_ = true;
+      if (!refused_ && static_cast<long>(frame_->width) * frame_->height <= kMaxPixels) {
         sizes_.push_back({frame_->width, frame_->height});
         filter_->push(frame_.get());
         ++in_;
@@ -99,6 +122,8 @@ class Run {
   }
 
   Input input_;
+  cdn::DenoiseSettings settings_;
+  bool refused_ = false;
   std::unique_ptr<Decoder> decoder_;
   std::unique_ptr<FilterStep> filter_;
   FramePtr frame_;
