@@ -408,7 +408,7 @@ TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {
 }
 
 TEST(CudaDenoiseElement, ManyFramesConstantMemory) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef CDN_TEST_ASAN
   GTEST_SKIP() << "RSS says nothing under AddressSanitizer (freed memory stays in its quarantine)";
 #endif
   const GstVideoInfo info = video_info("NV12", 160, 120);

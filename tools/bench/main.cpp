@@ -245,8 +245,9 @@ int main(int argc, char** argv) {
                 "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     const HostFrame src = source_picture(o.data_dir);
     if (o.pipd)
-    for (const auto& [w, h] : o.sizes)
+    for (const auto& size : o.sizes)
       for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
+        const int w = size.first, h = size.second;  // not a structured binding: the lambda below captures them
         const HostFrame in = make_frame(src.view(), f, w, h);
         HostFrame out(f, w, h);
         for (const char* settings : {"paper", "prefilt", "quality"})
