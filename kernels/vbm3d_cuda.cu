@@ -109,7 +109,7 @@ struct MatchArgs {
   int fx, fy;
   RefGrid grid;
   int first_ref, count;  // the batch: references first_ref .. first_ref + count - 1 (row-major in the grid)
-  int window, predictive, seeds, per_frame, group, motion;
+  int window, predictive, seeds, per_frame, group, own_frame, motion;
   float tau;
   std::uint32_t* lists;  // [batch reference][group]: window frame k << 27 | y << 14 | x
   std::uint8_t* counts;
@@ -135,22 +135,25 @@ __device__ void list_insert(float* ld, std::uint32_t* lk, int& count, int cap, f
 
 // The distances of the origins [x0, x1] x [y0, y1] of plane p to the reference
 // (lane `row` holds its row `ref`), visited in rows of y then x; consume(x, y, d)
-// is called with every lane of the 8-lane group holding the same d. Each lane
-// sums its row left to right without fused multiply-adds; the rows are then
-// added pairwise by the xor butterfly, ((r0 + r1) + (r2 + r3)) + ((r4 + r5) +
-// (r6 + r7)) in every lane: the order of the reference's patch_distance.
-template <typename Consume>
+// is called with every lane of the 8-lane group holding the same d. A row of
+// candidates is taken kCols at a time: each lane loads kCols + 7 samples of its
+// row once and sums kCols rows of squared differences, left to right without
+// fused multiply-adds; the rows are then added pairwise by the xor butterfly,
+// ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) in every lane: the order
+// of the reference's patch_distance. kCols = 5 fits the default predictive
+// window (5 x 5) without idle columns.
+template <int kCols, typename Consume>
 __device__ void scan(const DevPlane& p, const float (&ref)[kPatch], int row, unsigned mask, int x0, int x1, int y0,
                      int y1, Consume consume) {
   for (int y = y0; y <= y1; ++y) {
     const float* line = p.data + static_cast<std::size_t>(y + row) * p.pitch;
-    for (int xb = x0; xb <= x1; xb += 8) {
-      float v[15];
+    for (int xb = x0; xb <= x1; xb += kCols) {
+      float v[kCols + kPatch - 1];
 #pragma unroll
-      for (int m = 0; m < 15; ++m) v[m] = xb + m < p.width ? __ldg(line + xb + m) : 0.f;
-      float part[8];
+      for (int m = 0; m < kCols + kPatch - 1; ++m) v[m] = xb + m < p.width ? __ldg(line + xb + m) : 0.f;
+      float part[kCols];
 #pragma unroll
-      for (int q = 0; q < 8; ++q) {
+      for (int q = 0; q < kCols; ++q) {
         float s = 0.f;
 #pragma unroll
         for (int c = 0; c < kPatch; ++c) {
@@ -160,12 +163,12 @@ __device__ void scan(const DevPlane& p, const float (&ref)[kPatch], int row, uns
         part[q] = s;
       }
 #pragma unroll
-      for (int q = 0; q < 8; ++q) {
+      for (int q = 0; q < kCols; ++q) {
 #pragma unroll
         for (int h = 1; h < 8; h <<= 1) part[q] = __fadd_rn(part[q], __shfl_xor_sync(mask, part[q], h));
       }
 #pragma unroll
-      for (int q = 0; q < 8; ++q)
+      for (int q = 0; q < kCols; ++q)
         if (xb + q <= x1) consume(xb + q, y, part[q]);
     }
   }
@@ -203,7 +206,7 @@ __global__ void __launch_bounds__(kMatchWarps * 32) match_kernel(MatchArgs a) {
   // 1. Frame t.
   {
     const int w = a.window / 2;
-    scan(gt, ref, row, mask, max(0, rx - w), min(last_x, rx + w), max(0, ry - w), min(last_y, ry + w),
+    scan<8>(gt, ref, row, mask, max(0, rx - w), min(last_x, rx + w), max(0, ry - w), min(last_y, ry + w),
          [&](int x, int y, float d) {
            if (row == 0 && (x != rx || y != ry)) list_insert(gd, gk, gcount, gcap, d, pack(0, x, y));
          });
@@ -223,6 +226,7 @@ __global__ void __launch_bounds__(kMatchWarps * 32) match_kernel(MatchArgs a) {
       tx[m] = key_x(gk[m - 1]);
       ty[m] = key_y(gk[m - 1]);
     }
+    gcount = min(gcount, a.own_frame);  // frame t's members in the pool
   }
 
   // 2. Predictive search, forward then backward.
@@ -253,13 +257,17 @@ __global__ void __launch_bounds__(kMatchWarps * 32) match_kernel(MatchArgs a) {
       __syncwarp(mask);  // the seeds are read; the first lane may overwrite them below
       int fcount = 0;
       for (int j = 0; j < nseeds; ++j) {
-        scan(a.guide[f], ref, row, mask, max(0, cx[j] - p), min(last_x, cx[j] + p), max(0, cy[j] - p),
-             min(last_y, cy[j] + p), [&](int x, int y, float d) {
-               if (row != 0) return;
-               for (int i = 0; i < j; ++i)
-                 if (abs(x - cx[i]) <= p && abs(y - cy[i]) <= p) return;  // an earlier centre's window holds it
-               list_insert(fd, fk, fcount, fcap, d, pack(rank, x, y));
-             });
+        auto consume = [&](int x, int y, float d) {
+          if (row != 0) return;
+          for (int i = 0; i < j; ++i)
+            if (abs(x - cx[i]) <= p && abs(y - cy[i]) <= p) return;  // an earlier centre's window holds it
+          list_insert(fd, fk, fcount, fcap, d, pack(rank, x, y));
+        };
+        const int x0 = max(0, cx[j] - p), x1 = min(last_x, cx[j] + p), y0 = max(0, cy[j] - p), y1 = min(last_y, cy[j] + p);
+        if (a.predictive == 5)
+          scan<5>(a.guide[f], ref, row, mask, x0, x1, y0, y1, consume);
+        else
+          scan<8>(a.guide[f], ref, row, mask, x0, x1, y0, y1, consume);
       }
       if (row == 0) {
         nseeds = min(a.seeds, fcount);
@@ -704,6 +712,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       ma.seeds = ps.p.seeds;
       ma.per_frame = ps.p.per_frame;
       ma.group = ps.p.group;
+      ma.own_frame = ps.p.own_frame;
       ma.motion = ps.motion && fields ? 1 : 0;
       ma.tau = ps.tau_ssd;
       ma.lists = lists;
@@ -777,11 +786,6 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       const DevPlane b = basic_plane(c, s);
       load_plane_kernel<<<plane_grid(b.width, b.height), dim3(32, 8), 0, stream>>>(comps[s][c], b);
       CDN_CHECK_LAUNCH("vbm3d load_plane_kernel (basic)");
-    }
-    if (sigma[0] <= 0 || filtered == 0) {
-      const DevPlane b = basic_plane(0, s);
-      load_plane_kernel<<<plane_grid(b.width, b.height), dim3(32, 8), 0, stream>>>(comps[s][0], b);
-      CDN_CHECK_LAUNCH("vbm3d load_plane_kernel (basic luma)");
     }
     phase(false, s, nullptr);
     for (std::size_t gi = 0; gi < by_size.size(); ++gi) {

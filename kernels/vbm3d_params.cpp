@@ -10,6 +10,14 @@ namespace cdn {
 
 Vbm3dParams vbm3d_quality_profile() { return Vbm3dParams{}; }
 
+Vbm3dParams vbm3d_paper_profile() {
+  Vbm3dParams p;
+  p.hard = Vbm3dPhaseParams{4, 6, 7, 5, 2, 2, 8, 3000.f, 1};
+  p.wiener = Vbm3dPhaseParams{4, 4, 7, 5, 2, 2, 8, 1500.f, 1};
+  p.motion = false;
+  return p;
+}
+
 Vbm3dParams vbm3d_fast_profile() {
   Vbm3dParams p;
   p.hard.radius = 2;
@@ -41,11 +49,12 @@ void validate_phase(const std::string& phase, const Vbm3dPhaseParams& p) {
   check_odd("vbm3d " + phase + " window", p.window, 1, 63);
   check_odd("vbm3d " + phase + " predictive window", p.predictive, 1, 15);
   check_range("vbm3d " + phase + " seeds", p.seeds, 1, 8);
-  check_range("vbm3d " + phase + " per-frame members", p.per_frame, 1, 32);
+  check_range("vbm3d " + phase + " per-frame members", p.per_frame, 1, 16);
   check_range("vbm3d " + phase + " group", p.group, 1, 32);
   if ((p.group & (p.group - 1)) != 0)
     throw InvalidArgument("vbm3d " + phase + " group = " + std::to_string(p.group) + " is invalid: expected a power of 2");
   check_range("vbm3d " + phase + " tau", p.tau, 1, 1e6);
+  check_range("vbm3d " + phase + " members of frame t", p.own_frame, 0, 32);
 }
 
 }  // namespace
@@ -62,6 +71,22 @@ void validate(const Vbm3dParams& p) {
   check_range("motion levels", m.max_levels, 0, 6);
   check_range("motion coarse size", m.min_coarse_size, 8, 256);
   check_range("motion lambda", m.lambda, 0, 1024);
+}
+
+Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
+  Vbm3dParams p = s.profile == static_cast<int>(Vbm3dProfile::Fast)    ? vbm3d_fast_profile()
+                  : s.profile == static_cast<int>(Vbm3dProfile::Paper) ? vbm3d_paper_profile()
+                                                                        : vbm3d_quality_profile();
+  for (Vbm3dPhaseParams* ph : {&p.hard, &p.wiener}) {
+    if (s.radius >= 0) ph->radius = s.radius;
+    if (s.step >= 0) ph->step = s.step;
+    if (s.window >= 0) ph->window = s.window;
+    if (s.predictive >= 0) ph->predictive = s.predictive;
+    if (s.seeds >= 0) ph->seeds = s.seeds;
+  }
+  if (s.phases >= 0) p.phases = s.phases;
+  if (s.motion >= 0) p.motion = s.motion != 0;
+  return p;
 }
 
 }  // namespace cdn

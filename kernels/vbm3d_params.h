@@ -20,6 +20,7 @@ struct Vbm3dPhaseParams {
   int per_frame = 2;   // most members a frame other than t gives the group (VBM3D: N_b)
   int group = 16;      // N: most patches in a group, a power of 2 (at most 32)
   float tau = 2500.f;  // distance threshold on ||P - Q||^2 / 64, 8-bit units
+  int own_frame = 32;  // most members frame t gives the group besides the reference (VBM3D: N_b - 1)
 };
 
 // Where the filtered patches of a group go.
@@ -30,7 +31,7 @@ enum class Vbm3dAggregation {
 
 struct Vbm3dParams {
   Vbm3dPhaseParams hard;
-  Vbm3dPhaseParams wiener{4, 3, 15, 5, 2, 2, 32, 400.f};
+  Vbm3dPhaseParams wiener{4, 3, 15, 5, 2, 2, 32, 400.f, 32};
   int phases = 2;       // 2: hard thresholding, then Wiener on the basic estimate; 1: basic only
   bool motion = true;   // centre the predictive windows by the motion field (false: VBM3D's zero motion)
   Vbm3dAggregation aggregation = Vbm3dAggregation::Frame;
@@ -45,8 +46,22 @@ struct Vbm3dParams {
 // The default, quality profile and the fast one (docs/VBM3D.md).
 Vbm3dParams vbm3d_quality_profile();
 Vbm3dParams vbm3d_fast_profile();
+// Dabov et al.'s V-BM3D as far as this design expresses it (Ehret and Arias's
+// parameters for sigma <= 30: N_f 4, N_s 7, N_pr 5, N_b 2, N 8, steps 6 and 4,
+// tau 3000 and 1500, no motion); docs/VBM3D.md lists what differs.
+Vbm3dParams vbm3d_paper_profile();
 
 // Throws InvalidArgument naming the parameter and its valid range.
 void validate(const Vbm3dParams& p);
+
+// What the one parameter table (settings.h) sets: a profile, and overrides of
+// its values for both phases (-1: the profile's value).
+enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2 };
+struct Vbm3dSettings {
+  int profile = 0;  // Vbm3dProfile
+  int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;
+};
+// The profile with the overrides applied (not validated).
+Vbm3dParams vbm3d_params(const Vbm3dSettings& s);
 
 }  // namespace cdn

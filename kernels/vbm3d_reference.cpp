@@ -70,7 +70,7 @@ std::vector<Member> match_group(const SearchSpace& s, int t, int first, int last
   std::sort(here.begin(), here.end(), by_distance_then_position);
   std::vector<Member> seeds_t{Member{t, rx, ry, 0.f}};
   for (int k = 0; k < ps.p.seeds - 1 && k < static_cast<int>(here.size()); ++k) seeds_t.push_back(here[k]);
-  std::vector<Member> pool = here;
+  std::vector<Member> pool(here.begin(), here.begin() + std::min<std::size_t>(here.size(), ps.p.own_frame));
 
   // 2. Predictive search, forward then backward.
   const int pr = ps.p.predictive / 2;

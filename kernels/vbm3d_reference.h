@@ -7,7 +7,8 @@
 //
 // For each reference patch of frame t (8x8, every `step` pixels, BM3D's grid):
 // 1. Frame t: every origin within window / 2 of the reference (clipped at the
-//    border, as in bm3d) is a candidate, at distance d = ||P - Q||^2.
+//    border, as in bm3d) is a candidate, at distance d = ||P - Q||^2; its
+//    `own_frame` best join the group's pool.
 // 2. Predictive search, t + 1, t + 2, ... then t - 1, t - 2, ... up to the
 //    radius (and the window's ends): the `seeds` best matches of the previous
 //    frame of the walk (for t: the reference and its seeds - 1 best matches)

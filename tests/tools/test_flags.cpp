@@ -241,7 +241,8 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
     EXPECT_NE(u.find(cdn::mode_name(m)), std::string::npos) << cdn::mode_name(m);
   }
   std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
-  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d, cdn::ParamGroup::Noise}) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d, cdn::ParamGroup::Vbm3d,
+                            cdn::ParamGroup::Noise}) {
     const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
     ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;
     headings.push_back({at, g});

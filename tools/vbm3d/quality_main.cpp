@@ -90,6 +90,7 @@ void add_phase_flags(tools::FlagParser& fp, const std::string& prefix, Vbm3dPhas
   add_field(fp, prefix + "per-frame", "members per other frame", &p->per_frame, 1, 32);
   add_field(fp, prefix + "group", "group size", &p->group, 1, 32);
   add_field(fp, prefix + "tau", "distance threshold", &p->tau, 1, 1e6);
+  add_field(fp, prefix + "own", "members of frame t", &p->own_frame, 0, 32);
 }
 
 }  // namespace
@@ -97,7 +98,7 @@ void add_phase_flags(tools::FlagParser& fp, const std::string& prefix, Vbm3dPhas
 int main(int argc, char** argv) {
   Options o;
   Vbm3dParams vp = vbm3d_quality_profile();
-  bool fast = false, no_motion = false, ref_agg = false, no_vbm3d = false;
+  bool fast = false, paper = false, no_motion = false, ref_agg = false, no_vbm3d = false;
   double phases = 0;
   tools::FlagParser fp;
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &o.sigmas);
@@ -108,15 +109,17 @@ int main(int argc, char** argv) {
   fp.add_switch("--no-bm3d", "skip bm3d", &o.no_bm3d);
   fp.add_switch("--no-vbm3d", "skip vbm3d (fills the bm3d cache)", &no_vbm3d);
   fp.add_switch("--fast", "start from the fast profile", &fast);
+  fp.add_switch("--paper", "start from the paper's profile", &paper);
   fp.add_switch("--no-motion", "predictive search without motion (VBM3D's)", &no_motion);
   fp.add_switch("--aggregate-reference", "aggregate the reference patch only", &ref_agg);
   fp.add_number("--phases", "N", "1 or 2", 0, 2, &phases);
   std::vector<std::string> clips;
   try {
     // The profile first, so that the per-field flags apply over it.
-    for (int i = 1; i < argc; ++i)
-      if (std::string(argv[i]) == "--fast") fast = true;
-    if (fast) vp = vbm3d_fast_profile();
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]) == "--fast") vp = vbm3d_fast_profile();
+      if (std::string(argv[i]) == "--paper") vp = vbm3d_paper_profile();
+    }
     add_phase_flags(fp, "h-", &vp.hard);
     add_phase_flags(fp, "w-", &vp.wiener);
     add_field(fp, "lambda", "motion smoothness", &vp.motion_params.lambda, 0, 1024);
