@@ -115,13 +115,29 @@ void FlagParser::add_param_flag(DenoiseSettings* settings, const ParamSpec& spec
        << (def_is_word ? spec.word : format_number(spec.def, spec.integer)) << "]";
   std::string metavar = spec.integer ? "N" : "X";
   if (spec.word) metavar += std::string("|") + spec.word;
+  if (spec.choices) {  // an enumerated parameter: its names, the numbers still accepted
+    help.str("");
+    help << spec.blurb << " [";
+    metavar.clear();
+    for (int k = 0; spec.choices[k]; ++k) {
+      help << (k ? ", " : "") << spec.choices[k] << " (" << spec.min + k << ")";
+      metavar += (k ? "|" : "") + std::string(spec.choices[k]);
+    }
+    help << "; default " << spec.choices[static_cast<int>(spec.def - spec.min)] << "]";
+  }
   const ParamSpec* p = &spec;
   add(std::string("--") + spec.name, metavar, help.str(),
       [p, settings](const std::string& flag, const std::string& v) {
-        if (p->word && v == p->word)
+        if (p->word && v == p->word) {
           p->set(*settings, p->word_value);
-        else
-          p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
+          return;
+        }
+        for (int k = 0; p->choices && p->choices[k]; ++k)
+          if (v == p->choices[k]) {
+            p->set(*settings, p->min + k);
+            return;
+          }
+        p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
       });
 }
 
