@@ -22,7 +22,7 @@ constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {Pl
 // Indexed by Bm3dProfile's value (the bm3d-profile parameter's choices).
 constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "balanced", "quick", "rapid", "draft", nullptr};
 // Indexed by Vbm3dProfile's value (the vbm3d-profile parameter's choices).
-constexpr const char* kVbm3dProfileNames[] = {"quality", "fast", "paper", nullptr};
+constexpr const char* kVbm3dProfileNames[] = {"quality", "fast", "paper", "wide", nullptr};
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -154,8 +154,9 @@ const std::vector<ParamSpec>& param_specs() {
        [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
       {ParamGroup::Vbm3d, "vbm3d-profile",
        "V-BM3D profile: quality (the default), fast (one phase, fewer frames), paper (Dabov et al. 2007 as far as "
-       "ours expresses it: no motion); the vbm3d-* parameters below override it (docs/VBM3D.md)",
-       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.profile); },
+       "ours expresses it: no motion), wide (quality with a 39x39 window in the frame itself: slower, better on "
+       "smooth clips); the vbm3d-* parameters below override it (docs/VBM3D.md)",
+       true, 0, 3, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.profile); },
        [](DenoiseSettings& s, double v) { s.vbm3d.profile = int(v); }, nullptr, 0, kVbm3dProfileNames},
       {ParamGroup::Vbm3d, "vbm3d-radius",
        "V-BM3D frames searched before and after each frame, both phases; -1 or profile: the profile's", true, -1, 8,

@@ -18,6 +18,13 @@ Vbm3dParams vbm3d_paper_profile() {
   return p;
 }
 
+Vbm3dParams vbm3d_wide_profile() {
+  Vbm3dParams p;
+  p.hard.window = 39;
+  p.wiener.window = 39;
+  return p;
+}
+
 Vbm3dParams vbm3d_fast_profile() {
   Vbm3dParams p;
   p.hard.radius = 2;
@@ -76,6 +83,7 @@ void validate(const Vbm3dParams& p) {
 Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   Vbm3dParams p = s.profile == static_cast<int>(Vbm3dProfile::Fast)    ? vbm3d_fast_profile()
                   : s.profile == static_cast<int>(Vbm3dProfile::Paper) ? vbm3d_paper_profile()
+                  : s.profile == static_cast<int>(Vbm3dProfile::Wide)  ? vbm3d_wide_profile()
                                                                         : vbm3d_quality_profile();
   for (Vbm3dPhaseParams* ph : {&p.hard, &p.wiener}) {
     if (s.radius >= 0) ph->radius = s.radius;

@@ -57,13 +57,18 @@ Vbm3dParams vbm3d_fast_profile();
 // parameters for sigma <= 30: N_f 4, N_s 7, N_pr 5, N_b 2, N 8, steps 6 and 4,
 // tau 3000 and 1500, no motion); docs/VBM3D.md lists what differs.
 Vbm3dParams vbm3d_paper_profile();
+// The quality profile with BM3D's 39x39 search window in frame t (both phases):
+// on CPU crops of the smooth static coin clip and of cup it removes the
+// quality profile's loss to per-frame bm3d (docs/VBM3D.md); about 6.8x the
+// frame-t candidates. Not yet measured on the GPU.
+Vbm3dParams vbm3d_wide_profile();
 
 // Throws InvalidArgument naming the parameter and its valid range.
 void validate(const Vbm3dParams& p);
 
 // What the one parameter table (settings.h) sets: a profile, and overrides of
 // its values for both phases (-1: the profile's value).
-enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2 };
+enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2, Wide = 3 };
 struct Vbm3dSettings {
   int profile = 0;  // Vbm3dProfile
   int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;

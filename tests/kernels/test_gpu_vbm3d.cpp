@@ -263,6 +263,9 @@ TEST(GpuVbm3d, ProfilesAndVariantsMatchTheReference) {
   p.hard.per_frame = 16;
   p.hard.predictive = 9;
   expect_gpu_matches_cpu(clip, p, 30, "one phase, group 32, 8 seeds, 16 per frame");
+  p = vbm3d_wide_profile();
+  p.hard.radius = p.wiener.radius = 2;
+  expect_gpu_matches_cpu(clip, p, 30, "wide profile (window 39), radius 2");
   p = vbm3d_quality_profile();
   p.hard.radius = 8;
   p.wiener.radius = 1;

@@ -234,6 +234,11 @@ TEST(Vbm3d, ComponentWithSigmaZeroIsCopied) {
 TEST(Vbm3d, ProfilesAreValid) {
   EXPECT_NO_THROW(validate(vbm3d_quality_profile()));
   EXPECT_NO_THROW(validate(vbm3d_fast_profile()));
+  EXPECT_NO_THROW(validate(vbm3d_wide_profile()));
+  Vbm3dSettings wide;
+  wide.profile = static_cast<int>(Vbm3dProfile::Wide);
+  EXPECT_EQ(vbm3d_params(wide).hard.window, 39);
+  EXPECT_EQ(vbm3d_params(wide).wiener.window, 39);
   Vbm3dParams p;
   p.hard.group = 12;
   EXPECT_THROW(validate(p), InvalidArgument);

@@ -190,6 +190,7 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
     Profile r6{"q-radius6", vbm3d_quality_profile()};
     r6.params.hard.radius = r6.params.wiener.radius = 6;
     gpu_row(source, PixelFormat::NV12, 1920, 1080, r6, iterations, chunk);
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, Profile{"wide", vbm3d_wide_profile()}, iterations, chunk);
   }
   if (gpu) {
 
@@ -201,7 +202,8 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
       const char* name;
       int profile, causal;
     };
-    const Named named[] = {{"quality", 0, 0}, {"fast", 1, 0}, {"quality causal", 0, 1}, {"fast causal", 1, 1}};
+    const Named named[] = {{"quality", 0, 0}, {"fast", 1, 0}, {"quality causal", 0, 1}, {"fast causal", 1, 1},
+                           {"wide", 3, 0}};
     for (const Named& m : named) {
       DenoiseSettings s;
       s.mode = Mode::Vbm3d;

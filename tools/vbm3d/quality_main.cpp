@@ -173,6 +173,8 @@ int main(int argc, char** argv) {
   fp.add_switch("--no-vbm3d", "skip vbm3d (fills the bm3d cache)", &no_vbm3d);
   fp.add_switch("--fast", "start from the fast profile", &fast);
   fp.add_switch("--paper", "start from the paper's profile", &paper);
+  bool wide = false;
+  fp.add_switch("--wide", "start from the wide profile", &wide);
   fp.add_switch("--no-motion", "predictive search without motion (VBM3D's)", &no_motion);
   fp.add_switch("--aggregate-reference", "aggregate the reference patch only", &ref_agg);
   fp.add_number("--phases", "N", "1 or 2", 0, 2, &phases);
@@ -183,6 +185,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::string(argv[i]) == "--fast") vp = vbm3d_fast_profile();
       if (std::string(argv[i]) == "--paper") vp = vbm3d_paper_profile();
+      if (std::string(argv[i]) == "--wide") vp = vbm3d_wide_profile();
     }
     add_phase_flags(fp, "h-", &vp.hard);
     add_phase_flags(fp, "w-", &vp.wiener);
