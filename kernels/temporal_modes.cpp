@@ -12,11 +12,29 @@ namespace {
 }
 }  // namespace
 
+bool has_causal_window(Mode m) {
+  switch (m) {
+    // nlm3d's filter reads frames t + 1 .. t + r of the window: its causal
+    // variant is being written on branch nlm, which turns this on with it.
+    case Mode::Nlm3d: return false;
+    default: return false;
+  }
+}
+
 WindowShape window_shape(const DenoiseSettings& s) {
+  WindowShape w;
   switch (s.mode) {
-    case Mode::Nlm3d: return nlm3d_window_shape(s.nlm);
+    case Mode::Nlm3d: w = nlm3d_window_shape(s.nlm); break;
     default: not_temporal(s.mode);
   }
+  // Causal: the current and past frames only, each frame out at the push that
+  // brought it (one frame per chunk). Auto is resolved by the caller
+  // (StreamDenoiser: causal for a live source); here it is centred.
+  if (resolve_window(s, false) == TemporalWindow::Causal) {
+    w.after = 0;
+    w.chunk = 1;
+  }
+  return w;
 }
 
 std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, PixelFormat format) {
