@@ -68,7 +68,7 @@ common_help() {
                          time at 4K on a GPU), draft, quality, best, isoline; explicit
                          --mode and --props override it (docs/PRESETS.md)
   --mode pipd|hybrid|nlm3d|bm3d
-                         denoising algorithm (default: ${MODE:-the preset's}); nlm3d holds a window of
+                         denoising algorithm (default: ${MODE:-from the preset}); nlm3d holds a window of
                          frames (latency chunk-size - 1 + temporal-radius + patch-radius
                          frames: 55 at the defaults, try --props "chunk-size=4"); bm3d is
                          the offline mode: the best quality, tens of ms a frame on a GPU

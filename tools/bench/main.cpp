@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bm3d_table.h"
+#include "preset_table.h"
 #include "content.h"
 #include "convert.h"
 #include "host_frame.h"
@@ -47,6 +48,7 @@ struct Options {
   bool pipd = true;
   bool nlm = true;
   bool bm3d = true;
+  bool presets = true;
   int bm3d_iterations = 5;
   int nlm_frames = 100;
   std::string data_dir = ".testdata";
@@ -57,14 +59,15 @@ void usage() {
   std::puts(
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
-      "                         [--size WxH]... [--data DIR]\n"
+      "                         [--no-presets] [--presets-only] [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
       "(the paper's settings, and docs/PIPD.md's quality settings),\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
       "scaling over several GPUs; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
-      "filtering and the rest apart, device memory) and on the CPU at the first size.");
+      "filtering and the rest apart, device memory) and on the CPU at the first size; then every preset\n"
+      "(sigma auto) on NV12 at 1920x1080 and 3840x2160 on the GPU, and the default on the CPU.");
 }
 
 double median(std::vector<double> v) {
@@ -192,6 +195,10 @@ bool parse(int argc, char** argv, Options* o) {
       o->pipd = false;
     } else if (a == "--no-nlm") {
       o->nlm = false;
+    } else if (a == "--no-presets") {
+      o->presets = false;
+    } else if (a == "--presets-only") {
+      o->pipd = o->nlm = o->bm3d = false;
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
     } else if (a == "--bm3d-iterations") {
@@ -331,6 +338,7 @@ int main(int argc, char** argv) {
     }
 #endif
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
+    if (o.presets) bench::preset_table(src.view(), o.iterations, gpu, o.cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;

@@ -95,6 +95,8 @@ std::string param_group_title(ParamGroup group) {
   int n = 0;
   for (Mode m : all_modes())
     if (param_group_applies(group, m)) modes += std::string(n++ ? ", " : "") + mode_name(m);
+  // The window applies to the same modes as NLM-3D's own parameters today: a title of its own.
+  if (group == ParamGroup::Temporal) return "Window of the temporal modes (--mode " + modes + ")";
   return std::string("Parameters of --mode ") + modes;
 }
 
