@@ -4,7 +4,8 @@
 # bars and a moving ball), cudaaddnoise, cudadenoise (its default preset, window
 # auto), into fpsdisplaysink over fakesink sync=true, for 10 minutes. Records the
 # frames rendered and dropped (fpsdisplaysink), the QoS messages (the sink's
-# late-buffer reports), the process's RSS and its GPU memory every 10 s into a
+# late-buffer reports: fakesink drops a frame more than 20 ms late, as video
+# sinks do), the average rate, the process's RSS and its GPU memory every 10 s into a
 # table, and says whether it dropped nothing and held flat memory.
 #
 # It outlasts one device call (10 minutes at most), so it is started in the
@@ -15,18 +16,22 @@
 #   scripts/gpu-live-run.sh run BUILD_DIR ...         # in the foreground (what start runs)
 #
 # BUILD_DIR holds the plugin (BUILD_DIR/plugin, e.g. from scripts/stage-gpu.sh);
-# the GStreamer runtime is .gpu-runtime (source .gpu-runtime/runtime-env.sh).
+# the GStreamer runtime is $CDN_GPU_RUNTIME or ./.gpu-runtime (its
+# runtime-env.sh is sourced for gst-launch only).
 # DIR (default /tmp/cdn-live-run) keeps the log, the samples and the summary;
 # collect copies them to $OUT when it is set (the device tool's output folder).
 # Exit status of collect: 0 passed, 1 failed, 3 still running, 2 nothing there.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 cmd=${1:-}; shift || true
-dir=/tmp/cdn-live-run minutes=10 props="" build=""
+dir=/tmp/cdn-live-run minutes=10 seconds="" props="" build="" size=1920x1080 upload=cudaupload
 if [[ $cmd == start || $cmd == run ]]; then build=${1:?usage: gpu-live-run.sh $cmd BUILD_DIR [options]}; shift; fi
 while [[ $# -gt 0 ]]; do
   case $1 in
     --minutes) minutes=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;   # instead of --minutes (a smoke test)
+    --size) size=$2; shift 2 ;;         # WxH (default 1920x1080)
+    --no-upload) upload=""; shift ;;    # system memory (a host without nvcodec: a smoke test)
     --props) props=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     *) echo "gpu-live-run.sh: unknown option $1" >&2; exit 2 ;;
@@ -70,40 +75,51 @@ PY
 case $cmd in
   start)
     rm -rf "$dir"; mkdir -p "$dir"
-    setsid nohup "$0" run "$build" --minutes "$minutes" --dir "$dir" ${props:+--props "$props"} \
+    setsid nohup "$0" run "$build" --minutes "$minutes" ${seconds:+--seconds "$seconds"} --size "$size" \
+      $([[ -z $upload ]] && echo --no-upload) --dir "$dir" ${props:+--props "$props"} \
       > "$dir/runner.log" 2>&1 < /dev/null &
     echo "started (pid $!): collect with scripts/gpu-live-run.sh collect --dir $dir after $minutes minutes"
     ;;
   run)
     mkdir -p "$dir"
     [[ -d $build/plugin ]] || { echo "no $build/plugin" >&2; exit 2; }
-    # shellcheck disable=SC1091
-    GPU_RT_QUIET=1 source "$root/.gpu-runtime/runtime-env.sh" || exit 2
-    export GST_PLUGIN_PATH_1_0="$(cd "$build/plugin" && pwd)" GST_REGISTRY_1_0="$dir/registry.bin"
-    frames=$((minutes * 60 * 30))
+    runtime=${CDN_GPU_RUNTIME:-$PWD/.gpu-runtime}
+    [[ -f $runtime/runtime-env.sh ]] || runtime=$root/.gpu-runtime
+    [[ -f $runtime/runtime-env.sh ]] || { echo "no .gpu-runtime/runtime-env.sh (set CDN_GPU_RUNTIME)" >&2; exit 2; }
+    plugins="$(cd "$build/plugin" && pwd)"
+    frames=$((${seconds:-$((minutes * 60))} * 30))
     echo "$frames" > "$dir/frames"
     date +%s > "$dir/started"
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
     pipeline=(videotestsrc is-live=true pattern=smpte horizontal-speed=4 "num-buffers=$frames" !
-      video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload !
+      "video/x-raw,format=NV12,width=${size%x*},height=${size#*x},framerate=30/1" ! ${upload:+$upload !}
       cudaaddnoise sigma=20 ! cudadenoise name=denoise $props !
-      fpsdisplaysink name=fps text-overlay=false sync=true "video-sink=fakesink sync=true qos=true")
+      fpsdisplaysink name=fps text-overlay=false sync=true "video-sink=fakesink sync=true qos=true max-lateness=20000000")
     echo "${gpu:-no GPU}; gst-launch-1.0 -m -v ${pipeline[*]}" > "$dir/what"
-    gst-launch-1.0 -m -v "${pipeline[@]}" > "$dir/log" 2>&1 &
+    # The runtime only for gst-launch (a subshell that becomes it: $! is its pid);
+    # python3 and nvidia-smi here keep the system's libraries.
+    (
+      # shellcheck disable=SC1091
+      GPU_RT_QUIET=1 source "$runtime/runtime-env.sh" || exit 2
+      export GST_PLUGIN_PATH_1_0="$plugins" GST_REGISTRY_1_0="$dir/registry.bin"
+      exec gst-launch-1.0 -m -v "${pipeline[@]}"
+    ) > "$dir/log" 2>&1 &
     pid=$!
-    printf 't_s\trendered\tdropped\tqos_msgs\trss_mib\tgpu_mib\n' > "$dir/samples.tsv"
+    printf 't_s\trendered\tdropped\tavg_fps\tqos_msgs\trss_mib\tgpu_mib\n' > "$dir/samples.tsv"
     t0=$(date +%s)
     sample() {
-      local t rss gpu_mem last rendered dropped qos
+      local t rss gpu_mem last rendered dropped qos fps
       t=$(($(date +%s) - t0))
       rss=$(awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status" 2>/dev/null)
       gpu_mem=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null |
         awk -F', *' -v p="$pid" '$1 == p {print $2}')
-      last=$(grep -o 'rendered: [0-9]*, dropped: [0-9]*' "$dir/log" | tail -1)
-      rendered=$(sed -n 's/rendered: \([0-9]*\),.*/\1/p' <<<"$last")
-      dropped=$(sed -n 's/.*dropped: \([0-9]*\)/\1/p' <<<"$last")
+      # fpsdisplaysink: "rendered: N, dropped: M, current: X, average: Y" (or ", fps: X, drop rate: Z" once it drops)
+      last=$(grep -o 'last-message = rendered: .*' "$dir/log" | tail -1)
+      rendered=$(sed -n 's/.*rendered: \([0-9]*\),.*/\1/p' <<<"$last")
+      dropped=$(sed -n 's/.*dropped: \([0-9]*\),.*/\1/p' <<<"$last")
+      fps=$(sed -n 's/.*average: \([0-9.]*\).*/\1/p' <<<"$last")
       qos=$(grep -c 'Got message .*(qos)' "$dir/log")
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${rendered:--}" "${dropped:--}" "$qos" "${rss:--}" "${gpu_mem:--}" >> "$dir/samples.tsv"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${rendered:--}" "${dropped:--}" "${fps:--}" "$qos" "${rss:--}" "${gpu_mem:--}" >> "$dir/samples.tsv"
     }
     while kill -0 "$pid" 2>/dev/null; do sample; sleep 10; done
     wait "$pid"; echo $? > "$dir/exit"
