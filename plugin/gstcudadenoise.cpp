@@ -14,6 +14,15 @@
  * @title: cudadenoise
  * @short_description: PI-PD / hybrid PI-PD / NLM-3D / BM3D video denoiser on CUDA or the CPU
  *
+ * By default it runs the `standard` preset (docs/PRESETS.md): BM3D's rapid
+ * profile on every frame, with the noise sigma measured on the frames and
+ * tracked over time (the read-only `estimated-sigma` property, and an element
+ * message `cudadenoise-noise` when it first becomes known and whenever it moves
+ * by more than 5 %). `preset` picks another job's settings; any property set
+ * explicitly overrides the preset, in any order; `strength` scales the sigma.
+ * For a live source (its LATENCY answer) `window=auto` gives a temporal mode
+ * its causal window where the mode has one, and the latency reported counts it.
+ *
  * Per-frame modes denoise every frame on its own, with no latency:
  * PI-PD (poly-isoline pixel denoising: each pixel becomes the mean along the
  * most likely iso-grey-level polyline through it, grown segment by segment while
@@ -66,6 +75,11 @@
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
  * ]| The temporal mode: 55 frames of latency with the default parameters.
+ * |[
+ * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! cudaaddnoise sigma=15 ! \
+ *     cudadenoise strength=1.2 ! videoconvert ! autovideosink
+ * ]| The default preset, a little stronger than the measured noise; -m shows the
+ * cudadenoise-noise messages.
  * |[
  * gst-launch-1.0 videotestsrc ! cudaaddnoise sigma=20 ! cudadenoise backend=cpu ! \
  *     videoconvert ! autovideosink
@@ -138,6 +152,7 @@ struct _GstCudaDenoise
    * start; window=auto then picks a causal window), and the stream's noise sigma
    * per component (the estimated-sigma property). */
   gboolean live;
+  gboolean live_known;           /* a LATENCY answer (ours or our own query) said it */
   std::vector<double> *estimated_sigma;
 
   /* Streaming thread: BaseTransform QoS was on and we turned it off for a window. */
@@ -336,6 +351,8 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
   self->fps_d = 1;
   self->max_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
+  self->live_known = FALSE;
+  self->estimated_sigma->clear ();
   g_mutex_unlock (&self->lock);
 
   std::string why;
@@ -419,7 +436,24 @@ ensure_stream (GstCudaDenoise * self)
   g_mutex_lock (&self->lock);
   const cdn::DenoiseSettings settings = self->settings->settings;
   const guint64 generation = self->settings->generation;
+  const gboolean live_known = self->live_known;
+  gboolean live = self->live;
   g_mutex_unlock (&self->lock);
+  if (!live_known) {
+    live = upstream_is_live (self);
+    g_mutex_lock (&self->lock);
+    self->live = live;
+    self->live_known = TRUE;
+    g_mutex_unlock (&self->lock);
+  }
+  /* Live or not decides window=auto: the library applies a change like new settings. */
+  if (state->stream && state->stream->live_source () != (bool) live) {
+    GstCdnContextGuard push (GST_CDN_BASE_TRANSFORM (self));
+    GstFlowReturn r = gst_cdn_guarded (GST_CDN_BASE_TRANSFORM (self), "switching the window", backend_text (self),
+        [&] { state->stream->set_live_source (live); });
+    if (r != GST_FLOW_OK)
+      return r;
+  }
   if (state->stream && state->generation == generation)
     return GST_FLOW_OK;
 
@@ -430,7 +464,6 @@ ensure_stream (GstCudaDenoise * self)
   }
   const int width = GST_VIDEO_INFO_WIDTH (&base->in_info), height = GST_VIDEO_INFO_HEIGHT (&base->in_info);
   const bool first = !state->stream;
-  const gboolean live = first ? upstream_is_live (self) : FALSE;
   GstFlowReturn ret = gst_cdn_guarded (base, "starting the denoiser", backend_text (self), [&] {
     if (!state->stream) {
       state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width, height);
@@ -443,11 +476,6 @@ ensure_stream (GstCudaDenoise * self)
   if (ret != GST_FLOW_OK)
     return ret;
   state->generation = generation;
-  if (first) {
-    g_mutex_lock (&self->lock);
-    self->live = live;
-    g_mutex_unlock (&self->lock);
-  }
   GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d (%s, %s window, %s source), latency %d frames",
       cdn::mode_name (state->stream->settings ().mode), backend_text (self), cdn::format_name (base->format), width,
       height, state->stream->per_frame ()? "per frame" : "a window",
@@ -691,6 +719,8 @@ gst_cuda_denoise_query (GstBaseTransform * trans, GstPadDirection direction, Gst
     GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
     gst_query_parse_latency (query, &live, &min, &max);
     g_mutex_lock (&self->lock);
+    self->live = live;            /* window=auto follows it (ensure_stream) */
+    self->live_known = TRUE;
     gint frames = 0;
     const GstClockTime ours = latency_locked (self, &frames);
     self->reported_latency = ours;
@@ -784,6 +814,7 @@ gst_cuda_denoise_init (GstCudaDenoise * self)
   self->settings = new Settings ();
   self->estimated_sigma = new std::vector<double> ();
   self->live = FALSE;
+  self->live_known = FALSE;
   self->state = new State ();
   self->backend = cdn::Backend::Cpu;
   self->active_latency_frames = 0;
