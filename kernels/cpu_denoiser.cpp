@@ -5,6 +5,7 @@
 #include "frame_denoiser.h"
 #include "host_frame.h"
 #include "noise_estimate.h"
+#include "noise_tracker.h"
 #include "pipd_reference.h"
 #include "plane_copy.h"
 
@@ -43,7 +44,8 @@ class CpuDenoiser final : public FrameDenoiser {
     const auto ic = components(in), oc = components(out);
     const int filtered = filtered_components(in, settings_.planes);
     if (settings_.mode == Mode::Bm3d) {
-      bm3d::bm3d_reference(ic, oc, filtered, settings_.bm3d, sigma_.get(in, settings_.sigma), 0, cancel_);
+      const std::vector<double> sigma = noise_.empty() ? sigma_.get(in, settings_.sigma) : in_code_values(noise_, in.format);
+      bm3d::bm3d_reference(ic, oc, filtered, settings_.bm3d, sigma, 0, cancel_);
       return;
     }
     for (int c = 0; c < filtered; ++c) pipd_reference(ic[c], oc[c], settings_.mode, settings_.pipd);

@@ -12,6 +12,7 @@
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "noise_estimate.h"
+#include "noise_tracker.h"
 #include "pipd_cuda.h"
 #include "plane_copy.h"
 
@@ -94,7 +95,8 @@ class CudaDenoiser final : public FrameDenoiser {
     const auto ic = components(in), oc = components(out);
     const int filtered = filtered_components(in, settings_.planes);
     if (settings_.mode == Mode::Bm3d) {
-      bm3d_.run(ic, oc, filtered, settings_.bm3d, sigma_.get(in, settings_.sigma), stream, cancel_);
+      const std::vector<double> sigma = noise_.empty() ? sigma_.get(in, settings_.sigma) : in_code_values(noise_, in.format);
+      bm3d_.run(ic, oc, filtered, settings_.bm3d, sigma, stream, cancel_);
       return;
     }
     for (int c = 0; c < filtered; ++c) pipd_.run(ic[c], oc[c], settings_.mode, settings_.pipd, stream);
@@ -103,7 +105,7 @@ class CudaDenoiser final : public FrameDenoiser {
   // BM3D's noise level: given, or estimated once from the first frame (brought to
   // the host for the estimator when it is a device frame).
   void ensure_sigma(const FrameView& in, cudaStream_t stream) {
-    if (settings_.mode != Mode::Bm3d || sigma_.known(in.format)) return;
+    if (settings_.mode != Mode::Bm3d || !noise_.empty() || sigma_.known(in.format)) return;
     if (in.memory == MemoryKind::Host || settings_.sigma > 0) {
       sigma_.get(in, settings_.sigma);
       return;

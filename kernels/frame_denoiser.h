@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "frame.h"
 #include "settings.h"
@@ -44,8 +45,15 @@ class FrameDenoiser {
   // and phases on the GPU); the others finish their frame. nullptr: none.
   void set_cancel_flag(const std::atomic<bool>* flag) { cancel_ = flag; }
 
+  // The noise std per component (8-bit code values) for the frames from the next
+  // one on, as the stream measured it (StreamDenoiser: strength x the given or
+  // tracked sigma). Empty (the default): settings().sigma, or when it is auto the
+  // first frame's estimate (FirstFrameSigma).
+  void set_noise(const std::vector<double>& sigma) { noise_ = sigma; }
+
  protected:
   const std::atomic<bool>* cancel_ = nullptr;
+  std::vector<double> noise_;
 };
 
 // Backend Cpu or Cuda (resolved). Throws InvalidArgument for bad settings or a

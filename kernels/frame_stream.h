@@ -8,6 +8,7 @@
 
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "frame.h"
 #include "frame_denoiser.h"
@@ -26,6 +27,10 @@ class FrameStream {
   virtual bool pop(const FrameView& out, void* stream) = 0;
   virtual void finish() = 0;
   virtual void reset() = 0;
+  // The noise std per component (8-bit code values, strength applied) the next
+  // pushed frame is filtered with; empty: the stream's own (the given sigma, or
+  // its first frame's estimate). StreamDenoiser sets it before every frame.
+  virtual void set_noise(const std::vector<double>& sigma) = 0;
 };
 
 // Per-frame modes as a stream: push() filters into a frame of the denoiser's own
@@ -45,6 +50,7 @@ class PerFrameStream final : public FrameStream {
   bool pop(const FrameView& out, void* stream) override;
   void finish() override {}
   void reset() override { ready_.clear(); }
+  void set_noise(const std::vector<double>& sigma) override { den_->set_noise(sigma); }
 
  private:
   std::unique_ptr<FrameDenoiser> den_;

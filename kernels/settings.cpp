@@ -23,6 +23,8 @@ constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {Pl
 constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "balanced", "quick", "rapid", "draft", nullptr};
 // Indexed by Vbm3dProfile's value (the vbm3d-profile parameter's choices).
 constexpr const char* kVbm3dProfileNames[] = {"quality", "fast", "paper", "wide", nullptr};
+// Indexed by TemporalWindow's value (the window parameter's choices).
+constexpr const char* kWindowNames[] = {"auto", "centred", "causal", nullptr};
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -43,6 +45,18 @@ bool parse_in(const Named<E> (&table)[N], const std::string& s, E* out) {
 
 const char* mode_name(Mode m) { return name_of(kModes, m); }
 const char* bm3d_profile_name(Bm3dProfile p) { return kBm3dProfileNames[static_cast<int>(p)]; }
+const char* temporal_window_name(TemporalWindow w) { return kWindowNames[static_cast<int>(w)]; }
+
+bool uses_sigma(Mode m) { return m == Mode::Nlm3d || m == Mode::Bm3d || m == Mode::Vbm3d; }
+
+TemporalWindow resolve_window(const DenoiseSettings& s, bool live_source) {
+  if (s.window == TemporalWindow::Causal && is_temporal(s.mode) && !has_causal_window(s.mode))
+    throw InvalidArgument(std::string("window = causal: mode ") + mode_name(s.mode) +
+                          " has no causal window in this build (window = centred or auto)");
+  if (s.window != TemporalWindow::Auto) return s.window;
+  return live_source && is_temporal(s.mode) && has_causal_window(s.mode) ? TemporalWindow::Causal
+                                                                         : TemporalWindow::Centred;
+}
 
 std::vector<Mode> all_modes() {
   std::vector<Mode> v;
@@ -69,8 +83,9 @@ bool param_group_applies(ParamGroup g, Mode m) {
     case ParamGroup::Hybrid: return m == Mode::Hybrid;
     case ParamGroup::Nlm: return m == Mode::Nlm3d;
     case ParamGroup::Bm3d: return m == Mode::Bm3d;
-    case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d || m == Mode::Vbm3d;
+    case ParamGroup::Noise: return uses_sigma(m);
     case ParamGroup::Vbm3d: return m == Mode::Vbm3d;
+    case ParamGroup::Temporal: return is_temporal(m);
   }
   return false;
 }
@@ -119,7 +134,7 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
        [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
-      {ParamGroup::Nlm, "strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4)", false, 0.05, 20.0, 0.4,
+      {ParamGroup::Nlm, "nlm-beta", "NLM-3D filter parameter beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4; the strength knob scales sigma for every mode)", false, 0.05, 20.0, 0.4,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
@@ -198,9 +213,23 @@ const std::vector<ParamSpec>& param_specs() {
        "window: 1)",
        true, 1, 500, 50, [](const DenoiseSettings& s) { return double(s.vbm3d.chunk); },
        [](DenoiseSettings& s, double v) { s.vbm3d.chunk = int(v); }},
-      {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d, vbm3d); 0 or auto: estimated from the first frame",
+      {ParamGroup::Noise, "sigma",
+       "Noise standard deviation in 8-bit code values; 0 or auto: estimated per component from every frame and "
+       "tracked over time (docs/NOISE.md), never below 0.5",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
        [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
+      {ParamGroup::Noise, "strength",
+       "Denoising strength, one unit for every mode that takes a sigma: the denoiser assumes strength x sigma "
+       "(given or estimated); 1 = the noise as measured, below 1 keeps more detail, above 1 removes more",
+       false, 0.1, 8.0, 1.0, [](const DenoiseSettings& s) { return s.strength; },
+       [](DenoiseSettings& s, double v) { s.strength = v; }},
+      {ParamGroup::Temporal, "window",
+       "Temporal window: centred (past and future frames: best quality, frames of latency), causal (the current and "
+       "past frames: at most one frame of latency, for live sources), auto (causal for a live source when the mode "
+       "has a causal window, else centred)",
+       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.window)); },
+       [](DenoiseSettings& s, double v) { s.window = static_cast<TemporalWindow>(int(v)); }, nullptr, 0,
+       kWindowNames},
   };
   return specs;
 }
@@ -236,6 +265,7 @@ void validate(const DenoiseSettings& s) {
     if (n != 0 && n != 8 && n != 16 && n != 32)
       throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +
                             " is invalid: expected 0 (the profile's), 8, 16 or 32");
+  resolve_window(s, false);  // causal on a mode without a causal window
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
 }

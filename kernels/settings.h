@@ -63,7 +63,7 @@ struct NlmParams {
   int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
   int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
   int patch_radius = 1;      // similarity cube radius, in x, y and t (paper: 3^3)
-  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |B| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
+  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |B| (parameter nlm-beta; the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch
 
   // Frames needed either side of an output frame.
@@ -95,6 +95,14 @@ struct Bm3dParams {
   int group2 = 0;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
 };
 
+// Which frames a temporal mode's window holds (docs/PRESETS.md, "Live"): centred
+// (t - r .. t + r: the best quality, r frames of latency), causal (t - r .. t:
+// the frame comes out as soon as it is filtered, for live sources), or auto:
+// causal for a live source when the mode has a causal window, else centred
+// (resolve_window()). Per-frame modes ignore it.
+enum class TemporalWindow { Auto = 0, Centred = 1, Causal = 2 };
+const char* temporal_window_name(TemporalWindow w);
+
 struct DenoiseSettings {
   Mode mode = Mode::Pipd;
   PipdParams pipd;
@@ -102,17 +110,34 @@ struct DenoiseSettings {
   Bm3dParams bm3d;
   Vbm3dSettings vbm3d;  // the video mode's profile and overrides (vbm3d_params.h)
   // Noise std in 8-bit code values (scaled by 2^(depth-8) for deeper planes), for
-  // nlm3d and bm3d; 0 = estimated from the first frame (noise_estimate.h).
+  // nlm3d and bm3d; 0 = auto: estimated per component from every frame and
+  // tracked over time (noise_tracker.h; StreamDenoiser::noise_sigma()).
   double sigma = 0;
+  // The one strength knob of every mode that takes a sigma: the denoiser
+  // assumes strength x sigma (given or estimated). 1 = the noise as measured.
+  double strength = 1.0;
+  TemporalWindow window = TemporalWindow::Auto;
   PlaneSelection planes = PlaneSelection::All;
 };
+
+// Whether a mode takes a noise sigma (and so `sigma` and `strength`).
+bool uses_sigma(Mode m);
+// Whether a temporal mode has a causal window in this build: its filter reads
+// only the frames of the window it is given (t - before .. t). Set per mode in
+// temporal_modes.cpp, by the mode's engineers once their causal filter exists.
+bool has_causal_window(Mode m);
+// The window to run: `s.window`, or for Auto causal when `live_source` and the
+// mode has one, else centred. Throws InvalidArgument for causal on a mode
+// without one.
+TemporalWindow resolve_window(const DenoiseSettings& s, bool live_source);
 
 // Throws InvalidArgument with a message naming the parameter and its valid range.
 void validate(const DenoiseSettings& s);
 
-// Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
+// Which modes a parameter belongs to: Noise is the sigma and strength of the
+// modes that take one (uses_sigma); Temporal, the window of the temporal modes;
 // Vbm3d: the video mode's (docs/VBM3D.md).
-enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise, Vbm3d };  // Hybrid: the hybrid mode's own
+enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Vbm3d, Noise, Temporal };  // Hybrid: the hybrid mode's own
 bool param_group_applies(ParamGroup g, Mode m);
 
 // One numeric parameter: what the element's property and the tools' flag are made of.

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "frame_stream.h"
+#include "noise_tracker.h"
 #include "temporal_stream.h"
 
 namespace cdn {
@@ -16,6 +17,58 @@ StreamDenoiser::StreamDenoiser(Backend backend, PixelFormat format, int width, i
     : backend_(backend), format_(format), width_(width), height_(height), devices_(std::move(cuda_devices)) {}
 
 StreamDenoiser::~StreamDenoiser() = default;
+
+DenoiseSettings StreamDenoiser::runnable(const DenoiseSettings& s) const {
+  DenoiseSettings r = s;
+  r.window = resolve_window(s, live_);
+  return r;
+}
+
+TemporalWindow StreamDenoiser::window() const {
+  return is_temporal(settings_.mode) ? resolve_window(settings_, live_) : TemporalWindow::Centred;
+}
+
+void StreamDenoiser::set_live_source(bool live) {
+  if (live == live_) return;
+  const DenoiseSettings target = has_pending_ ? pending_ : settings_;
+  const bool temporal = is_temporal(target.mode);
+  const TemporalWindow before = temporal ? resolve_window(target, live_) : TemporalWindow::Centred;
+  live_ = live;
+  if (!temporal || resolve_window(target, live_) == before) return;
+  // The window changes: like new settings, at once when idle, else at the next stream start.
+  if (idle()) {
+    build(target);
+  } else {
+    pending_ = target;
+    has_pending_ = true;
+  }
+}
+
+std::vector<double> StreamDenoiser::noise_sigma() const {
+  if (!uses_sigma(settings_.mode)) return {};
+  if (settings_.sigma > 0) return std::vector<double>(format_info(format_).components, settings_.sigma);
+  if (tracker_ && tracker_->frames() > 0) return tracker_->sigma();
+  return std::vector<double>(format_info(format_).components, NoiseTrackerSettings{}.default_sigma);
+}
+
+bool StreamDenoiser::noise_estimated() const {
+  return uses_sigma(settings_.mode) && settings_.sigma == 0 && tracker_ && tracker_->known();
+}
+
+bool StreamDenoiser::noise_changed() {
+  return uses_sigma(settings_.mode) && settings_.sigma == 0 && tracker_ && tracker_->changed();
+}
+
+void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
+  if (!uses_sigma(settings_.mode)) return;
+  if (settings_.sigma == 0) {
+    if (!tracker_) tracker_ = std::make_unique<NoiseTracker>();
+    tracker_->observe(in, stream);
+  }
+  std::vector<double> sigma = noise_sigma();
+  for (double& v : sigma) v *= settings_.strength;
+  impl().set_noise(sigma);
+}
 
 std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const DenoiseSettings& settings,
                                                        PixelFormat format, int width, int height,
@@ -27,10 +80,11 @@ std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const De
   return d;
 }
 
-void StreamDenoiser::build(const DenoiseSettings& s) {
+void StreamDenoiser::build(const DenoiseSettings& settings) {
   // The old stream goes first: its frames (device memory) are not needed any more.
   impl_.reset();
   per_frame_ = nullptr;
+  const DenoiseSettings s = runnable(settings);
   if (is_temporal(s.mode)) {
     if (backend_ == Backend::Cpu) {
       impl_ = make_cpu_temporal_stream(s, format_, width_, height_);
@@ -46,7 +100,7 @@ void StreamDenoiser::build(const DenoiseSettings& s) {
     impl_ = std::move(stream);
   }
   if (!impl_) throw Error("no temporal stream for this backend in this build");
-  settings_ = s;
+  settings_ = settings;
   has_pending_ = false;
   in_stream_ = finished_ = false;
 }
@@ -62,7 +116,7 @@ void StreamDenoiser::set_settings(const DenoiseSettings& s) {
   validate(s);
   if (!restarts_stream(settings_, s)) {
     // From the next frame (a temporal stream ignores parameters of other modes).
-    if (per_frame_) per_frame_->set_settings(s);
+    if (per_frame_) per_frame_->set_settings(runnable(s));
     settings_ = s;
     has_pending_ = false;
   } else if (idle()) {
@@ -78,13 +132,16 @@ void StreamDenoiser::start_over() {
   in_stream_ = finished_ = false;
 }
 
-int StreamDenoiser::latency_frames_for(const DenoiseSettings& s, int cuda_devices) {
-  return is_temporal(s.mode) ? TemporalStream::latency_for(s, std::max(1, cuda_devices)) : 0;
+int StreamDenoiser::latency_frames_for(const DenoiseSettings& s, int cuda_devices, bool live_source) {
+  if (!is_temporal(s.mode)) return 0;
+  DenoiseSettings r = s;
+  r.window = resolve_window(s, live_source);
+  return TemporalStream::latency_for(r, std::max(1, cuda_devices));
 }
 
 int StreamDenoiser::latency_frames() const {
   const int devices = static_cast<int>(devices_.size());
-  const int next = has_pending_ ? latency_frames_for(pending_, devices) : 0;
+  const int next = has_pending_ ? latency_frames_for(pending_, devices, live_) : 0;
   if (idle() && has_pending_) return next;
   return std::max(impl().latency_frames(), next);
 }
@@ -113,6 +170,7 @@ void StreamDenoiser::process(const FrameView& in, const FrameView& out, void* st
     throw InvalidArgument(std::string("mode ") + mode_name(settings_.mode) + " filters a window: push() and pop()");
   check_geometry(in);
   if (impl_->held() > 0) throw InvalidArgument("process() while pushed frames wait: pop() them first");
+  observe_noise(in, stream);
   per_frame_->process(in, out, stream);
 }
 
@@ -122,6 +180,7 @@ void StreamDenoiser::enqueue(const FrameView& in, const FrameView& out, void* st
     throw InvalidArgument(std::string("mode ") + mode_name(settings_.mode) + " filters a window: push() and pop()");
   check_geometry(in);
   if (impl_->held() > 0) throw InvalidArgument("enqueue() while pushed frames wait: pop() them first");
+  observe_noise(in, stream);
   per_frame_->enqueue(in, out, stream);
 }
 
@@ -132,6 +191,7 @@ void StreamDenoiser::push(const FrameView& in, void* stream) {
   }
   check_geometry(in);
   start_pending();
+  observe_noise(in, stream);
   impl().push(in, stream);
   in_stream_ = !per_frame_;
 }

@@ -30,6 +30,7 @@ namespace cdn {
 
 class FrameStream;
 class FrameDenoiser;
+class NoiseTracker;
 
 class StreamDenoiser {
  public:
@@ -70,7 +71,25 @@ class StreamDenoiser {
   int latency_frames() const;
   // The same for settings, before a stream exists (0 for per-frame modes), for a
   // list of `cuda_devices` entries (0 or 1: one worker).
-  static int latency_frames_for(const DenoiseSettings& settings, int cuda_devices = 0);
+  static int latency_frames_for(const DenoiseSettings& settings, int cuda_devices = 0, bool live_source = false);
+
+  // Whether frames come from a live source (window auto: causal where the mode
+  // has one). Applies like new settings (set_settings).
+  void set_live_source(bool live);
+  bool live_source() const { return live_; }
+  // The window the temporal stream runs (centred or causal; centred for per-frame modes).
+  TemporalWindow window() const;
+
+  // The noise sigma per component (luma first), in 8-bit code values, before
+  // `strength`: the given `sigma`, or with sigma auto the tracked estimate (0.5
+  // until a frame with usable content). Empty for modes that take no sigma.
+  std::vector<double> noise_sigma() const;
+  // Whether noise_sigma() comes from the frames (sigma auto) and every component has had a usable frame.
+  bool noise_estimated() const;
+  // True once when the estimate first becomes known and whenever it moves by
+  // more than 5 % (NoiseTracker::changed): for the element's message. Always
+  // false with a given sigma.
+  bool noise_changed();
   // True when the next frame goes one for one through process(): its mode
   // filters each frame on its own. Otherwise push() and pop().
   bool per_frame() const;
@@ -121,6 +140,11 @@ class StreamDenoiser {
   void start_pending();
   void check_geometry(const FrameView& f) const;
   FrameStream& impl() const;
+  // The settings a stream is built with: the window resolved for live_.
+  DenoiseSettings runnable(const DenoiseSettings& s) const;
+  // Before a frame is filtered: observes it (sigma auto) and gives the stream
+  // strength x sigma per component.
+  void observe_noise(const FrameView& in, void* stream);
 
   Backend backend_;
   PixelFormat format_;
@@ -134,6 +158,8 @@ class StreamDenoiser {
   std::unique_ptr<FrameStream> impl_;
   FrameDenoiser* per_frame_ = nullptr;  // impl_'s denoiser while a per-frame mode runs
   const std::atomic<bool>* cancel_ = nullptr;
+  bool live_ = false;
+  std::unique_ptr<NoiseTracker> tracker_;  // made at the first frame that needs it
 };
 
 }  // namespace cdn

@@ -11,20 +11,46 @@ namespace {
 [[noreturn]] void not_temporal(Mode m) {
   throw InvalidArgument(std::string("mode ") + mode_name(m) + " filters each frame on its own, not a window");
 }
+// vbm3d's own causal switch (vbm3d-causal) or the stream's window resolved to
+// causal (window=causal, or auto on a live source: StreamDenoiser resolves it).
+Vbm3dSettings vbm3d_settings(const DenoiseSettings& s) {
+  Vbm3dSettings v = s.vbm3d;
+  if (resolve_window(s, false) == TemporalWindow::Causal) v.causal = 1;
+  return v;
+}
 }  // namespace
 
+bool has_causal_window(Mode m) {
+  switch (m) {
+    // nlm3d's filter reads frames t + 1 .. t + r of the window: its causal
+    // variant is being written on branch nlm, which turns this on with it.
+    case Mode::Nlm3d: return false;
+    case Mode::Vbm3d: return true;  // vbm3d-causal (vbm3d_params.h)
+    default: return false;
+  }
+}
+
 WindowShape window_shape(const DenoiseSettings& s) {
+  WindowShape w;
   switch (s.mode) {
-    case Mode::Nlm3d: return nlm3d_window_shape(s.nlm);
-    case Mode::Vbm3d: return vbm3d_window_shape(s.vbm3d);
+    case Mode::Nlm3d: w = nlm3d_window_shape(s.nlm); break;
+    case Mode::Vbm3d: w = vbm3d_window_shape(vbm3d_settings(s)); break;
     default: not_temporal(s.mode);
   }
+  // Causal: the current and past frames only, each frame out at the push that
+  // brought it (one frame per chunk). Auto is resolved by the caller
+  // (StreamDenoiser: causal for a live source); here it is centred.
+  if (resolve_window(s, false) == TemporalWindow::Causal) {
+    w.after = 0;
+    w.chunk = 1;
+  }
+  return w;
 }
 
 std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, PixelFormat format) {
   switch (s.mode) {
     case Mode::Nlm3d: return make_nlm3d_cpu_window(s.nlm, format);
-    case Mode::Vbm3d: return make_vbm3d_cpu_window(s.vbm3d, format);
+    case Mode::Vbm3d: return make_vbm3d_cpu_window(vbm3d_settings(s), format);
     default: not_temporal(s.mode);
   }
 }
@@ -34,7 +60,7 @@ std::unique_ptr<WindowFilter> make_cuda_window_filter(const DenoiseSettings& s, 
   const int filtered = s.planes == PlaneSelection::All ? format_info(format).components : 1;
   switch (s.mode) {
     case Mode::Nlm3d: return make_nlm3d_cuda_window(s.nlm, format, filtered, device);
-    case Mode::Vbm3d: return make_vbm3d_cuda_window(s.vbm3d, format, device);
+    case Mode::Vbm3d: return make_vbm3d_cuda_window(vbm3d_settings(s), format, device);
     default: not_temporal(s.mode);
   }
 }

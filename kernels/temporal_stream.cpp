@@ -5,6 +5,7 @@
 #include "error.h"
 #include "host_frame.h"
 #include "noise_estimate.h"
+#include "noise_tracker.h"
 #include "plane_copy.h"
 
 namespace cdn {
@@ -52,8 +53,10 @@ void TemporalStream::reset() {
 }
 
 double TemporalStream::sigma_of(const FrameView& f, void* stream) {
-  // Given (in 8-bit code values, scaled to the luma's depth), or the first frame's
-  // estimate for every frame. A tracker of the noise over time would go here.
+  // The stream's measurement for this frame (StreamDenoiser's tracker, or the
+  // given sigma, times strength), in luma code values. Without one: given, or the
+  // first frame's estimate for every frame.
+  if (!noise_.empty()) return in_code_values(noise_, format_)[0];
   if (first_sigma_ < 0) first_sigma_ = settings_.sigma > 0 ? luma_sigma(f, settings_.sigma) : estimate_sigma(f, stream);
   return first_sigma_;
 }

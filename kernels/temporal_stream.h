@@ -47,6 +47,7 @@ class TemporalStream : public FrameStream {
   bool pop(const FrameView& out, void* stream) override;
   void finish() override { sched_.finish(); }
   void reset() override;
+  void set_noise(const std::vector<double>& sigma) override { noise_ = sigma; }
 
   // latency_frames() for these settings (or this window) and lanes.
   static int latency_for(const DenoiseSettings& s, int lanes) { return latency_for(window_shape(s), lanes); }
@@ -111,6 +112,7 @@ class TemporalStream : public FrameStream {
   int first_input_ = 0;
   int popped_ = 0;
   double first_sigma_ = -1;  // < 0: not known yet
+  std::vector<double> noise_;  // set_noise(): the next frame's, 8-bit code values
 };
 
 std::unique_ptr<TemporalStream> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);

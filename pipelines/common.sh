@@ -8,7 +8,8 @@ PIPE=()
 # Common options, set by parse_common_option.
 NUM_BUFFERS=-1
 SINK=""
-MODE=pipd
+MODE=""          # empty: the preset's mode
+PRESET=standard  # cudadenoise's default preset (docs/PRESETS.md)
 BACKEND=auto
 PROPS=""
 DRY_RUN=0
@@ -50,6 +51,7 @@ parse_common_option() {
     --num-buffers) NUM_BUFFERS="${2:?--num-buffers needs a number}" ;;
     --sink) SINK="${2:?--sink needs an element}" ;;
     --mode) MODE="${2:?--mode needs pipd, hybrid, nlm3d or bm3d}" ;;
+    --preset) PRESET="${2:?--preset needs a preset name (gst-inspect-1.0 cudadenoise)}" ;;
     --backend) BACKEND="${2:?--backend needs auto, cuda or cpu}" ;;
     --props) PROPS="${2?--props needs a string}" ;;
     --dry-run) DRY_RUN=1; SHIFT_BY=1 ;;
@@ -58,12 +60,15 @@ parse_common_option() {
   return 0
 }
 
-# The options every script takes, for its --help; the default mode is the
-# script's own ($MODE when it is called).
+# The options every script takes, for its --help; the default preset and mode
+# are the script's own ($PRESET, $MODE when it is called).
 common_help() {
   cat <<EOF
+  --preset NAME          cudadenoise preset (default: $PRESET): standard (BM3D rapid, real
+                         time at 4K on a GPU), draft, quality, best, isoline; explicit
+                         --mode and --props override it (docs/PRESETS.md)
   --mode pipd|hybrid|nlm3d|bm3d
-                         denoising algorithm (default: $MODE); nlm3d holds a window of
+                         denoising algorithm (default: ${MODE:-from the preset}); nlm3d holds a window of
                          frames (latency chunk-size - 1 + temporal-radius + patch-radius
                          frames: 55 at the defaults, try --props "chunk-size=4"); bm3d is
                          the offline mode: the best quality, tens of ms a frame on a GPU
@@ -78,10 +83,12 @@ common_help() {
 EOF
 }
 
-# cudadenoise with the chosen mode, backend and extra properties.
+# cudadenoise with the chosen preset, mode (when given), backend and extra properties.
 add_denoise() {
   local name="${1:-denoise}"
-  add cudadenoise "name=$name" "mode=$MODE" "backend=$BACKEND"
+  add cudadenoise "name=$name" "preset=$PRESET"
+  [ -z "$MODE" ] || add "mode=$MODE"
+  add "backend=$BACKEND"
   local p
   # shellcheck disable=SC2086
   for p in $PROPS; do add "$p"; done
@@ -194,7 +201,7 @@ add_side_by_side() {
   add !
   add_denoise
   [ "$MEMORY" = cuda ] && add ! cudadownload
-  if have textoverlay; then add ! textoverlay "text=denoised ($MODE)" valignment=top halignment=left; fi
+  if have textoverlay; then add ! textoverlay "text=denoised (${MODE:-$PRESET})" valignment=top halignment=left; fi
   add ! comp.sink_1
   local sink_words
   read -ra sink_words <<<"$SINK"

@@ -5,7 +5,10 @@
 # With a V4L2 camera the picture is shown as it comes (cameras are noisy enough
 # in low light); without one, videotestsrc (live, moving ball) plus cudaaddnoise
 # stands in. Queues are leaky so that a slow denoiser drops frames instead of
-# delaying the preview.
+# delaying the preview. cudadenoise runs with window=auto: for this live source
+# a temporal mode takes its causal window (current and past frames, at most one
+# frame of latency) where it has one, and reports that latency; the default
+# preset (standard: BM3D, per frame) adds no latency at all.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
@@ -30,7 +33,8 @@ $(common_help)
   (default sink: autovideosink sync=false)
 
 Example:
-  $(basename "$0") --device /dev/video2 --mode hybrid
+  $(basename "$0") --device /dev/video2 --preset draft
+  $(basename "$0") --test-source --mode nlm3d --props "window=causal"
   $(basename "$0") --test-source --sigma 35
 EOF
 }
@@ -70,7 +74,9 @@ else
 fi
 [ "$SIGMA" != 0 ] && add ! cudaaddnoise "sigma=$SIGMA"
 if [ "$SIGMA" = 0 ]; then LABEL=original; else LABEL="noisy (sigma $SIGMA)"; fi
+# window=auto (the element's default, said here): causal for this live source.
+PROPS="window=auto $PROPS"
 add_side_by_side "$W" yes "$LABEL"
 
-echo "# $SOURCE, denoising branch in $MEMORY memory, cudadenoise mode=$MODE backend=$BACKEND" >&2
+echo "# $SOURCE, denoising branch in $MEMORY memory, cudadenoise preset=$PRESET${MODE:+ mode=$MODE} window=auto backend=$BACKEND" >&2
 run_pipeline

@@ -62,5 +62,5 @@ fi
 if [ "$SIGMA" = 0 ]; then LABEL=original; else LABEL="noisy (sigma $SIGMA)"; fi
 add_side_by_side "$W" no "$LABEL"
 
-echo "# denoising branch in $MEMORY memory, cudadenoise mode=$MODE backend=$BACKEND" >&2
+echo "# denoising branch in $MEMORY memory, cudadenoise preset=$PRESET${MODE:+ mode=$MODE} backend=$BACKEND" >&2
 run_pipeline

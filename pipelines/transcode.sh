@@ -199,7 +199,7 @@ else
   add "$MUXER" name=mux ! filesink "location=$TMP"
 fi
 
-echo "# decoder: $DEC, encoder: $ENC, cudadenoise mode=$MODE backend=$BACKEND," \
+echo "# decoder: $DEC, encoder: $ENC, cudadenoise preset=$PRESET${MODE:+ mode=$MODE} backend=$BACKEND," \
   "audio: ${#AUDIO_KEPT[@]} stream(s) copied$([ "$ROTATE" = 1 ] && echo ", $PROBE_ORIENTATION applied")" >&2
 for note in "${AUDIO_NOTES[@]}"; do echo "$(basename "$0"): $note" >&2; done
 

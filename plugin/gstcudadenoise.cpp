@@ -14,6 +14,15 @@
  * @title: cudadenoise
  * @short_description: PI-PD / hybrid PI-PD / NLM-3D / BM3D video denoiser on CUDA or the CPU
  *
+ * By default it runs the `standard` preset (docs/PRESETS.md): BM3D's rapid
+ * profile on every frame, with the noise sigma measured on the frames and
+ * tracked over time (the read-only `estimated-sigma` property, and an element
+ * message `cudadenoise-noise` when it first becomes known and whenever it moves
+ * by more than 5 %). `preset` picks another job's settings; any property set
+ * explicitly overrides the preset, in any order; `strength` scales the sigma.
+ * For a live source (its LATENCY answer) `window=auto` gives a temporal mode
+ * its causal window where the mode has one, and the latency reported counts it.
+ *
  * Per-frame modes denoise every frame on its own, with no latency:
  * PI-PD (poly-isoline pixel denoising: each pixel becomes the mean along the
  * most likely iso-grey-level polyline through it, grown segment by segment while
@@ -75,6 +84,11 @@
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
  * ]| The temporal mode: 55 frames of latency with the default parameters.
  * |[
+ * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! cudaaddnoise sigma=15 ! \
+ *     cudadenoise strength=1.2 ! videoconvert ! autovideosink
+ * ]| The default preset, a little stronger than the measured noise; -m shows the
+ * cudadenoise-noise messages.
+ * |[
  * gst-launch-1.0 videotestsrc ! cudaaddnoise sigma=20 ! cudadenoise backend=cpu ! \
  *     videoconvert ! autovideosink
  * ]| Adds noise to a test picture and removes it on the CPU.
@@ -93,6 +107,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gstcudadenoiseproperties.h"
 #include "gstcudadenoisewindow.h"
@@ -106,7 +121,8 @@ GST_DEBUG_CATEGORY (gst_cuda_denoise_debug);
 /* What the properties say; guarded by GstCudaDenoise::lock. */
 struct Settings
 {
-  cdn::DenoiseSettings settings;     /* always valid (cdn::validate) */
+  cdn::SettingsChoice choice;        /* the preset and what was set explicitly */
+  cdn::DenoiseSettings settings = choice.resolve ();  /* choice resolved; always valid (cdn::validate) */
   cdn::Backend backend = DEFAULT_BACKEND;
   guint64 generation = 0;            /* bumped whenever `settings` changes */
 };
@@ -139,6 +155,13 @@ struct _GstCudaDenoise
   gint fps_n, fps_d;              /* the negotiated framerate (0/1: variable) */
   GstClockTime max_duration;      /* the longest input buffer duration seen, for fps 0/1 */
   GstClockTime reported_latency;  /* our share of the last LATENCY answer; NONE before the first */
+
+  /* Under `lock`: whether upstream is live (the LATENCY query at the stream's
+   * start; window=auto then picks a causal window), and the stream's noise sigma
+   * per component (the estimated-sigma property). */
+  gboolean live;
+  gboolean live_known;           /* a LATENCY answer (ours or our own query) said it */
+  std::vector<double> *estimated_sigma;
 
   /* Streaming thread: BaseTransform QoS was on and we turned it off for a window. */
   gboolean qos_overridden;
@@ -173,7 +196,7 @@ backend_text (GstCudaDenoise * self)
 static GstClockTime
 latency_locked (GstCudaDenoise * self, gint * frames_out = nullptr)
 {
-  const gint frames = std::max (cdn::StreamDenoiser::latency_frames_for (self->settings->settings),
+  const gint frames = std::max (cdn::StreamDenoiser::latency_frames_for (self->settings->settings, 0, self->live),
       self->active_latency_frames);
   if (frames_out)
     *frames_out = frames;
@@ -256,20 +279,23 @@ gst_cuda_denoise_set_property (GObject * object, guint prop_id, const GValue * v
   if (prop_id == GST_CUDA_DENOISE_PROP_BACKEND) {
     st->backend = (cdn::Backend) g_value_get_enum (value);
   } else {
-    cdn::DenoiseSettings candidate = st->settings;
-    if (!gst_cuda_denoise_settings_from_value (&candidate, prop_id, value)) {
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    } else {
-      /* The table's ranges are the GParamSpec's; what else the library refuses
-       * (an even bm3d-window, thickness 2) keeps the old value, with a warning. */
-      try {
-        cdn::validate (candidate);
-        st->settings = candidate;
+    /* The table's ranges are the GParamSpec's; what else the library refuses
+     * (an even bm3d-window, thickness 2, a causal window where the mode has
+     * none) keeps the old value, with a warning. */
+    cdn::SettingsChoice candidate = st->choice;
+    try {
+      if (!gst_cuda_denoise_settings_from_value (&candidate, prop_id, value)) {
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      } else {
+        const cdn::DenoiseSettings resolved = candidate.resolve ();
+        cdn::validate (resolved);
+        st->choice = candidate;
+        st->settings = resolved;
         st->generation++;
-      } catch (const cdn::InvalidArgument & e) {
-        GST_WARNING_OBJECT (self, "rejected %s: %s", pspec->name, e.what ());
-        g_warning ("%s: rejected %s: %s; keeping the previous value", GST_OBJECT_NAME (self), pspec->name, e.what ());
       }
+    } catch (const cdn::InvalidArgument & e) {
+      GST_WARNING_OBJECT (self, "rejected %s: %s", pspec->name, e.what ());
+      g_warning ("%s: rejected %s: %s; keeping the previous value", GST_OBJECT_NAME (self), pspec->name, e.what ());
     }
   }
   g_mutex_unlock (&self->lock);
@@ -284,7 +310,9 @@ gst_cuda_denoise_get_property (GObject * object, guint prop_id, GValue * value, 
   g_mutex_lock (&self->lock);
   if (prop_id == GST_CUDA_DENOISE_PROP_BACKEND)
     g_value_set_enum (value, (gint) self->settings->backend);
-  else if (!gst_cuda_denoise_settings_to_value (self->settings->settings, prop_id, value))
+  else if (prop_id == GST_CUDA_DENOISE_PROP_ESTIMATED_SIGMA)
+    gst_cuda_denoise_sigma_to_value (*self->estimated_sigma, value);
+  else if (!gst_cuda_denoise_settings_to_value (self->settings->choice, self->settings->settings, prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   g_mutex_unlock (&self->lock);
 }
@@ -331,6 +359,8 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
   self->fps_d = 1;
   self->max_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
+  self->live_known = FALSE;
+  self->estimated_sigma->clear ();
   g_mutex_unlock (&self->lock);
 
   std::string why;
@@ -391,6 +421,18 @@ gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps *
   return TRUE;
 }
 
+/* Whether upstream is live (its LATENCY answer), for window=auto. */
+static gboolean
+upstream_is_live (GstCudaDenoise * self)
+{
+  GstQuery *q = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), q))
+    gst_query_parse_latency (q, &live, nullptr, nullptr);
+  gst_query_unref (q);
+  return live;
+}
+
 /* The stream for the negotiated caps, made or handed the properties' settings
  * when they changed (the library decides whether they apply now or at its next
  * stream start). Streaming thread. */
@@ -402,7 +444,24 @@ ensure_stream (GstCudaDenoise * self)
   g_mutex_lock (&self->lock);
   const cdn::DenoiseSettings settings = self->settings->settings;
   const guint64 generation = self->settings->generation;
+  const gboolean live_known = self->live_known;
+  gboolean live = self->live;
   g_mutex_unlock (&self->lock);
+  if (!live_known) {
+    live = upstream_is_live (self);
+    g_mutex_lock (&self->lock);
+    self->live = live;
+    self->live_known = TRUE;
+    g_mutex_unlock (&self->lock);
+  }
+  /* Live or not decides window=auto: the library applies a change like new settings. */
+  if (state->stream && state->stream->live_source () != (bool) live) {
+    GstCdnContextGuard push (GST_CDN_BASE_TRANSFORM (self));
+    GstFlowReturn r = gst_cdn_guarded (GST_CDN_BASE_TRANSFORM (self), "switching the window", backend_text (self),
+        [&] { state->stream->set_live_source (live); });
+    if (r != GST_FLOW_OK)
+      return r;
+  }
   if (state->stream && state->generation == generation)
     return GST_FLOW_OK;
 
@@ -412,10 +471,12 @@ ensure_stream (GstCudaDenoise * self)
     return GST_FLOW_ERROR;
   }
   const int width = GST_VIDEO_INFO_WIDTH (&base->in_info), height = GST_VIDEO_INFO_HEIGHT (&base->in_info);
+  const bool first = !state->stream;
   GstFlowReturn ret = gst_cdn_guarded (base, "starting the denoiser", backend_text (self), [&] {
     if (!state->stream) {
       state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width, height);
       state->stream->set_cancel_flag (self->cancel);
+      state->stream->set_live_source (live);
     } else {
       state->stream->set_settings (settings);
     }
@@ -423,10 +484,42 @@ ensure_stream (GstCudaDenoise * self)
   if (ret != GST_FLOW_OK)
     return ret;
   state->generation = generation;
-  GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d (%s), latency %d frames",
+  GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d (%s, %s window, %s source), latency %d frames",
       cdn::mode_name (state->stream->settings ().mode), backend_text (self), cdn::format_name (base->format), width,
-      height, state->stream->per_frame ()? "per frame" : "a window", state->stream->latency_frames ());
+      height, state->stream->per_frame ()? "per frame" : "a window",
+      cdn::temporal_window_name (state->stream->window ()), live ? "live" : "non-live",
+      state->stream->latency_frames ());
+  if (first)
+    maybe_post_latency (self);
   return GST_FLOW_OK;
+}
+
+/* After a frame went into the stream: the estimated-sigma property follows the
+ * stream, and a cudadenoise-noise element message says when the estimate first
+ * becomes known and whenever it moves by more than 5 % (the library decides). */
+static void
+note_noise (GstCudaDenoise * self, GstBuffer * buffer)
+{
+  cdn::StreamDenoiser *stream = self->state->stream.get ();
+  if (!stream)
+    return;
+  std::vector<double> sigma = stream->noise_sigma ();
+  const bool changed = stream->noise_changed ();
+  g_mutex_lock (&self->lock);
+  *self->estimated_sigma = sigma;
+  g_mutex_unlock (&self->lock);
+  if (!changed)
+    return;
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  gst_cuda_denoise_sigma_to_value (sigma, &array);
+  GstStructure *s = gst_structure_new ("cudadenoise-noise",
+      "sigma-luma", G_TYPE_DOUBLE, sigma.empty ()? 0.0 : sigma[0],
+      "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (buffer),
+      "frame", G_TYPE_UINT64, (guint64) self->state->frames, nullptr);
+  gst_structure_take_value (s, "sigma", &array);
+  GST_INFO_OBJECT (self, "noise sigma (luma) now %.2f", sigma.empty ()? 0.0 : sigma[0]);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* BaseTransform QoS drops input buffers: on when the library says frames may be
@@ -487,6 +580,8 @@ gst_cuda_denoise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuff
     ret = gst_cdn_guarded (base, "denoising", backend_text (self), [&] {
       state->stream->process (in.view (), out.view ());
     });
+    if (ret == GST_FLOW_OK)
+      note_noise (self, inbuf);
   } catch (const cdn::Cancelled &) {
     GST_DEBUG_OBJECT (self, "frame abandoned: flushing or stopping");
     return GST_FLOW_FLUSHING;
@@ -576,6 +671,8 @@ gst_cuda_denoise_submit_input_buffer (GstBaseTransform * trans, gboolean is_disc
   note_duration (self, inbuf);
   on_device (self, inbuf);
   ret = state->window.push (base, *state->stream, inbuf, cuda_backend (self));
+  if (ret == GST_FLOW_OK)
+    note_noise (self, inbuf);
   update_active_latency (self);
   return ret;
 }
@@ -630,6 +727,8 @@ gst_cuda_denoise_query (GstBaseTransform * trans, GstPadDirection direction, Gst
     GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
     gst_query_parse_latency (query, &live, &min, &max);
     g_mutex_lock (&self->lock);
+    self->live = live;            /* window=auto follows it (ensure_stream) */
+    self->live_known = TRUE;
     gint frames = 0;
     const GstClockTime ours = latency_locked (self, &frames);
     self->reported_latency = ours;
@@ -670,6 +769,7 @@ gst_cuda_denoise_finalize (GObject * object)
   delete self->state;
   delete self->settings;
   delete self->cancel;
+  delete self->estimated_sigma;
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -721,6 +821,9 @@ gst_cuda_denoise_init (GstCudaDenoise * self)
 {
   g_mutex_init (&self->lock);
   self->settings = new Settings ();
+  self->estimated_sigma = new std::vector<double> ();
+  self->live = FALSE;
+  self->live_known = FALSE;
   self->state = new State ();
   self->backend = cdn::Backend::Cpu;
   self->active_latency_frames = 0;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "error.h"
+
 /* Every mode of the library: nick cdn::mode_name, description cdn::mode_description. */
 GType
 gst_cuda_denoise_mode_get_type (void)
@@ -57,6 +59,34 @@ gst_cuda_denoise_backend_get_type (void)
     g_once_init_leave (&type, g_enum_register_static ("GstCudaDenoiseBackend", values));
   }
   return (GType) type;
+}
+
+/* The presets this build offers: nick the preset's name, description its job. */
+GType
+gst_cuda_denoise_preset_get_type (void)
+{
+  static gsize type = 0;
+  if (g_once_init_enter (&type)) {
+    const std::vector<const cdn::Preset *> presets = cdn::available_presets ();
+    GEnumValue *values = g_new0 (GEnumValue, presets.size () + 1);
+    for (size_t i = 0; i < presets.size (); i++) {
+      values[i].value = (gint) i;
+      values[i].value_name = presets[i]->job;
+      values[i].value_nick = presets[i]->name;
+    }
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaDenoisePreset", values));
+  }
+  return (GType) type;
+}
+
+static gint
+preset_index (const std::string & name)
+{
+  const std::vector<const cdn::Preset *> presets = cdn::available_presets ();
+  for (size_t i = 0; i < presets.size (); i++)
+    if (name == presets[i]->name)
+      return (gint) i;
+  return 0;
 }
 
 /* The property blurb of a table entry: its help, then the modes it applies to
@@ -119,12 +149,23 @@ param_enum_type (const cdn::ParamSpec & p)
 void
 gst_cuda_denoise_install_properties (GObjectClass * klass)
 {
-  const cdn::DenoiseSettings defaults;
+  const cdn::DenoiseSettings defaults = cdn::SettingsChoice ().resolve ();
   const GParamFlags live = (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
       GST_PARAM_DOC_SHOW_DEFAULT | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_PRESET,
+      g_param_spec_enum ("preset", "Preset", "A mode and its parameters for a job (docs/PRESETS.md); every property "
+          "set explicitly (mode, planes, strength, sigma, any parameter) overrides it, whatever the order",
+          GST_TYPE_CUDA_DENOISE_PRESET, preset_index (cdn::default_preset_name ()), live));
+  g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_ESTIMATED_SIGMA,
+      gst_param_spec_array ("estimated-sigma", "Estimated sigma", "The noise sigma per component (luma first), in "
+          "8-bit code values, before strength: with sigma=auto the estimate tracked over the frames (docs/NOISE.md; "
+          "0.5 before a frame with usable content; an element message cudadenoise-noise is posted when it moves by "
+          "more than 5 %), else the given sigma; empty for modes that take no sigma and before the first frame",
+          g_param_spec_double ("sigma", "sigma", "one component's sigma", 0.0, 255.0, 0.0, G_PARAM_READABLE),
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_MODE,
-      g_param_spec_enum ("mode", "Mode", "Denoising algorithm; into or out of a temporal mode (nlm3d, vbm3d) while playing "
-          "it applies at the next stream start, between per-frame modes from the next frame",
+      g_param_spec_enum ("mode", "Mode", "Denoising algorithm (default: the preset's); into or out of a temporal mode "
+          "(nlm3d, vbm3d) while playing it applies at the next stream start, between per-frame modes from the next frame",
           GST_TYPE_CUDA_DENOISE_MODE, (gint) defaults.mode, live));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_PLANES,
       g_param_spec_enum ("planes", "Planes", "Colour components to filter", GST_TYPE_CUDA_DENOISE_PLANES,
@@ -141,11 +182,12 @@ gst_cuda_denoise_install_properties (GObjectClass * klass)
   for (size_t i = 0; i < specs.size (); i++) {
     const cdn::ParamSpec & p = specs[i];
     const gchar *blurb = param_blurb (p);
+    const double def = p.get (defaults);        /* the default preset's value */
     GParamSpec *pspec = p.choices
-        ? g_param_spec_enum (p.name, p.name, blurb, param_enum_type (p), (gint) p.def, live)
+        ? g_param_spec_enum (p.name, p.name, blurb, param_enum_type (p), (gint) def, live)
         : p.integer
-        ? g_param_spec_int (p.name, p.name, blurb, (gint) p.min, (gint) p.max, (gint) p.def, live)
-        : g_param_spec_double (p.name, p.name, blurb, p.min, p.max, p.def, live);
+        ? g_param_spec_int (p.name, p.name, blurb, (gint) p.min, (gint) p.max, (gint) def, live)
+        : g_param_spec_double (p.name, p.name, blurb, p.min, p.max, def, live);
     g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_PARAM_FIRST + (guint) i, pspec);
   }
 }
@@ -160,14 +202,20 @@ gst_cuda_denoise_param_of (guint prop_id)
 }
 
 gboolean
-gst_cuda_denoise_settings_from_value (cdn::DenoiseSettings * s, guint prop_id, const GValue * value)
+gst_cuda_denoise_settings_from_value (cdn::SettingsChoice * c, guint prop_id, const GValue * value)
 {
-  if (prop_id == GST_CUDA_DENOISE_PROP_MODE) {
-    s->mode = (cdn::Mode) g_value_get_enum (value);
+  if (prop_id == GST_CUDA_DENOISE_PROP_PRESET) {
+    const std::vector<const cdn::Preset *> presets = cdn::available_presets ();
+    const gint i = g_value_get_enum (value);
+    if (i < 0 || i >= (gint) presets.size ())
+      throw cdn::InvalidArgument ("no such preset");
+    c->set_preset (presets[i]->name);
+  } else if (prop_id == GST_CUDA_DENOISE_PROP_MODE) {
+    c->set_mode ((cdn::Mode) g_value_get_enum (value));
   } else if (prop_id == GST_CUDA_DENOISE_PROP_PLANES) {
-    s->planes = (cdn::PlaneSelection) g_value_get_enum (value);
+    c->set_planes ((cdn::PlaneSelection) g_value_get_enum (value));
   } else if (const cdn::ParamSpec * spec = gst_cuda_denoise_param_of (prop_id)) {
-    spec->set (*s, G_VALUE_HOLDS_ENUM (value) ? (double) g_value_get_enum (value)
+    c->set_param (*spec, G_VALUE_HOLDS_ENUM (value) ? (double) g_value_get_enum (value)
         : spec->integer ? (double) g_value_get_int (value) : g_value_get_double (value));
   } else {
     return FALSE;
@@ -175,10 +223,24 @@ gst_cuda_denoise_settings_from_value (cdn::DenoiseSettings * s, guint prop_id, c
   return TRUE;
 }
 
-gboolean
-gst_cuda_denoise_settings_to_value (const cdn::DenoiseSettings & s, guint prop_id, GValue * value)
+void
+gst_cuda_denoise_sigma_to_value (const std::vector<double> &sigma, GValue * value)
 {
-  if (prop_id == GST_CUDA_DENOISE_PROP_MODE) {
+  for (double v : sigma) {
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, G_TYPE_DOUBLE);
+    g_value_set_double (&item, v);
+    gst_value_array_append_and_take_value (value, &item);
+  }
+}
+
+gboolean
+gst_cuda_denoise_settings_to_value (const cdn::SettingsChoice & c, const cdn::DenoiseSettings & s, guint prop_id,
+    GValue * value)
+{
+  if (prop_id == GST_CUDA_DENOISE_PROP_PRESET) {
+    g_value_set_enum (value, preset_index (c.preset ()));
+  } else if (prop_id == GST_CUDA_DENOISE_PROP_MODE) {
     g_value_set_enum (value, (gint) s.mode);
   } else if (prop_id == GST_CUDA_DENOISE_PROP_PLANES) {
     g_value_set_enum (value, (gint) s.planes);

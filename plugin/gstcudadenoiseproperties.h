@@ -6,6 +6,7 @@
 
 #include <gst/gst.h>
 
+#include "presets.h"
 #include "settings.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,9 @@ GType gst_cuda_denoise_mode_get_type (void);
 GType gst_cuda_denoise_planes_get_type (void);
 #define GST_TYPE_CUDA_DENOISE_BACKEND (gst_cuda_denoise_backend_get_type ())
 GType gst_cuda_denoise_backend_get_type (void);
+/* The presets this build offers (cdn::available_presets), valued by their index there. */
+#define GST_TYPE_CUDA_DENOISE_PRESET (gst_cuda_denoise_preset_get_type ())
+GType gst_cuda_denoise_preset_get_type (void);
 
 G_END_DECLS
 
@@ -26,16 +30,23 @@ enum
   GST_CUDA_DENOISE_PROP_MODE,
   GST_CUDA_DENOISE_PROP_PLANES,
   GST_CUDA_DENOISE_PROP_BACKEND,
+  GST_CUDA_DENOISE_PROP_PRESET,
+  GST_CUDA_DENOISE_PROP_ESTIMATED_SIGMA,
   GST_CUDA_DENOISE_PROP_PARAM_FIRST,
 };
 
-/* Installs every property on the class (defaults: cdn::DenoiseSettings{} and Auto). */
+/* Installs every property on the class (defaults: the default preset's settings and Auto). */
 void gst_cuda_denoise_install_properties (GObjectClass * klass);
 
 /* The table entry of a property id, or NULL for the enum properties. */
 const cdn::ParamSpec *gst_cuda_denoise_param_of (guint prop_id);
 
-/* `value` into settings (mode, planes or a table entry); FALSE for another id. */
-gboolean gst_cuda_denoise_settings_from_value (cdn::DenoiseSettings * s, guint prop_id, const GValue * value);
-/* The reverse; FALSE for another id. */
-gboolean gst_cuda_denoise_settings_to_value (const cdn::DenoiseSettings & s, guint prop_id, GValue * value);
+/* `value` into the choice (preset, mode, planes or a table entry, each set
+ * explicitly: it overrides the preset); FALSE for another id. Throws
+ * cdn::InvalidArgument for a preset this build does not offer. */
+gboolean gst_cuda_denoise_settings_from_value (cdn::SettingsChoice * c, guint prop_id, const GValue * value);
+/* The value of the resolved settings `s` (a preset: the choice's); FALSE for another id. */
+gboolean gst_cuda_denoise_settings_to_value (const cdn::SettingsChoice & c, const cdn::DenoiseSettings & s,
+    guint prop_id, GValue * value);
+/* The estimated-sigma property's value: one double per component. */
+void gst_cuda_denoise_sigma_to_value (const std::vector<double> &sigma, GValue * value);

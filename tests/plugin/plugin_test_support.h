@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "frame.h"
 #include "noise.h"
+#include "presets.h"
 #include "settings.h"
 #include "stream_pump.h"
 
@@ -53,6 +54,10 @@ class GstEnvironment : public ::testing::Environment {
   void SetUp() override { gst_init(nullptr, nullptr); }
 };
 inline ::testing::Environment* const kGstEnvironment = ::testing::AddGlobalTestEnvironment(new GstEnvironment);
+
+// What cudadenoise runs with no property set: the default preset's settings
+// (docs/PRESETS.md); properties set on top override it, as on this value.
+inline cdn::DenoiseSettings element_defaults() { return cdn::SettingsChoice().resolve(); }
 
 inline bool has_element(const char* name) {
   GstElementFactory* f = gst_element_factory_find(name);

@@ -88,10 +88,13 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     EXPECT_NE(blurb.find("Applies to mode"), std::string::npos) << blurb;
     EXPECT_NE(blurb.find(modes), std::string::npos) << blurb << " should name " << modes;
     // Changes of a temporal mode's parameters wait for the next stream start.
-    EXPECT_EQ(blurb.find("next stream start") != std::string::npos, cdn::param_group_applies(p.group, cdn::Mode::Nlm3d))
-        << blurb;
+    bool temporal = false;
+    for (cdn::Mode m : cdn::all_modes()) temporal = temporal || (cdn::is_temporal(m) && cdn::param_group_applies(p.group, m));
+    EXPECT_EQ(blurb.find("next stream start") != std::string::npos, temporal) << blurb;
     EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_PLAYING) << p.name;
     EXPECT_TRUE(ps->flags & GST_PARAM_DOC_SHOW_DEFAULT) << p.name;
+    // The element's defaults are the default preset's (docs/PRESETS.md).
+    const double def = p.get(cdn::SettingsChoice().resolve());
     if (p.choices) {  // an enumerated parameter: an enum whose nicks are the choices
       ASSERT_TRUE(G_IS_PARAM_SPEC_ENUM(ps)) << p.name;
       GEnumClass* ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
@@ -100,35 +103,36 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
         ASSERT_NE(ev, nullptr) << p.choices[k];
         EXPECT_EQ(ev->value, (int)p.min + k) << p.choices[k];
       }
-      EXPECT_EQ(G_PARAM_SPEC_ENUM(ps)->default_value, (int)p.def) << p.name;
+      EXPECT_EQ(G_PARAM_SPEC_ENUM(ps)->default_value, (int)def) << p.name;
     } else if (p.integer) {
       ASSERT_TRUE(G_IS_PARAM_SPEC_INT(ps)) << p.name;
       auto* pi = G_PARAM_SPEC_INT(ps);
       EXPECT_EQ(pi->minimum, (int)p.min) << p.name;
       EXPECT_EQ(pi->maximum, (int)p.max) << p.name;
-      EXPECT_EQ(pi->default_value, (int)p.def) << p.name;
+      EXPECT_EQ(pi->default_value, (int)def) << p.name;
       int v = -1;
       g_object_get(e, p.name, &v, nullptr);
-      EXPECT_EQ(v, (int)p.def) << p.name;
+      EXPECT_EQ(v, (int)def) << p.name;
     } else {
       ASSERT_TRUE(G_IS_PARAM_SPEC_DOUBLE(ps)) << p.name;
       auto* pd = G_PARAM_SPEC_DOUBLE(ps);
       EXPECT_DOUBLE_EQ(pd->minimum, p.min) << p.name;
       EXPECT_DOUBLE_EQ(pd->maximum, p.max) << p.name;
-      EXPECT_DOUBLE_EQ(pd->default_value, p.def) << p.name;
+      EXPECT_DOUBLE_EQ(pd->default_value, def) << p.name;
       double v = -1;
       g_object_get(e, p.name, &v, nullptr);
-      EXPECT_DOUBLE_EQ(v, p.def) << p.name;
+      EXPECT_DOUBLE_EQ(v, def) << p.name;
     }
     // The table's default is DenoiseSettings{}'s.
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
   EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 5) << "segment-length, max-length, tmax, thickness, direction-prefilter";
   EXPECT_EQ(groups[cdn::ParamGroup::Hybrid], 1) << "t2max";
-  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, strength, chunk-size";
+  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 5) << "search-radius, temporal-radius, patch-radius, nlm-beta, chunk-size";
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
       << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
-  EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
+  EXPECT_EQ(groups[cdn::ParamGroup::Noise], 2) << "sigma, strength";
+  EXPECT_EQ(groups[cdn::ParamGroup::Temporal], 1) << "window";
   EXPECT_EQ(groups[cdn::ParamGroup::Vbm3d], 10) << "vbm3d-profile, -radius, -step, -window, -predictive, -seeds, "
                                                     "-phases, -motion, -causal, -chunk";
   // T2max is the hybrid mode's edge detector: pipd never reads it.
@@ -147,7 +151,7 @@ TEST(CudaDenoiseElement, EnumPropertiesUseLibraryNames) {
     std::string def;
   };
   const Expect expects[] = {
-      {"mode", {}, "pipd"},
+      {"mode", {}, "bm3d"},  // the default preset's (standard)
       {"planes", {cdn::planes_name(cdn::PlaneSelection::Luma), cdn::planes_name(cdn::PlaneSelection::All)}, "all"},
       {"backend",
        {cdn::backend_name(cdn::Backend::Auto), cdn::backend_name(cdn::Backend::Cuda),
@@ -208,14 +212,15 @@ TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
   // (5, 25) -> (4, 24) one property at a time: every pair is valid (isolines of
   // floor(n / l) segments), so each step applies at once and reads back as set.
   const GstVideoInfo info = video_info("GRAY8", 48, 40);
-  GstHarness* hs = denoise_harness("GRAY8", 48, 40);
+  GstHarness* hs = denoise_harness("GRAY8", 48, 40, "mode=pipd");  // PI-PD's parameters
   GstElement* e = harness_element(hs);
   ASSERT_NE(e, nullptr);
   g_object_set(e, "max-length", 24, nullptr);
   int v = 0;
   g_object_get(e, "max-length", &v, nullptr);
   EXPECT_EQ(v, 24);
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
+  s.mode = cdn::Mode::Pipd;
   s.pipd.max_length = 24;  // 4 segments of 5
   expect_denoised(hs, info, make_frame(info, 1), s);
   g_object_set(e, "segment-length", 4, nullptr);
@@ -236,7 +241,7 @@ TEST_P(EveryFormat, NegotiatesAndEqualsKernelsResult) {
       SCOPED_TRACE(fmt + " " + std::to_string(w) + "x" + std::to_string(h) + (padded ? " padded" : ""));
       const GstVideoInfo info = video_info(fmt, w, h);
       GstHarness* hs = denoise_harness(fmt, w, h);
-      expect_denoised(hs, info, make_frame(info, 7, padded), cdn::DenoiseSettings{});
+      expect_denoised(hs, info, make_frame(info, 7, padded), element_defaults());
       GstCaps* out = gst_pad_get_current_caps(hs->sinkpad);
       ASSERT_NE(out, nullptr);
       GstCaps* want = gst_caps_from_string(caps_string(fmt, w, h).c_str());
@@ -253,7 +258,7 @@ INSTANTIATE_TEST_SUITE_P(SystemMemory, EveryFormat, ::testing::ValuesIn(kSystemF
 TEST(CudaDenoiseElement, HybridAndLumaOnlyEqualKernelsResult) {
   const GstVideoInfo info = video_info("NV12", 80, 64);
   GstHarness* hs = denoise_harness("NV12", 80, 64, "mode=hybrid planes=luma tmax=1.5 thickness=3 direction-prefilter=2");
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Hybrid;
   s.planes = cdn::PlaneSelection::Luma;
   s.pipd.tmax = 1.5;
@@ -267,7 +272,7 @@ TEST(CudaDenoiseElement, PropertyChangeWhilePlayingAppliesFromNextFrame) {
   const GstVideoInfo info = video_info("I420", 64, 48);
   GstHarness* hs = denoise_harness("I420", 64, 48);
   GstElement* e = harness_element(hs);
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   expect_denoised(hs, info, make_frame(info, 1), s);
   gst_util_set_object_arg(G_OBJECT(e), "mode", "hybrid");
   g_object_set(e, "t2max", 3.0, nullptr);
@@ -282,18 +287,21 @@ TEST(CudaDenoiseElement, PropertyChangeWhilePlayingAppliesFromNextFrame) {
 }
 
 TEST(CudaDenoiseElement, ResolutionAndFormatChangeMidStream) {
-  GstHarness* hs = denoise_harness("NV12", 64, 48);
+  // A given sigma: sigma auto is tracked over the frames (test_stream_noise).
+  GstHarness* hs = denoise_harness("NV12", 64, 48, "sigma=10");
+  cdn::DenoiseSettings given = element_defaults();
+  given.sigma = 10;
   const GstVideoInfo a = video_info("NV12", 64, 48);
-  expect_denoised(hs, a, make_frame(a, 1), {});
-  expect_denoised(hs, a, make_frame(a, 2), {});
+  expect_denoised(hs, a, make_frame(a, 1), given);
+  expect_denoised(hs, a, make_frame(a, 2), given);
   const std::string caps_b = caps_string("NV12", 40, 30);
   gst_harness_set_caps_str(hs, caps_b.c_str(), caps_b.c_str());
   const GstVideoInfo b = video_info("NV12", 40, 30);
-  expect_denoised(hs, b, make_frame(b, 3), {});
+  expect_denoised(hs, b, make_frame(b, 3), given);
   const std::string caps_c = caps_string("P010_10LE", 50, 22);
   gst_harness_set_caps_str(hs, caps_c.c_str(), caps_c.c_str());
   const GstVideoInfo c = video_info("P010_10LE", 50, 22);
-  expect_denoised(hs, c, make_frame(c, 4), {});
+  expect_denoised(hs, c, make_frame(c, 4), given);
   GstCaps* now = gst_pad_get_current_caps(hs->sinkpad);
   GstVideoInfo got;
   ASSERT_TRUE(gst_video_info_from_caps(&got, now));
@@ -383,7 +391,9 @@ TEST(CudaDenoiseElement, KeepsVideoMetasThatDoNotDependOnThePixels) {
 
 TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {
   const GstVideoInfo info = video_info("NV12", 32, 32);
-  GstHarness* hs = denoise_harness("NV12", 32, 32);
+  // A given sigma: with sigma auto the element's tracker has seen the frames
+  // before the flush (it keeps the estimate), a fresh reference has not.
+  GstHarness* hs = denoise_harness("NV12", 32, 32, "sigma=10");
   int pushed = 0;
   for (; pushed < 3; ++pushed) {
     ASSERT_EQ(gst_harness_push(hs, make_frame(info, pushed)), GST_FLOW_OK);
@@ -395,7 +405,9 @@ TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {
   gst_segment_init(&seg, GST_FORMAT_TIME);
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_segment(&seg)));
   // After the flush the element rebuilt its State and still equals the reference.
-  expect_denoised(hs, info, make_frame(info, 42), {});
+  cdn::DenoiseSettings given = element_defaults();
+  given.sigma = 10;
+  expect_denoised(hs, info, make_frame(info, 42), given);
   ++pushed;
   for (int i = 0; i < 2; ++i, ++pushed) ASSERT_EQ(gst_harness_push(hs, make_frame(info, 100 + i)), GST_FLOW_OK);
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
@@ -436,7 +448,7 @@ TEST(CudaDenoiseElement, OutputComesFromAPoolWithVideoMetaWhenDownstreamAsks) {
   gst_harness_add_propose_allocation_meta(hs, GST_VIDEO_META_API_TYPE, nullptr);
   const std::string caps = caps_string("I420", 36, 20);
   gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
-  expect_denoised(hs, info, make_frame(info, 3, true), {});
+  expect_denoised(hs, info, make_frame(info, 3, true), element_defaults());
   gst_harness_teardown(hs);
 }
 
@@ -582,6 +594,113 @@ TEST(CudaDenoiseElement, AutoBackendWithoutDeviceRunsOnCpu) {
   GstHarness* hs = gst_harness_new_parse("cudadenoise");  // backend=auto
   const std::string caps = caps_string("NV12", 40, 24);
   gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
-  expect_denoised(hs, info, make_frame(info, 9), {});
+  expect_denoised(hs, info, make_frame(info, 9), element_defaults());
   gst_harness_teardown(hs);
+}
+
+// Issue 16: the preset property, made from the library's table; whatever is set
+// explicitly overrides it, whatever the order.
+TEST(CudaDenoiseElement, PresetPropertyAndExplicitValuesOverrideIt) {
+  GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
+  ASSERT_NE(e, nullptr);
+  auto nick = [&](const char* prop) {
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(e), prop)));
+    g_object_get_property(G_OBJECT(e), prop, &v);
+    GEnumValue* ev = g_enum_get_value(G_ENUM_CLASS(g_type_class_peek(G_VALUE_TYPE(&v))), g_value_get_enum(&v));
+    g_value_unset(&v);
+    return std::string(ev ? ev->value_nick : "?");
+  };
+  EXPECT_EQ(nick("preset"), cdn::default_preset_name());
+  EXPECT_EQ(nick("mode"), "bm3d");
+  EXPECT_EQ(nick("bm3d-profile"), "rapid");
+  gst_util_set_object_arg(G_OBJECT(e), "bm3d-profile", "reference");
+  gst_util_set_object_arg(G_OBJECT(e), "preset", "draft");
+  EXPECT_EQ(nick("preset"), "draft");
+  EXPECT_EQ(nick("bm3d-profile"), "reference") << "set explicitly before the preset: still wins";
+  gst_util_set_object_arg(G_OBJECT(e), "preset", "isoline");
+  EXPECT_EQ(nick("mode"), "hybrid");
+  int thickness = 0;
+  g_object_get(e, "thickness", &thickness, nullptr);
+  EXPECT_EQ(thickness, 3);
+  gst_util_set_object_arg(G_OBJECT(e), "mode", "pipd");
+  EXPECT_EQ(nick("mode"), "pipd");
+  g_object_get(e, "thickness", &thickness, nullptr);
+  EXPECT_EQ(thickness, 3) << "the preset's, not overridden";
+  // Every offered preset is a value of the property, with its job as description.
+  GParamSpec* ps = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "preset");
+  GEnumClass* ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
+  ASSERT_EQ(ec->n_values, cdn::available_presets().size());
+  for (guint i = 0; i < ec->n_values; ++i) EXPECT_STREQ(ec->values[i].value_nick, cdn::available_presets()[i]->name);
+  gst_object_unref(e);
+}
+
+// sigma auto: the estimate is the read-only estimated-sigma property and an
+// element message when it first becomes known.
+TEST(CudaDenoiseElement, EstimatedSigmaPropertyAndMessage) {
+  const GstVideoInfo info = video_info("NV12", 96, 64);
+  GstHarness* hs = denoise_harness("NV12", 96, 64, "preset=draft");
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(hs->element, bus);
+  GstElement* e = harness_element(hs);
+  auto read = [&] {
+    GValue v = G_VALUE_INIT;
+    g_value_init(&v, GST_TYPE_ARRAY);
+    g_object_get_property(G_OBJECT(e), "estimated-sigma", &v);
+    std::vector<double> out;
+    for (guint i = 0; i < gst_value_array_get_size(&v); ++i)
+      out.push_back(g_value_get_double(gst_value_array_get_value(&v, i)));
+    g_value_unset(&v);
+    return out;
+  };
+  EXPECT_TRUE(read().empty()) << "before the first frame";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(gst_harness_push(hs, make_frame(info, 40 + i)), GST_FLOW_OK);
+    gst_buffer_unref(gst_harness_pull(hs));
+  }
+  const std::vector<double> sigma = read();
+  ASSERT_EQ(sigma.size(), 3u) << "Y, U, V";
+  for (double s : sigma) EXPECT_GE(s, 0.5);
+  int messages = 0;
+  while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+    const GstStructure* st = gst_message_get_structure(m);
+    if (gst_structure_has_name(st, "cudadenoise-noise")) {
+      ++messages;
+      double luma = 0;
+      EXPECT_TRUE(gst_structure_get_double(st, "sigma-luma", &luma));
+      EXPECT_NEAR(luma, sigma[0], 0.05 * sigma[0]) << "steady noise: the message's value is the property's";
+      EXPECT_EQ(gst_value_array_get_size(gst_structure_get_value(st, "sigma")), 3u);
+    }
+    gst_message_unref(m);
+  }
+  EXPECT_GE(messages, 1);
+  // A given sigma is reported as it is, and posts nothing.
+  g_object_set(e, "sigma", 12.0, nullptr);
+  ASSERT_EQ(gst_harness_push(hs, make_frame(info, 50)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(hs));
+  EXPECT_EQ(read(), std::vector<double>(3, 12.0));
+  gst_object_unref(e);
+  gst_element_set_bus(hs->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(hs);
+}
+
+// window=auto|centred|causal: from the table; causal is refused (the old value
+// kept) for a mode without a causal window in this build.
+TEST(CudaDenoiseElement, WindowPropertyRefusesCausalWhereTheModeHasNone) {
+  GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
+  ASSERT_NE(e, nullptr);
+  gst_util_set_object_arg(G_OBJECT(e), "mode", "nlm3d");
+  gint w = -1;
+  g_object_get(e, "window", &w, nullptr);
+  EXPECT_EQ(w, (gint)cdn::TemporalWindow::Auto);
+  if (!cdn::has_causal_window(cdn::Mode::Nlm3d)) {
+    gst_util_set_object_arg(G_OBJECT(e), "window", "causal");  // warns
+    g_object_get(e, "window", &w, nullptr);
+    EXPECT_EQ(w, (gint)cdn::TemporalWindow::Auto);
+  }
+  gst_util_set_object_arg(G_OBJECT(e), "window", "centred");
+  g_object_get(e, "window", &w, nullptr);
+  EXPECT_EQ(w, (gint)cdn::TemporalWindow::Centred);
+  gst_object_unref(e);
 }

@@ -27,7 +27,7 @@ GstHarness* bm3d_harness(const std::string& format, int w, int h, const std::str
 }
 
 cdn::DenoiseSettings bm3d_settings(double sigma) {
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Bm3d;
   s.sigma = sigma;
   return s;

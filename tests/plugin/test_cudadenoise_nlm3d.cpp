@@ -24,7 +24,7 @@ const char* const kNlmProps[] = {"mode=nlm3d", "search-radius=2", "temporal-radi
 const GstClockTime kFrame = gst_util_uint64_scale(1, GST_SECOND, 30);
 
 cdn::DenoiseSettings nlm_settings() {
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Nlm3d;
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 2;
@@ -443,8 +443,8 @@ TEST(Nlm3dElement, SettingsChangeAppliesAtTheNextStreamStartAndPostsLatency) {
       g_object_set(hs->element, "temporal-radius", 3, nullptr);
       EXPECT_EQ(latency_messages(bus), 1) << "temporal-radius 2 -> 3 changes the latency";
       EXPECT_EQ(gst_harness_query_latency(hs), gst_util_uint64_scale(kLatencyFrames + 1, GST_SECOND, 30));
-      g_object_set(hs->element, "strength", 0.8, nullptr);
-      EXPECT_EQ(latency_messages(bus), 0) << "strength does not change the latency";
+      g_object_set(hs->element, "nlm-beta", 0.8, nullptr);
+      EXPECT_EQ(latency_messages(bus), 0) << "nlm-beta does not change the latency";
     }
   }
   // The running stream keeps the settings it started with.

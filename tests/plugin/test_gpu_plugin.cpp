@@ -44,7 +44,7 @@ constexpr double kNlmWithin = 0.9999;
 const char* const kNlmProps = "mode=nlm3d search-radius=3 temporal-radius=2 patch-radius=1 chunk-size=4 sigma=15";
 
 cdn::DenoiseSettings nlm_settings() {
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Nlm3d;
   s.nlm.search_radius = 3;
   s.nlm.temporal_radius = 2;
@@ -348,7 +348,7 @@ TEST(GpuSystemMemory, CudaBackendEqualsCpuResult) {
     const std::string caps = caps_string(fmt, 70, 45);
     gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
     GstBuffer* in = make_frame(info, 17);
-    cdn::DenoiseSettings s;
+    cdn::DenoiseSettings s = element_defaults();
     s.mode = cdn::Mode::Hybrid;
     std::unique_ptr<HostFrame> ref;
     {
@@ -387,7 +387,7 @@ TEST(GpuH264, DecodedFramesDenoisedOnGpuEqualCpuResult) {
   EXPECT_EQ(den.size(), 20u);
   EXPECT_EQ(dec.size(), den.size()) << "frames out must equal frames in";
   const GstVideoInfo info = video_info("NV12", 320, 240);
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Hybrid;
   for (auto& [pts, decoded] : dec) {
     ASSERT_TRUE(den.count(pts)) << "no denoised frame at " << pts;
@@ -645,7 +645,7 @@ TEST(GpuBm3dH264, ZeroCopyOnNvh264decContext) {
 TEST(GpuBm3dCudaMemory, EqualsCpuResultWithinFloatRounding) {
   const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
   if (!skip.empty()) GTEST_SKIP() << skip;
-  cdn::DenoiseSettings s;
+  cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Bm3d;
   s.sigma = 15;
   for (const char* fmt : {"NV12", "P010_10LE", "Y444"}) {

@@ -192,7 +192,7 @@ fi
 
 # Help texts name each script's own default mode and every mode.
 expect "benchmark --help: default mode hybrid" grep -q "(default: hybrid)" <<<"$("$DIR/benchmark.sh" --help)"
-expect "transcode --help: default mode pipd" grep -q "(default: pipd)" <<<"$("$DIR/transcode.sh" --help)"
+expect "transcode --help: default preset standard" grep -q "(default: standard)" <<<"$("$DIR/transcode.sh" --help)"
 expect "--help names bm3d" grep -q "pipd|hybrid|nlm3d|bm3d" <<<"$("$DIR/side-by-side.sh" --help)"
 expect_failure "a second -i is refused" 2 "-i given twice" "$DIR/benchmark.sh" -i a.mp4 -i b.mp4
 # CUDA memory asked for without a GPU: said why, not a bare not-negotiated.

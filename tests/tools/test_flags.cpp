@@ -260,7 +260,7 @@ TEST(ImageOptions, UsageShowsParamFlags) {
 
 TEST(ImageOptions, Nlm3dModeAndItsFlags) {
   const auto o = image_options({"in.png", "--mode", "nlm3d", "--search-radius", "3", "--temporal-radius", "0",
-                                "--patch-radius", "2", "--sigma", "auto", "--strength", "0.7", "--chunk-size", "1"});
+                                "--patch-radius", "2", "--sigma", "auto", "--nlm-beta", "0.7", "--chunk-size", "1"});
   EXPECT_EQ(o.settings.mode, cdn::Mode::Nlm3d);
   EXPECT_EQ(o.settings.nlm.search_radius, 3);
   EXPECT_EQ(o.settings.nlm.temporal_radius, 0);
@@ -282,7 +282,7 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
   std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
   for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Hybrid, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d,
                             cdn::ParamGroup::Vbm3d,
-                            cdn::ParamGroup::Noise}) {
+                            cdn::ParamGroup::Noise, cdn::ParamGroup::Temporal}) {
     const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
     ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;
     headings.push_back({at, g});

@@ -65,7 +65,7 @@ class ImageTool : public ::testing::Test {
 TEST_F(ImageTool, BuiltinPictureGainsPsnrOnTheCpu) {
   const Result r = run("--backend cpu --json -o '" + path("out.png") + "'");
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* key : {"\"input\":\"builtin\"", "\"mode\":\"pipd\"", "\"backend\":\"cpu\"", "\"width\":512",
+  for (const char* key : {"\"input\":\"builtin\"", "\"mode\":\"bm3d\"", "\"preset\":\"standard\"", "\"sigma_estimated\":true", "\"backend\":\"cpu\"", "\"width\":512",
                           "\"height\":512", "\"ssim_out\":", "\"ms\":"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
   const double noisy = json_number(r.out, "psnr_noisy"), out = json_number(r.out, "psnr_out");

@@ -10,6 +10,7 @@
 #include "encoder_options.h"
 #include "flags.h"
 #include "options.h"
+#include "presets.h"
 #include "progress.h"
 
 namespace {
@@ -42,7 +43,11 @@ TEST(TranscodeOptions, Defaults) {
   const TranscodeOptions o = parse({"-i", "in.mkv", "-o", "out.mkv"});
   EXPECT_EQ(o.input, "in.mkv");
   EXPECT_EQ(o.output, "out.mkv");
-  EXPECT_EQ(o.settings.mode, cdn::Mode::Pipd);
+  // The default preset (docs/PRESETS.md): BM3D rapid, sigma measured.
+  EXPECT_EQ(o.denoise_preset, cdn::default_preset_name());
+  EXPECT_EQ(o.settings.mode, cdn::Mode::Bm3d);
+  EXPECT_EQ(o.settings.bm3d.profile, cdn::Bm3dProfile::Rapid);
+  EXPECT_DOUBLE_EQ(o.settings.sigma, 0);
   EXPECT_EQ(o.settings.planes, cdn::PlaneSelection::All);
   EXPECT_EQ(o.backend, cdn::Backend::Auto);
   EXPECT_EQ(o.codec, "h264");
@@ -120,10 +125,30 @@ TEST(TranscodeOptions, Errors) {
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "0,x"}), "--gpu: 'x' is not a number");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--codec", "av1"}), "--codec: 'av1' is not one of h264|hevc");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--mode", "x"}), "--mode: 'x' is not one of " + mode_choices());
-  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}), "--preset: 'p4' is not a preset (ultrafast ... placebo)");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}),
+            "--preset: 'p4' is not one of " + cdn::preset_choices() + " (denoiser) or ultrafast ... placebo (encoder)");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--encoder-preset", "p4"}),
+            "--encoder-preset: 'p4' is not a preset (ultrafast ... placebo)");
   EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--bm3d-window", "20"}).find("expected an odd number"),
             std::string::npos);
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--tmax", "101"}), "--tmax: 101 is out of range [0, 100]");
+}
+
+TEST(TranscodeOptions, DenoiserPresetAndFlagsOverIt) {
+  TranscodeOptions o = parse({"-i", "a", "-o", "b", "--bm3d-profile", "reference", "--preset", "draft"});
+  EXPECT_EQ(o.denoise_preset, "draft");
+  EXPECT_EQ(o.settings.bm3d.profile, cdn::Bm3dProfile::Reference) << "a flag given wins over the preset";
+  o = parse({"-i", "a", "-o", "b", "--preset", "isoline", "--strength", "1.5"});
+  EXPECT_EQ(o.settings.mode, cdn::Mode::Hybrid);
+  EXPECT_EQ(o.settings.pipd.thickness, 3);
+  EXPECT_DOUBLE_EQ(o.settings.strength, 1.5);
+  // An x264 preset name is the encoder's, as before --encoder-preset existed.
+  o = parse({"-i", "a", "-o", "b", "--preset", "slow"});
+  EXPECT_EQ(o.preset, "slow");
+  EXPECT_EQ(o.denoise_preset, cdn::default_preset_name());
+  o = parse({"-i", "a", "-o", "b", "--encoder-preset", "fast", "--preset", "best"});
+  EXPECT_EQ(o.preset, "fast");
+  EXPECT_EQ(o.settings.bm3d.profile, cdn::Bm3dProfile::Balanced);
 }
 
 TEST(TranscodeOptions, Bitrates) {
@@ -139,7 +164,7 @@ TEST(TranscodeOptions, Bitrates) {
 TEST(TranscodeOptions, HelpListsEveryFlagAndExitCode) {
   const std::string help = transcode_usage();
   for (const char* s : {"-i, --input INPUT", "-o, --output OUTPUT", "--segment-length N", "--tmax X", "--planes",
-                        "--lossless", "--preset P", "--json", "-y", "-n", "Exit status:", "130"})
+                        "--lossless", "--encoder-preset P", "--preset standard|", "--strength X", "--json", "-y", "-n", "Exit status:", "130"})
     EXPECT_NE(help.find(s), std::string::npos) << s;
 }
 

@@ -191,7 +191,8 @@ TEST_F(Transcode, BadArgumentsExit2) {
   expect_failure(in + "--crf 60", 2, "--crf: 60 is out of range");
   expect_failure(in + "--crf 20 --bitrate 2M", 2, "--crf and --bitrate exclude each other");
   expect_failure(in + "--bitrate 2X", 2, "--bitrate: '2X' is not a bit rate");
-  expect_failure(in + "--preset quick", 2, "--preset: 'quick' is not a preset");
+  expect_failure(in + "--preset quick", 2, "--preset: 'quick' is not one of standard\\|");
+  expect_failure(in + "--encoder-preset standard", 2, "--encoder-preset: 'standard' is not a preset");
   expect_failure(in + "--no-such-flag", 2, "unknown flag --no-such-flag");
   expect_failure(in + "-y -n", 2, "-y and -n exclude each other");
   expect_failure("-i " + quote(g_clips.noisy), 2, "no output: give -o OUTPUT");
@@ -297,7 +298,7 @@ TEST_F(Transcode, HelpDocumentsExitCodesAndParameters) {
   const ToolRun r = run_tool("--help");
   EXPECT_EQ(r.code, 0);
   for (const char* s : {"Usage: cudadenoise-transcode -i INPUT -o OUTPUT", "--segment-length", "--mode pipd|hybrid",
-                        "--codec h264|hevc", "--crf N", "--bitrate B", "--preset P", "--gpu N", "--frames N",
+                        "--codec h264|hevc", "--crf N", "--bitrate B", "--encoder-preset P", "--preset standard|", "--gpu N", "--frames N",
                         "--backend auto|cuda|cpu", "2    bad arguments", "3    input missing", "4    no decoder",
                         "5    output exists", "6    GPU/CUDA failure", "130  interrupted"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;

@@ -18,6 +18,7 @@
 
 #include "bm3d_table.h"
 #include "vbm3d_table.h"
+#include "preset_table.h"
 #include "content.h"
 #include "convert.h"
 #include "host_frame.h"
@@ -48,6 +49,7 @@ struct Options {
   bool pipd = true;
   bool nlm = true;
   bool bm3d = true;
+  bool presets = true;
   int bm3d_iterations = 5;
   bool vbm3d = true;
   int vbm3d_iterations = 3;
@@ -63,7 +65,7 @@ void usage() {
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
       "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N] [--vbm3d-stream-only]\n"
-      "                         [--size WxH]... [--data DIR]\n"
+      "                         [--no-presets] [--presets-only] [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
       "(the paper's settings, and docs/PIPD.md's quality settings),\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
@@ -72,7 +74,8 @@ void usage() {
       "scaling over several GPUs; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
       "filtering and the rest apart, device memory) and on the CPU at the first size; then vbm3d\n"
       "(quality and fast profiles, 1080p GRAY8, NV12 and P010, 4K NV12; per output frame of a chunk:\n"
-      "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240.");
+      "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240; then every preset\n"
+      "(sigma auto) on NV12 at 1920x1080 and 3840x2160 on the GPU, and the default on the CPU.");
 }
 
 double median(std::vector<double> v) {
@@ -200,6 +203,10 @@ bool parse(int argc, char** argv, Options* o) {
       o->pipd = false;
     } else if (a == "--no-nlm") {
       o->nlm = false;
+    } else if (a == "--no-presets") {
+      o->presets = false;
+    } else if (a == "--presets-only") {
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = false;
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
     } else if (a == "--no-vbm3d") {
@@ -349,6 +356,7 @@ int main(int argc, char** argv) {
 #endif
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
     if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu, o.vbm3d_stream_only);
+    if (o.presets) bench::preset_table(src.view(), o.iterations, gpu, o.cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "error.h"
+#include "presets.h"
+
 namespace cdn::tools {
 
 namespace {
@@ -92,7 +95,37 @@ std::string param_group_title(ParamGroup group) {
   int n = 0;
   for (Mode m : all_modes())
     if (param_group_applies(group, m)) modes += std::string(n++ ? ", " : "") + mode_name(m);
+  // The window applies to the same modes as NLM-3D's own parameters today: a title of its own.
+  if (group == ParamGroup::Temporal) return "Window of the temporal modes (--mode " + modes + ")";
   return std::string("Parameters of --mode ") + modes;
+}
+
+void FlagParser::add_preset_flag(std::string* target) {
+  std::string help = "denoiser preset: a mode and its parameters for a job; every denoiser flag given overrides it "
+                     "(docs/PRESETS.md):";
+  for (const Preset* p : available_presets()) help += std::string(" ") + p->name + " = " + p->job + ";";
+  help.back() = ' ';
+  add("--preset", preset_choices(), help + "(default " + *target + ")",
+      [target](const std::string& flag, const std::string& v) {
+        if (!find_preset(v)) throw UsageError(flag + ": '" + v + "' is not one of " + preset_choices());
+        *target = v;
+      });
+}
+
+DenoiseSettings settings_with_preset(const FlagParser& flags, const std::string& preset, const DenoiseSettings& parsed) {
+  SettingsChoice choice;
+  try {
+    choice.set_preset(preset);
+    if (flags.was_set("--mode")) choice.set_mode(parsed.mode);
+    if (flags.was_set("--planes")) choice.set_planes(parsed.planes);
+    for (const ParamSpec& spec : param_specs())
+      if (flags.was_set(std::string("--") + spec.name)) choice.set_param(spec, spec.get(parsed));
+    const DenoiseSettings s = choice.resolve();
+    validate(s);
+    return s;
+  } catch (const InvalidArgument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 void FlagParser::add_heading(const std::string& title) { flags_.push_back({{}, "", title, nullptr}); }

@@ -52,6 +52,8 @@ class FlagParser {
   void add_param_flags(DenoiseSettings* settings);
   // The same for the entries of one ParamGroup only (for help grouped by mode).
   void add_param_flags(DenoiseSettings* settings, ParamGroup group);
+  // "--preset NAME": one of cdn::available_presets() (help lists them with their jobs).
+  void add_preset_flag(std::string* target);
   // A heading line in help() before the flags added after it (not a flag).
   void add_heading(const std::string& title);
 
@@ -75,5 +77,11 @@ class FlagParser {
   std::vector<Flag> flags_;
   std::set<const Flag*> seen_;
 };
+
+// The settings to run: `preset`'s (presets.h), with every denoiser flag given on
+// the command line (--mode, --planes, each parameter flag) on top, whatever the
+// order; `parsed` holds the flags' values. Throws UsageError for settings that
+// cdn::validate rejects.
+DenoiseSettings settings_with_preset(const FlagParser& flags, const std::string& preset, const DenoiseSettings& parsed);
 
 }  // namespace cdn::tools

@@ -137,6 +137,8 @@ int run(const ImageOptions& o) {
   drain(*stream, sink);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (frames != 1) throw Error("the denoiser gave " + std::to_string(frames) + " frames for one");
+  // Per component, 8-bit code values, before strength: given, or estimated on the image.
+  const std::vector<double> sigma = stream->noise_sigma();
 
   Image result = noisy;  // keeps alpha
   frame_to_image(out.view(), result);
@@ -151,6 +153,9 @@ int run(const ImageOptions& o) {
   if (o.json) {
     Json j;
     j["input"] = name, j["mode"] = mode_name(o.settings.mode), j["backend"] = backend_name(used);
+    j["preset"] = o.preset, j["strength"] = o.settings.strength;
+    j["sigma"] = sigma.empty() ? Json() : Json(sigma);
+    j["sigma_estimated"] = !sigma.empty() && o.settings.sigma == 0;
     j["width"] = input.width, j["height"] = input.height;
     j["psnr_noisy"] = j["psnr_out"] = j["ssim_noisy"] = j["ssim_out"] = nullptr;
     if (have_reference) {
@@ -164,11 +169,18 @@ int run(const ImageOptions& o) {
   std::printf("input:    %s, %dx%d %s %d-bit", name.c_str(), input.width, input.height, describe(input),
               input.bit_depth);
   if (o.noise_sigma > 0) std::printf(", AWGN sigma %g seed %llu", o.noise_sigma, (unsigned long long)o.seed);
-  std::printf("\nfilter:   %s, planes %s, %s backend: %.2f ms\n", mode_name(o.settings.mode),
-              planes_name(o.settings.planes), backend_name(used), ms);
+  std::printf("\nfilter:   %s (preset %s), planes %s, %s backend: %.2f ms\n", mode_name(o.settings.mode),
+              o.preset.c_str(), planes_name(o.settings.planes), backend_name(used), ms);
+  if (!sigma.empty()) {
+    std::printf("noise:    sigma");
+    for (double v : sigma) std::printf(" %.2f", v);
+    std::printf(" (%s, 8-bit code values per component), strength %g\n", o.settings.sigma == 0 ? "estimated" : "given",
+                o.settings.strength);
+  }
   if (have_reference) {
     std::printf("noisy:    PSNR %6.2f dB  SSIM %.4f\n", q_noisy.psnr, q_noisy.ssim);
     std::printf("denoised: PSNR %6.2f dB  SSIM %.4f\n", q_out.psnr, q_out.ssim);
+    std::printf("gain:     %+.2f dB\n", q_out.psnr - q_noisy.psnr);
   } else {
     std::printf("no reference: give --reference CLEAN or --add-noise SIGMA for PSNR/SSIM\n");
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "error.h"
+#include "presets.h"
 #include "flags.h"
 
 namespace cdn::tools {
@@ -36,7 +37,8 @@ struct Parser {
   FlagParser flags;
   ImageOptions o;
   bool builtin = false, yes = false, no = false;
-  std::string mode = "pipd", backend = "auto", planes = planes_name(DenoiseSettings{}.planes);
+  std::string mode = mode_name(SettingsChoice().resolve().mode), backend = "auto",
+              planes = planes_name(DenoiseSettings{}.planes), preset = default_preset_name();
 
   Parser() {
     flags.add_string("-o,--output", "PATH", "write the denoised image (PNG; PGM for a .pgm name)", &o.output);
@@ -46,7 +48,8 @@ struct Parser {
       modes.push_back(mode_name(m));
       mode_help += std::string(modes.size() > 1 ? ";" : "") + " " + mode_name(m) + " = " + mode_description(m);
     }
-    flags.add_choice("--mode", modes, mode_help, &mode);
+    flags.add_preset_flag(&preset);
+    flags.add_choice("--mode", modes, mode_help + " (overrides the preset's)", &mode);
     flags.add_choice("--planes", {"luma", "all"}, "components to filter (colour: Y or Y, Cb, Cr)", &planes);
     flags.add_choice("--backend", {"auto", "cuda", "cpu"}, "auto: CUDA when a device is usable, else CPU",
                      &backend);
@@ -93,11 +96,8 @@ struct Parser {
     parse_mode(mode, &o.settings.mode);
     parse_backend(backend, &o.backend);
     parse_planes(planes, &o.settings.planes);
-    try {
-      validate(o.settings);
-    } catch (const InvalidArgument& e) {
-      throw UsageError(e.what());
-    }
+    o.preset = preset;
+    o.settings = settings_with_preset(flags, preset, o.settings);
   }
 };
 

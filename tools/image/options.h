@@ -15,7 +15,8 @@ struct ImageOptions {
   std::string output;
   std::string save_noisy;
   std::string reference;
-  DenoiseSettings settings;
+  DenoiseSettings settings;  // the preset's, with the flags given on top
+  std::string preset;        // --preset (default: cdn::default_preset_name())
   Backend backend = Backend::Auto;
   double noise_sigma = 0;  // AWGN added to the input (8-bit code values); 0: none
   std::uint64_t seed = 1;

@@ -57,6 +57,12 @@ class FilterStep {
   // "cuda", "cpu" or "none" (--no-denoise).
   const char* name() const;
   long long host_copies() const { return host_copies_; }
+  // The denoiser's noise sigma per component, 8-bit code values, before
+  // strength (StreamDenoiser::noise_sigma: given, or tracked over the frames);
+  // empty before the first frame and for modes that take no sigma.
+  std::vector<double> noise_sigma() const { return denoiser_ ? denoiser_->noise_sigma() : std::vector<double>{}; }
+  // True when the estimate first became known or moved by more than 5 % since the last true.
+  bool noise_changed() { return denoiser_ && denoiser_->noise_changed(); }
   // A note for the user the first time a frame had to change format ("" if none).
   const std::string& conversion_note() const { return note_; }
 

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "flags.h"
+#include "presets.h"
 
 namespace cdn::transcode {
 
@@ -16,6 +17,12 @@ using tools::UsageError;
 
 namespace {
 
+std::string preset_jobs() {
+  std::string out;
+  for (const Preset* p : available_presets()) out += (out.empty() ? "" : "; ") + std::string(p->name) + " = " + p->job;
+  return out;
+}
+
 // x264's preset names; NVENC gets the matching p1..p7 (encoder.cpp).
 const std::vector<std::string> kPresets = {"ultrafast", "superfast", "veryfast", "faster", "fast",
                                            "medium",    "slow",      "slower",   "veryslow", "placebo"};
@@ -23,7 +30,7 @@ const std::vector<std::string> kPresets = {"ultrafast", "superfast", "veryfast",
 struct Parser {
   FlagParser flags;
   TranscodeOptions o;
-  std::string backend = "auto", planes = planes_name(DenoiseSettings{}.planes);
+  std::string backend = "auto", planes = planes_name(DenoiseSettings{}.planes), preset = default_preset_name();
   bool yes = false, no = false, no_denoise = false;
 
   Parser() {
@@ -36,7 +43,22 @@ struct Parser {
                      "output container (muxer) name, e.g. matroska, mp4, mov (default: from OUTPUT's extension); "
                      "'null' writes nothing and skips encoding (for timing decode + denoise)",
                      &o.format);
-    flags.add("--mode", mode_choices(), std::string("denoising algorithm (default ") + mode_name(o.settings.mode) + ")",
+    flags.add("--preset", preset_choices() + "|ultrafast..placebo",
+              "denoiser preset (docs/PRESETS.md; default " + preset +
+                  "), every denoiser flag given overrides it: " + preset_jobs() +
+                  "; an x264 preset name (ultrafast ... placebo) is taken as --encoder-preset, as before",
+              [this](const std::string& flag, const std::string& v) {
+                for (const auto& p : kPresets)
+                  if (v == p) {
+                    o.preset = v;
+                    return;
+                  }
+                if (!find_preset(v))
+                  throw UsageError(flag + ": '" + v + "' is not one of " + preset_choices() + " (denoiser) or ultrafast ... placebo (encoder)");
+                preset = v;
+              });
+    flags.add("--mode", mode_choices(),
+              std::string("denoising algorithm (default: the preset's, ") + mode_name(SettingsChoice().resolve().mode) + ")",
               [this](const std::string& flag, const std::string& v) {
                 if (!parse_mode(v, &o.settings.mode)) throw UsageError(flag + ": '" + v + "' is not one of " + mode_choices());
               });
@@ -54,7 +76,7 @@ struct Parser {
                      &o.lossless);
     std::string preset_list;
     for (const auto& p : kPresets) preset_list += (preset_list.empty() ? "" : "|") + p;
-    flags.add("--preset", "P",
+    flags.add("--encoder-preset", "P",
               "encoder speed/quality preset: " + preset_list + " (NVENC: mapped to p1..p7; default medium)",
               [this](const std::string& flag, const std::string& v) {
                 for (const auto& p : kPresets)
@@ -119,11 +141,8 @@ struct Parser {
     o.denoise = !no_denoise;
     parse_backend(backend, &o.backend);
     parse_planes(planes, &o.settings.planes);
-    try {
-      validate(o.settings);
-    } catch (const InvalidArgument& e) {
-      throw UsageError(e.what());
-    }
+    o.denoise_preset = preset;
+    o.settings = tools::settings_with_preset(flags, preset, o.settings);
   }
 };
 
@@ -200,7 +219,8 @@ std::string transcode_usage() {
          "\n"
          "Examples:\n"
          "  cudadenoise-transcode -i noisy.mkv -o clean.mkv\n"
-         "  cudadenoise-transcode -i in.mp4 -o out.mp4 --mode hybrid --crf 20 --preset slow -y\n"
+         "  cudadenoise-transcode -i in.mp4 -o out.mp4 --preset best --crf 20 --encoder-preset slow -y\n"
+         "  cudadenoise-transcode -i in.mp4 -o out.mp4 --mode hybrid --strength 1.5 -y\n"
          "  cudadenoise-transcode -i in.mkv -o out.mkv --backend cpu --lossless --json\n"
          "  cudadenoise-transcode -i in.mp4 -f null --json          # decode + denoise speed\n";
 }

@@ -19,7 +19,8 @@ struct TranscodeOptions {
   std::string input;
   std::string output;
   std::string format;  // muxer name (-f); empty: guessed from the output's name
-  DenoiseSettings settings;
+  DenoiseSettings settings;        // the denoiser preset's, with the flags given on top
+  std::string denoise_preset;      // --preset (a denoiser preset's name)
   bool denoise = true;  // --no-denoise: decode and re-encode only (a benchmark baseline)
   Backend backend = Backend::Auto;
   int gpu = 0;            // decoding, encoding, per-frame filtering: the first of --gpu
@@ -28,7 +29,7 @@ struct TranscodeOptions {
   double crf = -1;             // < 0: not given
   std::int64_t bitrate = 0;    // bits per second; 0: not given
   bool lossless = false;
-  std::string preset;  // x264-style name; empty: the encoder's default
+  std::string preset;  // --encoder-preset (x264-style name); empty: the encoder's default
   std::uint64_t max_frames = 0;  // 0: all
   Overwrite overwrite = Overwrite::Refuse;
   bool fail_on_decode_error = false;

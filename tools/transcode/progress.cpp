@@ -58,6 +58,16 @@ std::string format_clock(double s) {
   return buf;
 }
 
+std::string sigma_text(const std::vector<double>& sigma) {
+  std::string out;
+  char buf[32];
+  for (double v : sigma) {
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    out += (out.empty() ? "" : "/") + std::string(buf);
+  }
+  return out;
+}
+
 std::string summary_json(const Summary& s) {
   tools::Json j;
   j["frames"] = s.frames, j["seconds"] = s.seconds, j["fps"] = s.fps();
@@ -65,6 +75,9 @@ std::string summary_json(const Summary& s) {
   j["output"] = s.output.empty() ? tools::Json() : tools::Json(s.output);
   j["host_copies"] = s.host_copies, j["downloads"] = s.downloads;
   j["codec"] = s.codec, j["mode"] = s.mode, j["media_seconds"] = s.media_seconds;
+  j["preset"] = s.preset, j["strength"] = s.strength;
+  j["sigma"] = s.sigma.empty() ? tools::Json() : tools::Json(s.sigma);
+  j["sigma_estimated"] = s.sigma_estimated;
   j["decode_errors"] = s.decode_errors;
   j["gpu"] = s.gpu.empty() ? tools::Json() : tools::Json(s.gpu);
   return tools::json_line(j);
@@ -78,6 +91,7 @@ std::string summary_text(const Summary& s) {
   out += ": decode " + s.decode + ", filter " + s.filter + ", encode " + s.encode;
   out += s.output.empty() ? " (no output)" : " -> " + s.output;
   if (s.decode_errors > 0) out += " (" + std::to_string(s.decode_errors) + " decode errors)";
+  if (!s.sigma.empty()) out += "; noise sigma " + sigma_text(s.sigma) + (s.sigma_estimated ? " (estimated)" : " (given)");
   return out;
 }
 

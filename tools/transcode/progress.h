@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace cdn::transcode {
 
@@ -18,6 +19,10 @@ struct Summary {
   std::string encode;   // nvenc | libx264 | libx265 | none
   std::string codec;    // h264 | hevc
   std::string mode;
+  std::string preset;   // the denoiser preset
+  double strength = 1;
+  std::vector<double> sigma;  // noise sigma per component (8-bit code values), before strength; empty: none
+  bool sigma_estimated = false;  // sigma auto (measured on the frames) rather than given
   std::string output;   // "" for -f null
   std::string gpu;      // device name, "" without
   long long host_copies = 0;  // host frames the CUDA filter had to upload
@@ -63,6 +68,8 @@ std::string progress_line(long long frames_in, long long frames_out, double elap
 
 // {"frames":..,"seconds":..,"fps":..,"decode":..,"filter":..,"encode":..,"output":..,...}
 std::string summary_json(const Summary& s);
+// "3.02/1.10/1.05": per component, luma first.
+std::string sigma_text(const std::vector<double>& sigma);
 // "30 frames in 1.20 s (25.0 fps, 0.83x): decode software, filter cpu, encode libx264 -> out.mkv"
 std::string summary_text(const Summary& s);
 

@@ -122,6 +122,10 @@ class Pipeline {
     summary_.downloads = encoder_ ? encoder_->downloads() : 0;
     summary_.codec = o_.codec;
     summary_.mode = o_.denoise ? mode_name(o_.settings.mode) : "none";
+    summary_.preset = o_.denoise_preset;
+    summary_.strength = o_.settings.strength;
+    summary_.sigma = filter_->noise_sigma();
+    summary_.sigma_estimated = !summary_.sigma.empty() && o_.settings.sigma == 0;
     summary_.output = output_ ? output_->target() : "";
     summary_.gpu = gpu_ ? gpu_->name() : "";
     return summary_;
@@ -242,6 +246,9 @@ class Pipeline {
     fix_timestamp(decoded);
     filter_->push(decoded);
     ++frames_in_;
+    if (filter_->noise_changed())
+      say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (estimated at frame " + std::to_string(frames_in_) +
+          ", 8-bit code values per component)");
     if (!filter_->conversion_note().empty() && !conversion_noted_) {
       say(filter_->conversion_note());
       conversion_noted_ = true;

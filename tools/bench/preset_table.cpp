@@ -1,0 +1,125 @@
+// preset_table.cpp: the presets' speed table of cudadenoise-bench (preset_table.h).
+#include "preset_table.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "content.h"
+#include "host_frame.h"
+#include "presets.h"
+#include "stream_denoiser.h"
+
+#ifdef CDN_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "error.h"
+#include "frame_pool.h"
+#endif
+
+namespace cdn::bench {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double ms_since(std::chrono::steady_clock::time_point a) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+}
+
+#ifdef CDN_HAVE_CUDA
+// Wall-clock ms per frame of process() on device frames (the zero-copy path),
+// sigma auto: the tracker's band copy and estimate are in it.
+double time_gpu(const DenoiseSettings& s, const HostFrame& host, int iterations) {
+  const FrameView& in = host.view();
+  cudaStream_t stream;
+  CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  double ms = 0;
+  {
+    auto den = StreamDenoiser::create(Backend::Cuda, s, in.format, in.width, in.height);
+    CudaFramePool pool(in.format, in.width, in.height, 2);
+    auto din = pool.acquire(stream), dout = pool.acquire(stream);
+    for (int p = 0; p < format_info(in.format).planes; ++p)
+      CDN_CUDA_CHECK(cudaMemcpy2D(din->view().data[p], din->view().pitch[p], in.data[p], in.pitch[p],
+                                  plane_row_bytes(in.format, in.width, p), plane_height(in.format, in.height, p),
+                                  cudaMemcpyHostToDevice));
+    for (int i = 0; i < 3; ++i) den->process(din->view(), dout->view(), stream);
+    std::vector<double> t;
+    for (int i = 0; i < iterations; ++i) {
+      const auto a = std::chrono::steady_clock::now();
+      den->process(din->view(), dout->view(), stream);
+      t.push_back(ms_since(a));
+    }
+    ms = median(t);
+  }
+  cudaStreamDestroy(stream);
+  return ms;
+}
+#endif
+
+double time_cpu(const DenoiseSettings& s, const HostFrame& host, int iterations) {
+  const FrameView& in = host.view();
+  auto den = StreamDenoiser::create(Backend::Cpu, s, in.format, in.width, in.height);
+  HostFrame out(in.format, in.width, in.height);
+  den->process(in, out.view());
+  std::vector<double> t;
+  for (int i = 0; i < iterations; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    den->process(in, out.view());
+    t.push_back(ms_since(a));
+  }
+  return median(t);
+}
+
+}  // namespace
+
+void preset_table(const FrameView& source, int iterations, bool gpu, bool cpu) {
+  std::printf("\npresets (docs/PRESETS.md): NV12, sigma auto (the noise tracker included), ms per frame\n");
+#ifdef CDN_HAVE_CUDA
+  if (gpu) {
+    std::printf("%-10s %-6s %-20s %-10s %12s %8s %s\n", "preset", "mode", "settings", "size", "GPU ms/frame", "fps",
+                "25 fps at 3840x2160");
+    for (const Preset* p : available_presets()) {
+      const DenoiseSettings s = preset_settings(*p);
+      std::string what;
+      for (const PresetValue& v : p->values) what += (what.empty() ? "" : ",") + std::string(v.value);
+      for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3840, 2160}}) {
+        const HostFrame in = make_frame(source, PixelFormat::NV12, w, h);
+        const double ms = time_gpu(s, in, iterations);
+        const bool uhd = w == 3840;
+        std::printf("%-10s %-6s %-20.20s %4dx%-5d %12.2f %8.1f %s\n", p->name, mode_name(s.mode), what.c_str(), w, h,
+                    ms, 1000.0 / ms, uhd ? (ms <= 40.0 ? "yes" : "NO") : "");
+        std::fflush(stdout);
+      }
+    }
+  }
+#else
+  (void)gpu;
+#endif
+  if (!cpu) return;
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const DenoiseSettings s = preset_settings(*find_preset(default_preset_name()));
+  std::printf("\n%s on the CPU, %u hardware threads (NV12, sigma auto)\n", default_preset_name(), threads);
+  std::printf("%-10s %12s %8s\n", "size", "CPU ms/frame", "fps");
+  double best_px_per_ms = 0;
+  for (auto [w, h] : {std::pair{320, 180}, std::pair{640, 360}, std::pair{1280, 720}}) {
+    const HostFrame in = make_frame(source, PixelFormat::NV12, w, h);
+    const double ms = time_cpu(s, in, std::max(1, iterations / 4));
+    std::printf("%4dx%-5d %12.1f %8.1f\n", w, h, ms, 1000.0 / ms);
+    std::fflush(stdout);
+    best_px_per_ms = double(w) * h / ms;  // the largest size measured: the steadiest rate
+  }
+  // BM3D's time is about linear in the area: the area at 40 ms, as a 16:9 frame.
+  const double area = best_px_per_ms * 40.0;
+  const int w = static_cast<int>(std::sqrt(area * 16.0 / 9.0)) / 16 * 16, h = w * 9 / 16;
+  std::printf("largest 16:9 NV12 frame at 25 fps on %u threads (linear in the area from 1280x720): about %dx%d\n",
+              threads, w, h);
+}
+
+}  // namespace cdn::bench
