@@ -22,6 +22,7 @@
 
 #include <vector>
 
+#include "nlm3d_motion.h"
 #include "plane.h"
 #include "settings.h"
 
@@ -44,23 +45,25 @@ double nlm_h2(const NlmParams& p, double sigma_code_values);
 
 // The filtered values of frame t of each of `values` before rounding (row-major,
 // width x height), with the weights of `guide`; guide_sigma in the guide's code values.
+// `motion`: frame t's fields (host memory), required with params.motion_search
+// (InvalidArgument without), not read otherwise.
 std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
                                                      int t, const NlmParams& params, double guide_sigma,
-                                                     int threads = 0);
+                                                     int threads = 0, const NlmMotion* motion = nullptr);
 
 // nlm3d_guided_values of one window that is its own guide.
 std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
-                                       int threads = 0);
+                                       int threads = 0, const NlmMotion* motion = nullptr);
 
 // Filters frame t of the window into `out` (host planes), rounded half up. `sigma` is in the
 // plane's code values. The window must hold t - reach .. t + reach (clamped to
 // the stream). threads <= 0: all hardware threads.
 void nlm3d_frame_reference(const FrameWindow& window, int t, const PlaneView& out, const NlmParams& params,
-                           double sigma, int threads = 0);
+                           double sigma, int threads = 0, const NlmMotion* motion = nullptr);
 
 // The guided filter of frame t: outs[i] receives values[i] (rounded half up).
 void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
                             const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
-                            int threads = 0);
+                            int threads = 0, const NlmMotion* motion = nullptr);
 
 }  // namespace cdn

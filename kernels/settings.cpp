@@ -69,6 +69,25 @@ bool parse_backend(const std::string& s, Backend* out) { return parse_in(kBacken
 const char* planes_name(PlaneSelection p) { return name_of(kPlanes, p); }
 bool parse_planes(const std::string& s, PlaneSelection* out) { return parse_in(kPlanes, s, out); }
 
+const char* patch_shape_name(NlmPatchShape s) { return s == NlmPatchShape::Cube ? "cube" : "2d"; }
+
+bool operator==(const NlmParams& a, const NlmParams& b) {
+  return a.search_radius == b.search_radius && a.temporal_radius == b.temporal_radius &&
+         a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
+         a.strength == b.strength && a.chunk_size == b.chunk_size;
+}
+
+NlmParams nlm_paper_params() {
+  NlmParams p;
+  p.search_radius = 5;
+  p.temporal_radius = 5;
+  p.patch_radius = 1;
+  p.patch_shape = NlmPatchShape::Cube;
+  p.motion_search = false;
+  p.strength = 0.4;
+  return p;
+}
+
 PipdParams pipd_quality_params() {
   PipdParams p;
   p.direction_prefilter = 1;
@@ -76,6 +95,11 @@ PipdParams pipd_quality_params() {
   p.t2max = 1.0;
   return p;
 }
+
+namespace {
+const char* const kPatchShapeNames[] = {"cube", "2d"};
+const char* const kOffOn[] = {"off", "on"};
+}  // namespace
 
 const std::vector<ParamSpec>& param_specs() {
   static const std::vector<ParamSpec> specs = {
@@ -104,10 +128,17 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (paper: 5)", true, 0, 10, 5,
        [](const DenoiseSettings& s) { return double(s.nlm.temporal_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.temporal_radius = int(v); }},
-      {ParamGroup::Nlm, "patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
+      {ParamGroup::Nlm, "patch-radius", "NLM-3D patch radius r: (2r+1)^2 per frame, over 2r+1 frames for the cube (paper: 1, a 3^3 cube; cube up to 3, 2d up to 4)", true, 0, 4, 1,
        [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
-      {ParamGroup::Nlm, "strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4)", false, 0.05, 20.0, 0.4,
+      {ParamGroup::Nlm, "patch-shape", "NLM-3D patch: cube = (2r+1)^3 spanning frames (paper); 2d = one frame's (2r+1)^2 patch compared with the other frames' (follows motion)",
+       true, 0, 1, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.nlm.patch_shape)); },
+       [](DenoiseSettings& s, double v) { s.nlm.patch_shape = static_cast<NlmPatchShape>(int(v)); }, nullptr, 0,
+       kPatchShapeNames},
+      {ParamGroup::Nlm, "motion-search", "NLM-3D: centre the search window in each other frame on the motion vector towards it (not in the paper; patch-shape=2d)",
+       true, 0, 1, 0, [](const DenoiseSettings& s) { return s.nlm.motion_search ? 1.0 : 0.0; },
+       [](DenoiseSettings& s, double v) { s.nlm.motion_search = v != 0; }, nullptr, 0, kOffOn},
+      {ParamGroup::Nlm, "strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (paper's cubes: 0.4)", false, 0.05, 20.0, 0.4,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
@@ -134,6 +165,34 @@ const ParamSpec* find_param(const std::string& name) {
   return nullptr;
 }
 
+bool parse_param_value(const ParamSpec& spec, const std::string& text, double* value) {
+  if (spec.word && text == spec.word) {
+    *value = spec.word_value;
+    return true;
+  }
+  if (spec.names)
+    for (int v = static_cast<int>(spec.min); v <= static_cast<int>(spec.max); ++v)
+      if (text == spec.names[v - static_cast<int>(spec.min)]) {
+        *value = v;
+        return true;
+      }
+  std::istringstream in(text);
+  double v;
+  char extra;
+  if (!(in >> v) || in >> extra) return false;
+  *value = v;
+  return true;
+}
+
+std::string param_value_text(const ParamSpec& spec, double value) {
+  if (spec.names && value >= spec.min && value <= spec.max && value == std::floor(value))
+    return spec.names[static_cast<int>(value) - static_cast<int>(spec.min)];
+  if (spec.word && value == spec.word_value) return spec.word;
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
 void validate(const DenoiseSettings& s) {
   for (const auto& p : param_specs()) {
     const double v = p.get(s);
@@ -152,6 +211,11 @@ void validate(const DenoiseSettings& s) {
   }
   if (s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
+  if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.patch_radius > 3)
+    throw InvalidArgument("patch-radius = " + std::to_string(s.nlm.patch_radius) +
+                          " is invalid with patch-shape=cube: expected 0 to 3 (2d patches go up to 4)");
+  if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
+    throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector)");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
 }

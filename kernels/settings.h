@@ -52,17 +52,40 @@ struct PipdParams {
 // matters to hybrid only). The other parameters keep the paper's defaults.
 PipdParams pipd_quality_params();
 
-// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md).
+// NLM-3D's similarity patch (docs/NLM3D.md): the papers' cube spans frames
+// t - r .. t + r; a 2D patch lies in one frame and is compared with 2D patches
+// of the other frames (KNLMeansCL's way), which follows motion between frames.
+enum class NlmPatchShape { Cube = 0, Planar = 1 };
+const char* patch_shape_name(NlmPatchShape s);
+
+// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md). The
+// defaults are for moving video (docs/NLM3D.md, "Moving video");
+// nlm_paper_params() gives the papers' 11^3 search cube with 3^3 cubes.
 struct NlmParams {
   int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
   int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
-  int patch_radius = 1;      // similarity cube radius, in x, y and t (paper: 3^3)
-  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |B| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
+  int patch_radius = 1;      // patch radius: in x and y, and in t for the cube (paper: 3^3)
+  NlmPatchShape patch_shape = NlmPatchShape::Cube;
+  // Not in the papers: the search window in frame t + dt is centred on the
+  // pixel's motion vector towards that frame (nlm3d_motion.h); 2D patches only.
+  bool motion_search = false;
+  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch
 
-  // Frames needed either side of an output frame.
-  int reach() const { return temporal_radius + patch_radius; }
+  // Frames in a patch: 2r + 1 for the cube, 1 for 2D patches.
+  int patch_frames() const { return patch_shape == NlmPatchShape::Cube ? 2 * patch_radius + 1 : 1; }
+  // Samples in a patch, |B| of h^2.
+  int patch_samples() const { return (2 * patch_radius + 1) * (2 * patch_radius + 1) * patch_frames(); }
+  // Frames needed either side of an output frame: the single source of truth
+  // for every window (schedulers, pools, latency).
+  int reach() const { return temporal_radius + (patch_frames() - 1) / 2; }
 };
+bool operator==(const NlmParams& a, const NlmParams& b);
+inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
+
+// The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
+// windows, beta 0.4 (tuned in docs/NLM3D.md on pans).
+NlmParams nlm_paper_params();
 
 // BM3D (bm3d-gpu-honzatko-krulis-2017, table 1; see docs/BM3D.md). The defaults
 // are the paper's reference profile; step 8, window 19 and one phase make the
@@ -102,7 +125,15 @@ struct ParamSpec {
   void (*set)(DenoiseSettings&, double);
   const char* word = nullptr;  // a word that stands for `word_value` (e.g. "auto" for sigma 0)
   double word_value = 0;
+  // For an integer parameter that picks one of several choices: the name of
+  // each value from min to max (e.g. {"cube", "2d"}); null otherwise.
+  const char* const* names = nullptr;
 };
+
+// A parameter's value from its text: a number, its word, or one of its names.
+bool parse_param_value(const ParamSpec& spec, const std::string& text, double* value);
+// The text of a value: its name where the spec has names, else the number.
+std::string param_value_text(const ParamSpec& spec, double value);
 
 const std::vector<ParamSpec>& param_specs();
 const ParamSpec* find_param(const std::string& name);
