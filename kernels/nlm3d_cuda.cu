@@ -22,6 +22,7 @@ struct Args {
   NlmChunk c;
   int R, Rt, r;
   float inv_h2;
+  float offset;  // distance-offset's 2 sigma^2 |B| (0 when off)
 };
 
 // A warp filters kRows output rows of 32 - 2r columns; its lanes hold 32
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(32 * kWarps) nlm3d_kernel(Args a) {
             for (int m = 0; m < p; ++m) d2 += ring[(o + m) % p];
             const int yo = y0 + row0 + o, qy = yo + dy;
             if (qx_in && qy >= 0 && qy < h) {
-              const float wt = expf(-d2 * a.inv_h2);
+              const float wt = expf(-fmaxf(d2 - a.offset, 0.f) * a.inv_h2);
 #pragma unroll
               for (int v = 0; v < NV; ++v) num[o][v] += static_cast<double>(wt) * vb[(o * NV + v) * L.vw];
               den[o] += wt;
@@ -300,6 +301,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
     P.R = params.search_radius;
     P.Rt = params.temporal_radius;
     P.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
+    P.offset = static_cast<float>(nlm_distance_offset(params, sigma));
     if (params.motion_search) {
       if (!chunk.motion) throw InvalidArgument("nlm3d: motion-search needs the chunk's motion fields (NlmChunk::motion)");
       if (chunk.motion_cell % (nlm_planar::kRows * chunk.fy) != 0)
@@ -323,6 +325,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
   a.Rt = params.temporal_radius;
   a.r = params.patch_radius;
   a.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
+  a.offset = static_cast<float>(nlm_distance_offset(params, sigma));
   const auto s = static_cast<cudaStream_t>(stream);
   switch (chunk.values) {
     case 1: launch_for_patch<1>(a, s); break;

@@ -50,6 +50,7 @@ struct Params {
   NlmChunk c;
   int R = 1, Rt = 0;
   float inv_h2 = 0.f;
+  float offset = 0.f;  // distance-offset's 2 sigma^2 |B| (0 when off)
   // Null: no motion. Else out_count x (2 Rt + 1) fields, [z * (2 Rt + 1) + dt + Rt].
   const NlmMotionField* fields = nullptr;
 };
@@ -225,7 +226,7 @@ CDN_HD void lane_offsets(const Params& P, LaneSums<NV>& s, const float* cen, con
               float d2 = 0.f;
 #pragma unroll
               for (int m = 0; m < p; ++m) d2 += ring[k][(o + m) % p];
-              const float wt = expf(-d2 * P.inv_h2);
+              const float wt = expf(-fmaxf(d2 - P.offset, 0.f) * P.inv_h2);
 #pragma unroll
               for (int v = 0; v < NV; ++v) s.num[o][v] += static_cast<double>(wt) * rd.value(v, qx, qy);
               s.den[o] += wt;

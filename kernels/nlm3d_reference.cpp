@@ -21,6 +21,10 @@ const PlaneView& FrameWindow::at(int t) const {
 
 double nlm_h2(const NlmParams& p, double sigma) { return 2.0 * p.strength * sigma * sigma * p.patch_samples(); }
 
+double nlm_distance_offset(const NlmParams& p, double sigma) {
+  return p.distance_offset ? 2.0 * sigma * sigma * p.patch_samples() : 0.0;
+}
+
 namespace {
 
 // A rectangle of output pixels whose search windows in frame tc are centred on
@@ -78,6 +82,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
   if (params.motion_search && (!motion || !motion->fields))
     throw InvalidArgument("nlm3d: motion-search needs the motion fields of the frame (nlm3d_motion.h)");
   const double inv_h2 = sigma > 0 ? 1.0 / nlm_h2(params, sigma) : 0.0;
+  const double offset = nlm_distance_offset(params, sigma);
   const int kt = (params.patch_frames() - 1) / 2;  // the patch's frames: t - kt .. t + kt
 
   const std::size_t n = static_cast<std::size_t>(w) * h, nv = values.size();
@@ -125,7 +130,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
               if (qx < 0 || qy < 0 || qx >= w || qy >= h) continue;  // candidate outside the frame
               double d2 = 0;
               for (int k = 0; k <= 2 * r; ++k) d2 += hsum[static_cast<std::size_t>(y + k) * rw + x];
-              const double wt = std::exp(-d2 * inv_h2);
+              const double wt = std::exp(-std::max(d2 - offset, 0.0) * inv_h2);
               const std::size_t i = static_cast<std::size_t>(py) * w + px;
               for (std::size_t v = 0; v < nv; ++v) num[v][i] += wt * values[v].at(tc).get(qx, qy);
               den[i] += wt;

@@ -2,13 +2,21 @@
 // the CUDA kernels and the CPU backend). Papers: nlm3d-gpu-cuomo-2014 (eq. 6-9),
 // nlm3d-multigpu-palma; choices in docs/NLM3D.md.
 //
-//   Y(p) = sum_q w(p,q) X(q) / sum_q w(p,q),  q in the search cube V(p),
-//   w(p,q) = exp(-d2(p,q) / h^2),  d2 = sum over the similarity cube B of
-//   (X(p+k) - X(q+k))^2,  h^2 = 2 beta sigma^2 |B|.
+//   Y(p) = sum_q w(p,q) X(q) / sum_q w(p,q),  q in the search volume V(p),
+//   w(p,q) = exp(-d2(p,q) / h^2),  d2 = sum over the patch B of
+//   (X(p+k) - X(q+k))^2,  h^2 = 2 beta sigma^2 |B|;
+//   with distance-offset: w(p,q) = exp(-max(d2 - 2 sigma^2 |B|, 0) / h^2).
+//
+// The patch B (patch-shape): the papers' cube, (2r+1)^3 samples over frames
+// t - r .. t + r, or a 2D patch of (2r+1)^2 samples in one frame, compared with
+// 2D patches of the candidate's frame. V(p): in frame t + dt, the (2R+1)^2
+// pixels around p, or, with motion-search (2D patches only), around p + v(p, dt),
+// v the motion vector of p's cell towards frame t + dt (nlm3d_motion.h).
 //
 // Not the papers' per-voxel loop: for each offset o = (dx, dy, dt) the squared
 // difference (X(p) - X(p+o))^2 is summed over the patch's frames and then box
-// filtered in x and y, so a pixel costs O(|V|) instead of O(|V| |B|).
+// filtered in x and y, so a pixel costs O(|V| (2r+1)) instead of O(|V| |B|).
+// With motion this is done per motion cell (a rectangle with one vector).
 //
 // Borders: candidates q outside the frame or outside the stream's frames are not
 // part of V(p) (the window shrinks); patch samples outside the frame or the
@@ -42,6 +50,8 @@ struct FrameWindow {
 
 // h^2 for the settings, with sigma in the plane's own code values.
 double nlm_h2(const NlmParams& p, double sigma_code_values);
+// What distance-offset subtracts from d2 (0 when off): 2 sigma^2 |B|.
+double nlm_distance_offset(const NlmParams& p, double sigma_code_values);
 
 // The filtered values of frame t of each of `values` before rounding (row-major,
 // width x height), with the weights of `guide`; guide_sigma in the guide's code values.

@@ -74,6 +74,7 @@ const char* patch_shape_name(NlmPatchShape s) { return s == NlmPatchShape::Cube 
 bool operator==(const NlmParams& a, const NlmParams& b) {
   return a.search_radius == b.search_radius && a.temporal_radius == b.temporal_radius &&
          a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
+         a.distance_offset == b.distance_offset &&
          a.strength == b.strength && a.chunk_size == b.chunk_size;
 }
 
@@ -84,6 +85,7 @@ NlmParams nlm_paper_params() {
   p.patch_radius = 1;
   p.patch_shape = NlmPatchShape::Cube;
   p.motion_search = false;
+  p.distance_offset = false;
   p.strength = 0.4;
   return p;
 }
@@ -138,6 +140,9 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "motion-search", "NLM-3D: centre the search window in each other frame on the motion vector towards it (not in the paper; patch-shape=2d)",
        true, 0, 1, 0, [](const DenoiseSettings& s) { return s.nlm.motion_search ? 1.0 : 0.0; },
        [](DenoiseSettings& s, double v) { s.nlm.motion_search = v != 0; }, nullptr, 0, kOffOn},
+      {ParamGroup::Nlm, "distance-offset", "NLM-3D: weigh patches by their distance less the noise's expected share, 2 sigma^2 per sample (IPOL NLM; not in the paper)",
+       true, 0, 1, 0, [](const DenoiseSettings& s) { return s.nlm.distance_offset ? 1.0 : 0.0; },
+       [](DenoiseSettings& s, double v) { s.nlm.distance_offset = v != 0; }, nullptr, 0, kOffOn},
       {ParamGroup::Nlm, "strength", "NLM-3D filter strength beta in h^2 = 2 beta sigma^2 |patch| (paper's cubes: 0.4)", false, 0.05, 20.0, 0.4,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,

@@ -69,6 +69,10 @@ struct NlmParams {
   // Not in the papers: the search window in frame t + dt is centred on the
   // pixel's motion vector towards that frame (nlm3d_motion.h); 2D patches only.
   bool motion_search = false;
+  // Not in the papers: the weight is exp(-max(d2 - 2 sigma^2 |B|, 0) / h^2),
+  // the distance less what noise alone gives (Buades, Coll, Morel, "Non-Local
+  // Means Denoising", IPOL 2011): patches that differ only by noise weigh ~1.
+  bool distance_offset = false;
   double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -23,37 +24,50 @@ namespace cdn {
 namespace {
 
 // The formula of nlm3d_reference.h evaluated directly, voxel by voxel: distances
-// on `win`, the average of `values` (the window itself when null).
+// on `win`, the average of `values` (the window itself when null); with motion,
+// the window in frame t + dt centred on the vector of the pixel's cell.
 double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams& p, double sigma,
-                   const FrameWindow* values = nullptr) {
+                   const FrameWindow* values = nullptr, const NlmMotion* motion = nullptr) {
   const PlaneView& f0 = win.at(t);
   const int w = f0.width, h = f0.height, r = p.patch_radius;
+  const bool cube = p.patch_shape == NlmPatchShape::Cube;
   auto X = [&](int xx, int yy, int tt) {
     const PlaneView& f = win.at(tt);  // clamps time to the stream
     return double(f.get(clamp_coord(xx, w), clamp_coord(yy, h)));
   };
   auto V = [&](int xx, int yy, int tt) { return values ? double(values->at(tt).get(xx, yy)) : X(xx, yy, tt); };
-  const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, 3);
+  const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2);
+  const double offset = p.distance_offset ? 2.0 * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2) : 0.0;
   double num = 0, den = 0, wmax = 0;
-  for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt)
+  for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt) {
+    int vx = 0, vy = 0;
+    if (motion && dt != 0) {
+      const NlmMotionField& m = motion->fields[dt + p.temporal_radius];
+      const int cx = std::min(motion->fx * x / m.cell, m.cols - 1), cy = std::min(motion->fy * y / m.cell, m.rows - 1);
+      const int mx = m.v[2 * (cy * m.cols + cx)], my = m.v[2 * (cy * m.cols + cx) + 1];
+      // Halved, half away from zero, on a guide of 2 x 2 luma means.
+      vx = motion->fx == 2 ? (mx >= 0 ? (mx + 1) / 2 : -((-mx + 1) / 2)) : mx;
+      vy = motion->fy == 2 ? (my >= 0 ? (my + 1) / 2 : -((-my + 1) / 2)) : my;
+    }
     for (int dy = -p.search_radius; dy <= p.search_radius; ++dy)
       for (int dx = -p.search_radius; dx <= p.search_radius; ++dx) {
-        const int qx = x + dx, qy = y + dy, qt = t + dt;
+        const int qx = x + vx + dx, qy = y + vy + dy, qt = t + dt;
         if ((dx == 0 && dy == 0 && dt == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h || qt < 0 ||
             qt >= win.stream_length)
           continue;
         double d2 = 0;
-        for (int kt = -r; kt <= r; ++kt)
+        for (int kt = cube ? -r : 0; kt <= (cube ? r : 0); ++kt)
           for (int ky = -r; ky <= r; ++ky)
             for (int kx = -r; kx <= r; ++kx) {
               const double a = X(x + kx, y + ky, t + kt) - X(qx + kx, qy + ky, qt + kt);
               d2 += a * a;
             }
-        const double wt = std::exp(-d2 / h2);
+        const double wt = std::exp(-std::max(d2 - offset, 0.0) / h2);
         num += wt * V(qx, qy, qt);
         den += wt;
         wmax = std::max(wmax, wt);
       }
+  }
   const double self = den > 0 ? wmax : 1.0;
   return (num + self * V(x, y, t)) / (den + self);
 }
@@ -92,6 +106,79 @@ TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
         }
     }
   }
+}
+
+// 2D patches, without and with motion (vectors per cell, some pointing out of
+// the frame), against the formula.
+TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
+  const int frames = 5, w = 13, h = 11, Rt = 2;
+  auto clip = random_clip(frames, w, h, 21);
+  FrameWindow win;
+  win.stream_length = frames;
+  for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+  // Cells of 4 pixels: 4 x 3 cells, each (dt, cell) its own vector.
+  std::vector<std::vector<std::int16_t>> store;
+  std::vector<NlmMotionField> fields;
+  for (int dt = -Rt; dt <= Rt; ++dt) {
+    std::vector<std::int16_t> v;
+    for (int c = 0; c < 12; ++c) {
+      v.push_back(static_cast<std::int16_t>((c * 7 + 3 * dt) % 9 - 4));
+      v.push_back(static_cast<std::int16_t>((c * 5 - dt) % 7 - 3));
+    }
+    store.push_back(v);
+  }
+  for (auto& v : store) fields.push_back({v.data(), 4, 3, 4});
+  const NlmMotion motion{fields.data(), 1, 1};
+  for (int patch : {0, 1, 2}) {
+    NlmParams p;
+    p.search_radius = 2;
+    p.temporal_radius = Rt;
+    p.patch_radius = patch;
+    p.patch_shape = NlmPatchShape::Planar;
+    p.strength = 0.5;
+    for (bool with_motion : {false, true}) {
+      p.motion_search = with_motion;
+      p.distance_offset = with_motion;  // both forms of the weight
+      for (int t = 0; t < frames; ++t) {
+        const auto v = nlm3d_frame_values(win, t, p, 15.0, 1, with_motion ? &motion : nullptr);
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x) {
+            const double want = brute_force(win, t, x, y, p, 15.0, nullptr, with_motion ? &motion : nullptr);
+            ASSERT_NEAR(v[y * w + x], want, 1e-9 * std::max(1.0, std::fabs(want)))
+                << "r=" << patch << " motion=" << with_motion << " at " << x << "," << y << "," << t;
+          }
+      }
+    }
+  }
+  // 2D patches need no frames beyond the temporal radius.
+  NlmParams p;
+  p.temporal_radius = 3;
+  p.patch_radius = 2;
+  EXPECT_EQ(p.reach(), 5);
+  p.patch_shape = NlmPatchShape::Planar;
+  EXPECT_EQ(p.reach(), 3);
+  EXPECT_EQ(p.patch_samples(), 25);
+}
+
+TEST(Nlm3dReference, MotionSearchNeedsFieldsAndTwoDimensionalPatches) {
+  auto clip = random_clip(3, 8, 8, 4);
+  FrameWindow win;
+  win.stream_length = 3;
+  for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+  NlmParams p;
+  p.patch_shape = NlmPatchShape::Planar;
+  p.motion_search = true;
+  EXPECT_THROW(nlm3d_frame_values(win, 1, p, 10.0, 1), InvalidArgument);  // no fields
+  p.patch_shape = NlmPatchShape::Cube;
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.nlm = p;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.nlm.motion_search = false;
+  s.nlm.patch_radius = 4;
+  EXPECT_THROW(validate(s), InvalidArgument);  // cubes up to radius 3
+  s.nlm.patch_shape = NlmPatchShape::Planar;
+  EXPECT_NO_THROW(validate(s));
 }
 
 // Luma-derived chroma weights (nlm3d_guide.h): the guide of a 4:2:0 clip's

@@ -19,37 +19,12 @@
 #include "nlm3d_planar_block.h"
 #include "nlm3d_reference.h"
 #include "noise.h"
+#include "test_nlm3d_support.h"
 
 namespace cdn {
 namespace {
 
 namespace np = nlm_planar;
-
-// Host storage of motion fields, one per (output frame, dt).
-struct Fields {
-  std::vector<std::vector<std::int16_t>> storage;
-  std::vector<NlmMotionField> fields;
-};
-
-// Fields for frames 0 .. frames-1 and dt in [-Rt, Rt] of a luma of w x h: vector(t, dt, cx, cy).
-template <typename F>
-Fields make_fields(int frames, int Rt, int w, int h, int cell, F vector) {
-  Fields f;
-  const int cols = (w + cell - 1) / cell, rows = (h + cell - 1) / cell;
-  for (int t = 0; t < frames; ++t)
-    for (int dt = -Rt; dt <= Rt; ++dt) {
-      std::vector<std::int16_t> v(2 * cols * rows);
-      for (int cy = 0; cy < rows; ++cy)
-        for (int cx = 0; cx < cols; ++cx) {
-          const auto [dx, dy] = vector(t, dt, cx, cy);
-          v[2 * (cy * cols + cx)] = static_cast<std::int16_t>(dx);
-          v[2 * (cy * cols + cx) + 1] = static_cast<std::int16_t>(dy);
-        }
-      f.storage.push_back(std::move(v));
-    }
-  for (std::size_t i = 0; i < f.storage.size(); ++i) f.fields.push_back({f.storage[i].data(), cols, rows, cell});
-  return f;
-}
 
 // The kernel's grid, run on the host: each block's phases in order, each phase for every thread.
 template <int r, int NV>
@@ -134,110 +109,89 @@ Clip make_clip(PixelFormat f, int frames, int w, int h, std::uint64_t seed) {
   return c;
 }
 
-struct Compared {
+// Every pass of the kernel over the whole clip (one chunk), emulated on the host.
+std::vector<HostFrame> emulate_clip(const Clip& clip, const NlmParams& p, const test::HostFields* fields, double sigma,
+                                    int filtered) {
+  const int n = static_cast<int>(clip.frames.size());
+  std::vector<HostFrame> outs;
+  for (const auto& f : clip.frames) {  // unfiltered components are copies
+    outs.emplace_back(clip.format, clip.w, clip.h);
+    const auto a = components(f.view()), b = components(outs.back().view());
+    for (std::size_t c = 0; c < a.size(); ++c)
+      for (int y = 0; y < a[c].height; ++y)
+        for (int x = 0; x < a[c].width; ++x) b[c].set(x, y, a[c].get(x, y));
+  }
+  for (const NlmPass& pass : nlm_passes(clip.format, filtered)) {
+    const int nv = static_cast<int>(pass.values.size());
+    std::vector<const void*> guide_table;
+    std::vector<std::vector<const void*>> value_tables(nv);
+    std::vector<std::vector<void*>> out_tables(nv);
+    for (int i = 0; i < n; ++i) {
+      guide_table.push_back(components(clip.frames[i].view())[0].data);
+      for (int v = 0; v < nv; ++v) {
+        value_tables[v].push_back(components(clip.frames[i].view())[pass.values[v]].data);
+        out_tables[v].push_back(components(outs[i].view())[pass.values[v]].data);
+      }
+    }
+    np::Params P;
+    P.c.guide_proto = components(clip.frames[0].view())[0];
+    P.c.guide_window = guide_table.data();
+    P.c.fx = pass.fx;
+    P.c.fy = pass.fy;
+    P.c.values = nv;
+    for (int v = 0; v < nv; ++v) {
+      P.c.value_proto[v] = components(clip.frames[0].view())[pass.values[v]];
+      P.c.value_window[v] = value_tables[v].data();
+      P.c.out_proto[v] = components(outs[0].view())[pass.values[v]];
+      P.c.outputs[v] = out_tables[v].data();
+    }
+    P.c.window_first = 0;
+    P.c.window_count = n;
+    P.c.stream_length = n;
+    P.c.out_first = 0;
+    P.c.out_count = n;
+    P.R = p.search_radius;
+    P.Rt = p.temporal_radius;
+    P.inv_h2 = static_cast<float>(1.0 / nlm_h2(p, sigma));
+    P.offset = static_cast<float>(nlm_distance_offset(p, sigma));
+    P.fields = fields ? fields->fields.data() : nullptr;
+    switch (nv) {
+      case 1: emulate_for<1>(P, p.patch_radius); break;
+      case 2: emulate_for<2>(P, p.patch_radius); break;
+      default: emulate_for<3>(P, p.patch_radius); break;
+    }
+  }
+  return outs;
+}
+
+void check(const Clip& clip, const NlmParams& p, const test::HostFields* fields, const std::string& what,
+           int filtered = 3) {
+  filtered = std::min(filtered, format_info(clip.format).components);
+  ASSERT_TRUE(!fields || fields->Rt == p.temporal_radius) << what << ": fields made for another temporal radius";
+  const double sigma = 16.0 * (1 << (components(clip.frames[0].view())[0].bit_depth - 8));
+  const auto got = emulate_clip(clip, p, fields, sigma, filtered);
+  const auto want = test::reference_clip(clip.frames, p, sigma, fields, filtered);
   long samples = 0, differ = 0;
   int worst = 0;
-};
-
-// One pass (nlm3d_guide.h) over every frame of the clip, kernel emulation against the reference.
-void compare_pass(const Clip& clip, const NlmParams& p, const NlmPass& pass, const Fields* fields, double sigma,
-                  Compared* cmp, const std::string& what) {
-  const int n = static_cast<int>(clip.frames.size()), nv = static_cast<int>(pass.values.size());
-  // Kernel side: window tables of host pointers, outputs in fresh frames.
-  std::vector<HostFrame> outs;
-  for (int i = 0; i < n; ++i) outs.emplace_back(clip.format, clip.w, clip.h);
-  std::vector<const void*> guide_table;
-  std::vector<std::vector<const void*>> value_tables(nv);
-  std::vector<std::vector<void*>> out_tables(nv);
-  for (int i = 0; i < n; ++i) {
-    guide_table.push_back(components(clip.frames[i].view())[0].data);
-    for (int v = 0; v < nv; ++v) {
-      value_tables[v].push_back(components(clip.frames[i].view())[pass.values[v]].data);
-      out_tables[v].push_back(components(outs[i].view())[pass.values[v]].data);
-    }
-  }
-  np::Params P;
-  P.c.guide_proto = components(clip.frames[0].view())[0];
-  P.c.guide_window = guide_table.data();
-  P.c.fx = pass.fx;
-  P.c.fy = pass.fy;
-  P.c.values = nv;
-  for (int v = 0; v < nv; ++v) {
-    P.c.value_proto[v] = components(clip.frames[0].view())[pass.values[v]];
-    P.c.value_window[v] = value_tables[v].data();
-    P.c.out_proto[v] = components(outs[0].view())[pass.values[v]];
-    P.c.outputs[v] = out_tables[v].data();
-  }
-  P.c.window_first = 0;
-  P.c.window_count = n;
-  P.c.stream_length = n;
-  P.c.out_first = 0;
-  P.c.out_count = n;
-  P.R = p.search_radius;
-  P.Rt = p.temporal_radius;
-  P.inv_h2 = static_cast<float>(1.0 / nlm_h2(p, sigma));
-  P.fields = fields ? fields->fields.data() : nullptr;
-  switch (nv) {
-    case 1: emulate_for<1>(P, p.patch_radius); break;
-    case 2: emulate_for<2>(P, p.patch_radius); break;
-    default: emulate_for<3>(P, p.patch_radius); break;
-  }
-  // Reference side: the guide as the streams make it (the luma, or its rounded block means).
-  FrameWindow guide;
-  std::vector<FrameWindow> values(nv);
-  std::vector<HostFrame> made;
-  guide.stream_length = n;
-  for (auto& v : values) v.stream_length = n;
-  for (int i = 0; i < n; ++i) {
-    const auto comps = components(clip.frames[i].view());
-    for (int v = 0; v < nv; ++v) values[v].frames.push_back(comps[pass.values[v]]);
-    if (pass.fx == 1 && pass.fy == 1) {
-      guide.frames.push_back(comps[0]);
-      continue;
-    }
-    made.emplace_back(PixelFormat::GRAY16_LE, comps[pass.values[0]].width, comps[pass.values[0]].height);
-  }
-  for (int i = 0; i < static_cast<int>(made.size()); ++i) {
-    const PlaneView g = components(made[i].view())[0], luma = components(clip.frames[i].view())[0];
-    for (int y = 0; y < g.height; ++y)
-      for (int x = 0; x < g.width; ++x) g.set(x, y, luma_guide_sample(luma, x, y, pass.fx, pass.fy));
-    guide.frames.push_back(g);
-  }
-  for (int t = 0; t < n; ++t) {
-    NlmMotion m;
-    m.fx = pass.fx;
-    m.fy = pass.fy;
-    if (fields) m.fields = fields->fields.data() + t * (2 * p.temporal_radius + 1);
-    const auto want = nlm3d_guided_values(guide, values, t, p, sigma, 1, fields ? &m : nullptr);
-    for (int v = 0; v < nv; ++v) {
-      const PlaneView got = components(outs[t].view())[pass.values[v]];
-      for (int y = 0; y < got.height; ++y)
-        for (int x = 0; x < got.width; ++x) {
-          const double wv = want[v][static_cast<std::size_t>(y) * got.width + x];
-          const int w = std::min(got.max_value(), std::max(0, static_cast<int>(std::floor(wv + 0.5))));
-          const int d = std::abs(got.get(x, y) - w);
-          cmp->worst = std::max(cmp->worst, d);
-          cmp->differ += d != 0;
-          ++cmp->samples;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto a = components(got[i].view()), b = components(want[i].view());
+    for (std::size_t c = 0; c < a.size(); ++c)
+      for (int y = 0; y < a[c].height; ++y)
+        for (int x = 0; x < a[c].width; ++x) {
+          const int d = std::abs(a[c].get(x, y) - b[c].get(x, y));
+          worst = std::max(worst, d);
+          differ += d != 0;
+          ++samples;
           if (d > 1) {
-            ADD_FAILURE() << what << ": frame " << t << " component " << pass.values[v] << " at " << x << "," << y
-                          << ": kernel " << got.get(x, y) << ", reference " << wv;
+            ADD_FAILURE() << what << ": frame " << i << " component " << c << " at " << x << "," << y << ": kernel "
+                          << a[c].get(x, y) << ", reference " << b[c].get(x, y);
             return;
           }
         }
-    }
   }
-}
-
-void check(const Clip& clip, const NlmParams& p, const Fields* fields, const std::string& what, int filtered = 3) {
-  Compared cmp;
-  const double sigma = 16.0 * (1 << (components(clip.frames[0].view())[0].bit_depth - 8));
-  for (const NlmPass& pass : nlm_passes(clip.format, std::min(filtered, format_info(clip.format).components)))
-    compare_pass(clip, p, pass, fields, sigma, &cmp, what);
-  std::printf("%-48s %ld of %ld samples differ (%.4f%%), at most by %d\n", what.c_str(), cmp.differ, cmp.samples,
-              100.0 * cmp.differ / std::max(1L, cmp.samples), cmp.worst);
-  EXPECT_LE(cmp.worst, 1) << what;
-  EXPECT_LE(cmp.differ, cmp.samples / 10000) << what;
+  std::printf("%-48s %ld of %ld samples differ (%.4f%%), at most by %d\n", what.c_str(), differ, samples,
+              100.0 * differ / std::max(1L, samples), worst);
+  EXPECT_LE(differ, samples / 10000) << what;
 }
 
 NlmParams planar(int R, int Rt, int r, bool motion = false) {
@@ -260,22 +214,25 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithoutMotion) {
   check(gray, planar(2, 2, 4), nullptr, "gray 70x45, 5x5x5, r=4");
   check(gray, planar(3, 1, 2), nullptr, "gray 70x45, 7x7x3, r=2");
   check(gray, planar(5, 0, 3), nullptr, "gray 70x45, 11x11x1, r=3");
+  NlmParams offset = planar(2, 2, 4);
+  offset.distance_offset = true;
+  check(gray, offset, nullptr, "gray 70x45, 5x5x5, r=4, distance-offset");
 }
 
 TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithMotion) {
   const Clip gray = make_clip(PixelFormat::GRAY8, 5, 70, 45, 3);
   // A global shift: every cell the same vector, growing with dt.
-  const Fields shift = make_fields(5, 2, 70, 45, 16, [](int, int dt, int, int) { return std::pair{3 * dt, -2 * dt}; });
+  const test::HostFields shift = test::make_fields(5, 2, 70, 45, 16, [](int, int dt, int, int) { return std::pair{3 * dt, -2 * dt}; });
   check(gray, planar(2, 2, 4, true), &shift, "gray, global shift, 5x5x5, r=4");
   // Cells with their own vectors, within a tile's shared-memory spread.
   std::mt19937 rng(7);
-  const Fields near = make_fields(5, 2, 70, 45, 16, [&](int, int dt, int, int) {
-    return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3};
-  });
-  check(gray, planar(2, 2, 3, true), &near, "gray, per-cell vectors, 5x5x5, r=3");
-  check(gray, planar(3, 1, 1, true), &near, "gray, per-cell vectors, 7x7x3, r=1");
+  auto near = [&](int, int dt, int, int) { return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3}; };
+  const test::HostFields near2 = test::make_fields(5, 2, 70, 45, 16, near);
+  const test::HostFields near1 = test::make_fields(5, 1, 70, 45, 8, near);
+  check(gray, planar(2, 2, 3, true), &near2, "gray, per-cell vectors, 5x5x5, r=3");
+  check(gray, planar(3, 1, 1, true), &near1, "gray, per-cell vectors (cells of 8), 7x7x3, r=1");
   // Spreads beyond kSpread: those tiles take the global-memory path; vectors far outside the frame too.
-  const Fields far = make_fields(5, 2, 70, 45, 8, [&](int, int dt, int cx, int) {
+  const test::HostFields far = test::make_fields(5, 2, 70, 45, 8, [&](int, int dt, int cx, int) {
     return std::pair{(cx % 2 ? 25 : -20) * (dt != 0), int(rng() % 41) - 20};
   });
   check(gray, planar(2, 2, 2, true), &far, "gray, spread vectors (global path), r=2");
@@ -286,7 +243,7 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceInColour) {
   std::mt19937 rng(11);
   for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
     const Clip clip = make_clip(f, 4, 67, 41, 5);
-    const Fields fields = make_fields(4, 1, 67, 41, 16, [&](int, int dt, int, int) {
+    const test::HostFields fields = test::make_fields(4, 1, 67, 41, 16, [&](int, int dt, int, int) {
       return std::pair{int(rng() % 11) - 5 + 2 * dt, int(rng() % 7) - 3 - dt};
     });
     check(clip, planar(2, 1, 2), nullptr, std::string(format_name(f)) + ", 5x5x3, r=2");
