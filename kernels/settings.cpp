@@ -90,6 +90,24 @@ NlmParams nlm_paper_params() {
   return p;
 }
 
+NlmParams nlm_video_params() {
+  NlmParams p;
+  p.search_radius = 2;
+  p.temporal_radius = 3;
+  p.patch_radius = 4;
+  p.patch_shape = NlmPatchShape::Planar;
+  p.motion_search = true;
+  p.distance_offset = true;
+  p.strength = 0.2;
+  return p;
+}
+
+NlmParams nlm_fast_params() {
+  NlmParams p = nlm_video_params();
+  p.temporal_radius = 1;
+  return p;
+}
+
 PipdParams pipd_quality_params() {
   PipdParams p;
   p.direction_prefilter = 1;

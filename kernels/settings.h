@@ -90,6 +90,12 @@ inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b
 // The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
 // windows, beta 0.4 (tuned in docs/NLM3D.md on pans).
 NlmParams nlm_paper_params();
+// For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, 5x5
+// windows in 7 frames centred by motion, distance-offset, beta 0.2.
+NlmParams nlm_video_params();
+// The video settings over 3 frames: at least vs-nlm-cuda's default quality
+// in a fraction of its time (docs/NLM3D.md).
+NlmParams nlm_fast_params();
 
 // BM3D (bm3d-gpu-honzatko-krulis-2017, table 1; see docs/BM3D.md). The defaults
 // are the paper's reference profile; step 8, window 19 and one phase make the

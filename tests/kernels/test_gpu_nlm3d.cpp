@@ -97,6 +97,7 @@ double compare(const std::vector<HostFrame>& a, const std::vector<HostFrame>& b,
 DenoiseSettings nlm(int R, int Rt, int r, int chunk) {
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
+  s.nlm = nlm_paper_params();  // cubes
   s.nlm.search_radius = R;
   s.nlm.temporal_radius = Rt;
   s.nlm.patch_radius = r;

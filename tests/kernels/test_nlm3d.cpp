@@ -288,6 +288,7 @@ bool same_frames(const std::vector<HostFrame>& a, const std::vector<HostFrame>& 
 DenoiseSettings small_nlm(int chunk) {
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
+  s.nlm = nlm_paper_params();  // cubes of radius 1 (the latencies below count their frames)
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 2;
   s.sigma = 15;

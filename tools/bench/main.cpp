@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bm3d_table.h"
+#include "nlm3d_table.h"
 #include "content.h"
 #include "convert.h"
 #include "denoiser.h"
@@ -64,7 +65,8 @@ void usage() {
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
-      "scaling over several GPUs; then bm3d at each size (reference and fast profiles, block matching,\n"
+      "scaling over several GPUs, and its kernels alone for the named settings (paper, video, fast;\n"
+      "docs/NLM3D.md) in GRAY8 and NV12; then bm3d at each size (reference and fast profiles, block matching,\n"
       "filtering and the rest apart, device memory) and on the CPU at the first size.");
 }
 
@@ -291,6 +293,7 @@ int main(int argc, char** argv) {
       for (const Config& c : configs) {
         DenoiseSettings s;
         s.mode = Mode::Nlm3d;
+        s.nlm = nlm_paper_params();  // the papers' cubes, whatever the defaults
         s.nlm.search_radius = c.R;
         s.nlm.temporal_radius = c.Rt;
         s.nlm.patch_radius = c.r;
@@ -306,6 +309,7 @@ int main(int argc, char** argv) {
       // Chunks spread over workers (StreamDenoiser's cuda_devices), 11^3 / 3^3.
       DenoiseSettings s;
       s.mode = Mode::Nlm3d;
+      s.nlm = nlm_paper_params();
       s.sigma = 20;
       const int count = cuda_device_count();
       std::vector<std::vector<int>> lists = {{0}, {0, 0}};
@@ -330,6 +334,7 @@ int main(int argc, char** argv) {
       }
     }
 #endif
+    if (o.nlm) bench::nlm3d_kernel_table(src.view(), 50, o.iterations, gpu);
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
