@@ -195,7 +195,7 @@ template <int r, int NV>
 __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(nlm_planar::Params P) {
   extern __shared__ float sm[];
   __shared__ int extent[4];  // the tile's vectors: min x, max x, min y, max y
-  const np::Layout L(P.R, r);
+  const np::Layout L(P.R > P.Rn ? P.R : P.Rn, r);
   float* cen = sm;
   float* reg = cen + L.cen_side * L.cen_side;
   float* val = reg + L.reg_w * L.reg_h;
@@ -214,7 +214,8 @@ __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(n
     int vx, vy;
     np::lane_vector(P, z, dt, x0 + lane, y0 + warp * np::kRows, &vx, &vy);
     __syncthreads();  // everyone is done with the previous regions (and the last extent)
-    np::Regions g = np::plan_regions(x0, y0, P.R, r, 0, 0, 0, 0);
+    const int R = np::search_radius(P, dt);
+    np::Regions g = np::plan_regions(x0, y0, R, r, 0, 0, 0, 0);
     if (P.fields && dt != 0) {  // the tile's spread of vectors
       if (tid == 0) {
         extent[0] = INT_MAX;
@@ -232,7 +233,7 @@ __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(n
         atomicMax(&extent[3], mxy);
       }
       __syncthreads();
-      g = np::plan_regions(x0, y0, P.R, r, extent[0], extent[1], extent[2], extent[3]);
+      g = np::plan_regions(x0, y0, R, r, extent[0], extent[1], extent[2], extent[3]);
     }
     if (g.shared) np::load_regions(P, g, reg, val, NV, tc, tid, nth);
     __syncthreads();
@@ -250,7 +251,7 @@ std::size_t planar_shared_bytes(int R, int r, int values) {
 
 template <int r, int NV>
 void launch_planar(const nlm_planar::Params& P, cudaStream_t stream) {
-  const std::size_t smem = planar_shared_bytes(P.R, r, NV);  // checked against the device by nlm3d_cuda_check_device
+  const std::size_t smem = planar_shared_bytes(P.R > P.Rn ? P.R : P.Rn, r, NV);  // checked against the device by nlm3d_cuda_check_device
   CDN_CUDA_CHECK(cudaFuncSetAttribute(nlm3d_planar_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(smem)));
   const dim3 block(32, np::kWarps);
@@ -276,7 +277,7 @@ void launch_planar_for_patch(const nlm_planar::Params& P, int r, cudaStream_t st
 
 std::size_t nlm3d_cuda_shared_bytes(const NlmParams& params, int values) {
   if (params.patch_shape == NlmPatchShape::Planar)
-    return planar_shared_bytes(params.search_radius, params.patch_radius, values);
+    return planar_shared_bytes(params.max_search_radius(), params.patch_radius, values);
   return shared_bytes(params.search_radius, params.patch_radius, values);
 }
 
@@ -298,7 +299,8 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
   if (params.patch_shape == NlmPatchShape::Planar) {
     nlm_planar::Params P;
     P.c = chunk;
-    P.R = params.search_radius;
+    P.R = params.search_radius_at(0);
+    P.Rn = params.search_radius_at(1);
     P.Rt = params.temporal_radius;
     P.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
     P.offset = static_cast<float>(nlm_distance_offset(params, sigma));

@@ -48,7 +48,7 @@ static_assert(kWarps * kRows == kTile, "square tiles");
 
 struct Params {
   NlmChunk c;
-  int R = 1, Rt = 0;
+  int R = 1, Rn = 1, Rt = 0;  // search radius in frame t and in the others, temporal radius
   float inv_h2 = 0.f;
   float offset = 0.f;  // distance-offset's 2 sigma^2 |B| (0 when off)
   // Null: no motion. Else out_count x (2 Rt + 1) fields, [z * (2 Rt + 1) + dt + Rt].
@@ -70,10 +70,14 @@ CDN_HD float guide_sample(const NlmChunk& c, int t, int x, int y) {
   return static_cast<float>(luma_guide_sample(f, clamp_coord(x, w), clamp_coord(y, h), c.fx, c.fy));
 }
 
+// The search radius in frame t + dt.
+CDN_HD int search_radius(const Params& P, int dt) { return dt == 0 ? P.R : P.Rn; }
+
 // Horizontal offsets -R .. hi(R) are evaluated (whole groups); those above R are discarded.
 CDN_HD int group_hi(int R) { return -R + ((2 * R + kGroup) / kGroup) * kGroup - 1; }
 
-// Shared memory, in floats: the guide tile, the largest guide region, the largest value region.
+// Shared memory, in floats: the guide tile, the largest guide region, the largest
+// value region (R: the larger of the two search radii).
 struct Layout {
   int cen_side, reg_w, reg_h, val_side;
   CDN_HD Layout(int R, int r)
@@ -190,7 +194,7 @@ template <int r, int NV, typename Reader>
 CDN_HD void lane_offsets(const Params& P, LaneSums<NV>& s, const float* cen, const Reader& rd, int lane, int warp,
                          int x0, int y0, int dt, int vx, int vy) {
   constexpr int p = 2 * r + 1, side = kTile + 2 * r, W = kGroup + 2 * r;
-  const int R = P.R, w = P.c.value_proto[0].width, h = P.c.value_proto[0].height;
+  const int R = search_radius(P, dt), w = P.c.value_proto[0].width, h = P.c.value_proto[0].height;
   const int x = x0 + lane, row0 = warp * kRows;
   if (x >= w || y0 + row0 >= h) return;  // no output pixel: nothing to accumulate
   for (int dy = -R; dy <= R; ++dy)

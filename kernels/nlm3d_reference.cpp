@@ -72,7 +72,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
                                                      int t, const NlmParams& params, double sigma, int threads,
                                                      const NlmMotion* motion) {
   const PlaneView& ref = guide.at(t);
-  const int w = ref.width, h = ref.height, r = params.patch_radius, R = params.search_radius;
+  const int w = ref.width, h = ref.height, r = params.patch_radius;
   if (ref.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
   for (const FrameWindow& v : values)
     if (v.at(t).width != w || v.at(t).height != h || v.at(t).memory != MemoryKind::Host)
@@ -97,6 +97,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
     const std::vector<Region> regions = regions_of(w, h, field, motion ? motion->fx : 1, motion ? motion->fy : 1, threads);
     // Regions are disjoint, so they may run in parallel; each pixel's sums are
     // formed in the same order whatever the regions.
+    const int R = params.search_radius_at(dt);
     parallel_rows(static_cast<int>(regions.size()), threads, [&](int ri) {
       const Region& g = regions[ri];
       const int rw = g.x1 - g.x0, rh = g.y1 - g.y0, ew = rw + 2 * r, eh = rh + 2 * r;

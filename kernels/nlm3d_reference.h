@@ -11,7 +11,8 @@
 // t - r .. t + r, or a 2D patch of (2r+1)^2 samples in one frame, compared with
 // 2D patches of the candidate's frame. V(p): in frame t + dt, the (2R+1)^2
 // pixels around p, or, with motion-search (2D patches only), around p + v(p, dt),
-// v the motion vector of p's cell towards frame t + dt (nlm3d_motion.h).
+// v the motion vector of p's cell towards frame t + dt (nlm3d_motion.h); R is
+// search-radius in frame t and neighbour-search-radius in the others.
 //
 // Not the papers' per-voxel loop: for each offset o = (dx, dy, dt) the squared
 // difference (X(p) - X(p+o))^2 is summed over the patch's frames and then box

@@ -73,6 +73,7 @@ const char* patch_shape_name(NlmPatchShape s) { return s == NlmPatchShape::Cube 
 
 bool operator==(const NlmParams& a, const NlmParams& b) {
   return a.search_radius == b.search_radius && a.temporal_radius == b.temporal_radius &&
+         a.neighbour_search_radius == b.neighbour_search_radius &&
          a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
          a.distance_offset == b.distance_offset &&
          a.strength == b.strength && a.chunk_size == b.chunk_size;
@@ -92,7 +93,8 @@ NlmParams nlm_paper_params() {
 
 NlmParams nlm_video_params() {
   NlmParams p;
-  p.search_radius = 2;
+  p.search_radius = 3;
+  p.neighbour_search_radius = 2;
   p.temporal_radius = 3;
   p.patch_radius = 4;
   p.patch_shape = NlmPatchShape::Planar;
@@ -104,7 +106,8 @@ NlmParams nlm_video_params() {
 
 NlmParams nlm_fast_params() {
   NlmParams p = nlm_video_params();
-  p.temporal_radius = 1;
+  p.search_radius = 2;
+  p.temporal_radius = 2;
   return p;
 }
 
@@ -148,6 +151,11 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (paper: 5)", true, 0, 10, 5,
        [](const DenoiseSettings& s) { return double(s.nlm.temporal_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.temporal_radius = int(v); }},
+      {ParamGroup::Nlm, "neighbour-search-radius",
+       "NLM-3D spatial search radius in the other frames t+-1..t+-Rt (not in the paper: its cube has one radius); -1 or "
+       "same: search-radius",
+       true, -1, 10, -1, [](const DenoiseSettings& s) { return double(s.nlm.neighbour_search_radius); },
+       [](DenoiseSettings& s, double v) { s.nlm.neighbour_search_radius = int(v); }, "same", -1.0},
       {ParamGroup::Nlm, "patch-radius", "NLM-3D patch radius r: (2r+1)^2 per frame, over 2r+1 frames for the cube (paper: 1, a 3^3 cube; cube up to 3, 2d up to 4)", true, 0, 4, 1,
        [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
@@ -237,6 +245,13 @@ void validate(const DenoiseSettings& s) {
   if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.patch_radius > 3)
     throw InvalidArgument("patch-radius = " + std::to_string(s.nlm.patch_radius) +
                           " is invalid with patch-shape=cube: expected 0 to 3 (2d patches go up to 4)");
+  if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.neighbour_search_radius >= 0 &&
+      s.nlm.neighbour_search_radius != s.nlm.search_radius)
+    throw InvalidArgument("neighbour-search-radius = " + std::to_string(s.nlm.neighbour_search_radius) +
+                          " needs patch-shape=2d (the papers' search cube has one radius)");
+  if (s.nlm.neighbour_search_radius == 0 && !s.nlm.motion_search)
+    throw InvalidArgument("neighbour-search-radius = 0 compares each pixel with itself in the other frames: "
+                          "use it with motion-search=on, or a radius of 1 or more");
   if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector)");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)

@@ -64,6 +64,9 @@ const char* patch_shape_name(NlmPatchShape s);
 struct NlmParams {
   int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
   int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
+  // Not in the papers: the spatial search radius in the other frames t +- 1 ..
+  // t +- Rt (the windows that motion-search centres); -1: search_radius.
+  int neighbour_search_radius = -1;
   int patch_radius = 1;      // patch radius: in x and y, and in t for the cube (paper: 3^3)
   NlmPatchShape patch_shape = NlmPatchShape::Cube;
   // Not in the papers: the search window in frame t + dt is centred on the
@@ -76,6 +79,11 @@ struct NlmParams {
   double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch
 
+  // The spatial search radius in frame t + dt.
+  int search_radius_at(int dt) const {
+    return dt == 0 || neighbour_search_radius < 0 ? search_radius : neighbour_search_radius;
+  }
+  int max_search_radius() const { return search_radius_at(0) > search_radius_at(1) ? search_radius_at(0) : search_radius_at(1); }
   // Frames in a patch: 2r + 1 for the cube, 1 for 2D patches.
   int patch_frames() const { return patch_shape == NlmPatchShape::Cube ? 2 * patch_radius + 1 : 1; }
   // Samples in a patch, |B| of h^2.
@@ -90,11 +98,12 @@ inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b
 // The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
 // windows, beta 0.4 (tuned in docs/NLM3D.md on pans).
 NlmParams nlm_paper_params();
-// For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, 5x5
-// windows in 7 frames centred by motion, distance-offset, beta 0.2.
+// For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
+// window in frame t and 5x5 windows centred by motion in t +- 1 .. 3,
+// distance-offset, beta 0.2.
 NlmParams nlm_video_params();
-// The video settings over 3 frames: at least vs-nlm-cuda's default quality
-// in a fraction of its time (docs/NLM3D.md).
+// The video settings with 5x5 windows over 5 frames: at least vs-nlm-cuda's
+// default quality in a fraction of its time (docs/NLM3D.md).
 NlmParams nlm_fast_params();
 
 // BM3D (bm3d-gpu-honzatko-krulis-2017, table 1; see docs/BM3D.md). The defaults

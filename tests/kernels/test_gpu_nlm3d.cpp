@@ -288,6 +288,9 @@ TEST(GpuNlm3d, PlanarPatchesMatchTheCpuReference) {
           "2d 5x5x7 / 9x9, distance-offset");
   compare(run(Backend::Cuda, planar(5, 2, 2, 9), in), run(Backend::Cpu, planar(5, 2, 2, 9), in), "2d 11x11x5 / 5x5");
   compare(run(Backend::Cuda, planar(1, 1, 0, 3), in), run(Backend::Cpu, planar(1, 1, 0, 3), in), "2d 3x3x3 / 1x1");
+  DenoiseSettings wide = planar(1, 2, 3, 4);
+  wide.nlm.neighbour_search_radius = 4;  // a larger window in the other frames
+  compare(run(Backend::Cuda, wide, in), run(Backend::Cpu, wide, in), "2d 3x3 in t, 9x9 in t+-1, t+-2 / 7x7");
   for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::I420, PixelFormat::Y444}) {
     const auto c = clip(f, 5, 35, 21, 32);
     compare(run(Backend::Cuda, planar(2, 2, 3, 2, true), c), run(Backend::Cpu, planar(2, 2, 3, 2, true), c),
@@ -408,13 +411,8 @@ TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
     const int w = 83, h = 51, frames = 6;
     const auto in = clip(f, frames, w, h, 40);
     const double sigma = 18.0 * (1 << (components(in[0].view())[0].bit_depth - 8));
-    NlmParams p;
-    p.patch_shape = NlmPatchShape::Planar;
-    p.motion_search = true;
-    p.search_radius = 2;
+    NlmParams p = nlm_video_params();  // 7x7 in frame t, 5x5 in the others
     p.temporal_radius = 2;
-    p.patch_radius = 4;
-    p.strength = 0.3;
     // A known global shift, per-cell vectors, and vectors spread beyond a tile's
     // shared memory (cells of 16: 4:2:0 chroma takes 8 rows of each).
     const auto shift = test::make_fields(frames, 2, w, h, 16, [](int, int dt, int, int) {

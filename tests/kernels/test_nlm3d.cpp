@@ -49,8 +49,9 @@ double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams&
       vx = motion->fx == 2 ? (mx >= 0 ? (mx + 1) / 2 : -((-mx + 1) / 2)) : mx;
       vy = motion->fy == 2 ? (my >= 0 ? (my + 1) / 2 : -((-my + 1) / 2)) : my;
     }
-    for (int dy = -p.search_radius; dy <= p.search_radius; ++dy)
-      for (int dx = -p.search_radius; dx <= p.search_radius; ++dx) {
+    const int R = dt == 0 || p.neighbour_search_radius < 0 ? p.search_radius : p.neighbour_search_radius;
+    for (int dy = -R; dy <= R; ++dy)
+      for (int dx = -R; dx <= R; ++dx) {
         const int qx = x + vx + dx, qy = y + vy + dy, qt = t + dt;
         if ((dx == 0 && dy == 0 && dt == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h || qt < 0 ||
             qt >= win.stream_length)
@@ -139,6 +140,7 @@ TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
     for (bool with_motion : {false, true}) {
       p.motion_search = with_motion;
       p.distance_offset = with_motion;  // both forms of the weight
+      p.neighbour_search_radius = with_motion ? 1 : -1;  // a smaller window in the other frames
       for (int t = 0; t < frames; ++t) {
         const auto v = nlm3d_frame_values(win, t, p, 15.0, 1, with_motion ? &motion : nullptr);
         for (int y = 0; y < h; ++y)

@@ -29,7 +29,7 @@ namespace np = nlm_planar;
 // The kernel's grid, run on the host: each block's phases in order, each phase for every thread.
 template <int r, int NV>
 void emulate(const np::Params& P) {
-  const np::Layout L(P.R, r);
+  const np::Layout L(std::max(P.R, P.Rn), r);
   std::vector<float> sm(L.floats(NV));
   float* cen = sm.data();
   float* reg = cen + L.cen_side * L.cen_side;
@@ -57,8 +57,9 @@ void emulate(const np::Params& P) {
             e[2] = std::min(e[2], vy[tid]);
             e[3] = std::max(e[3], vy[tid]);
           }
-          const np::Regions g = P.fields && dt != 0 ? np::plan_regions(x0, y0, P.R, r, e[0], e[1], e[2], e[3])
-                                                    : np::plan_regions(x0, y0, P.R, r, 0, 0, 0, 0);
+          const int R = np::search_radius(P, dt);
+          const np::Regions g = P.fields && dt != 0 ? np::plan_regions(x0, y0, R, r, e[0], e[1], e[2], e[3])
+                                                    : np::plan_regions(x0, y0, R, r, 0, 0, 0, 0);
           if (g.shared)
             for (int tid = 0; tid < nth; ++tid) np::load_regions(P, g, reg, val, NV, tc, tid, nth);
           for (int tid = 0; tid < nth; ++tid) {
@@ -150,7 +151,8 @@ std::vector<HostFrame> emulate_clip(const Clip& clip, const NlmParams& p, const 
     P.c.stream_length = n;
     P.c.out_first = 0;
     P.c.out_count = n;
-    P.R = p.search_radius;
+    P.R = p.search_radius_at(0);
+    P.Rn = p.search_radius_at(1);
     P.Rt = p.temporal_radius;
     P.inv_h2 = static_cast<float>(1.0 / nlm_h2(p, sigma));
     P.offset = static_cast<float>(nlm_distance_offset(p, sigma));
@@ -231,6 +233,13 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithMotion) {
   const test::HostFields near1 = test::make_fields(5, 1, 70, 45, 8, near);
   check(gray, planar(2, 2, 3, true), &near2, "gray, per-cell vectors, 5x5x5, r=3");
   check(gray, planar(3, 1, 1, true), &near1, "gray, per-cell vectors (cells of 8), 7x7x3, r=1");
+  // Other search radii in the other frames: smaller, larger, and 0 (only the motion's candidate).
+  for (int rn : {2, 4, 0}) {
+    NlmParams p = planar(3, 2, 4, true);
+    p.neighbour_search_radius = rn;
+    p.distance_offset = true;
+    check(gray, p, &near2, "gray, 7x7 in t, " + std::to_string(2 * rn + 1) + "^2 in the others, r=4");
+  }
   // Spreads beyond kSpread: those tiles take the global-memory path; vectors far outside the frame too.
   const test::HostFields far = test::make_fields(5, 2, 70, 45, 8, [&](int, int dt, int cx, int) {
     return std::pair{(cx % 2 ? 25 : -20) * (dt != 0), int(rng() % 41) - 20};

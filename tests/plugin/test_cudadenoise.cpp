@@ -105,8 +105,9 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
   EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 6) << "segment-length, max-length, tmax, t2max, thickness, direction-prefilter";
-  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 8) << "search-radius, temporal-radius, patch-radius, patch-shape, "
-                                                "motion-search, distance-offset, strength, chunk-size";
+  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 9)
+      << "search-radius, temporal-radius, neighbour-search-radius, patch-radius, patch-shape, motion-search, "
+         "distance-offset, strength, chunk-size";
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 3) << "bm3d-step, bm3d-window, bm3d-phases";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
   gst_object_unref(e);
