@@ -1,17 +1,23 @@
 // bm3d_cuda.h: two-phase BM3D on the GPU (bm3d-gpu-honzatko-krulis-2017,
 // section 5), the algorithm of bm3d_reference.h with the same geometry, groups,
-// transforms and weights; it differs from the reference only by float rounding
-// (fused multiply-adds, float aggregation), see docs/BM3D.md.
+// transforms and weights, in every profile; it differs from the reference only by
+// float rounding (fused multiply-adds), see docs/BM3D.md. Its output is
+// deterministic: the same input gives the same bytes, run after run.
 //
 // Per phase and component size: a block-matching kernel (one thread per
 // reference patch, a tile of 32 x 4 references per block with their search area
-// in shared memory, privatized sorted top-N lists as in section 5.1), then per
-// component a filtering kernel (one lane per patch: the 2D DCT in registers, the
-// Walsh-Hadamard transform across the group by warp shuffles, hard threshold or
-// Wiener coefficients, the inverse, and aggregation into a shared-memory window
-// of the tile that is added to the frame's numerator and denominator at the end)
-// and a kernel that divides. References are processed in batches of tile rows,
-// so the group lists take a fixed amount of memory whatever the frame size.
+// in shared memory, privatized sorted top-N lists as in section 5.1; for the
+// match8 profiles on the guide in bytes with 8-bit dot products and the lists in
+// registers), then per component a filtering kernel (one lane per patch: the
+// profile's 2D transform in registers, its 1D transform across the group by warp
+// shuffles, hard threshold or Wiener coefficients, the inverse, and aggregation
+// into 64-bit fixed-point sums, a block's window in shared memory with 32-bit
+// integer atomics, then the frame's with 64-bit ones: integer sums do not depend
+// on the order of the additions) and a kernel that divides. The first kernels
+// (float matching for every profile, aggregation straight into the frame) stay
+// behind set_reference_kernels, as the tests' oracle: the same bytes. References are processed in batches of
+// tile rows, so the group lists take a fixed amount of memory whatever the frame
+// size; the batches do not change the result.
 #pragma once
 
 #include <atomic>
@@ -43,9 +49,12 @@ class Bm3dCuda {
   // smaller batches take less memory and give the same result.
   static int default_batch_references();
   void set_batch_references(int n) { batch_refs_ = n; }
-  // Aggregation through a shared-memory window per tile (when it fits) or straight
-  // into the frame's accumulators; the same result up to float rounding.
-  void set_shared_aggregation(bool on) { aggregate_in_shared_ = on; }
+
+  // Runs the first kernels of each stage instead of the fast ones (tests: the
+  // fast kernels must give the same bytes): block matching in float with one
+  // thread per reference (match8 profiles: on the rounded guide in float), the
+  // filter aggregating every patch into the frame with 64-bit global atomics.
+  void set_reference_kernels(bool on) { reference_kernels_ = on; }
 
   // Timings of the last run() (milliseconds, CUDA events), when enabled.
   struct Timing {
@@ -61,8 +70,8 @@ class Bm3dCuda {
   std::vector<std::size_t> sizes_;
   std::size_t bytes_ = 0;
   int batch_refs_ = default_batch_references();
-  bool aggregate_in_shared_ = false;
   bool timing_ = false;
+  bool reference_kernels_ = false;
   Timing last_;
 };
 

@@ -51,6 +51,13 @@ FloatPlane resample_guide(const FloatPlane& luma, int w, int h) {
   return pad_values(values, w, h);
 }
 
+FloatPlane quantize_guide(const FloatPlane& guide, int depth) {
+  FloatPlane q = guide;
+  const float unit = static_cast<float>(1 << (depth - 8));
+  for (float& v : q.v) v = std::clamp(std::floor(v / unit + 0.5f), 0.0f, 255.0f);
+  return q;
+}
+
 std::vector<std::uint16_t> match_group(const FloatPlane& g, int rx, int ry, const PhaseProfile& pp) {
   const int last_x = g.width - kPatch, last_y = g.height - kPatch, r = pp.radius, side = pp.side();
   std::vector<std::pair<float, int>> found;  // (sum of squared differences, scan index)
@@ -81,19 +88,56 @@ std::array<float, kPatchArea> kaiser_window() {
   return k;
 }
 
-void transform_group(float* g, int n) {
-  for (int k = 0; k < n; ++k) dct8x8_forward(g + k * kPatchArea);
-  for (int c = 0; c < kPatchArea; ++c) wht_inplace(g + c, n, kPatchArea);
+namespace {
+std::array<float, kPatchArea> to_float(const double* m) {
+  std::array<float, kPatchArea> f{};
+  for (int i = 0; i < kPatchArea; ++i) f[i] = static_cast<float>(m[i]);
+  return f;
+}
+}  // namespace
+
+const std::array<float, kPatchArea>& bior15_forward_matrix() {
+  static const std::array<float, kPatchArea> m = to_float(bior15_matrices().forward);
+  return m;
+}
+const std::array<float, kPatchArea>& bior15_inverse_matrix() {
+  static const std::array<float, kPatchArea> m = to_float(bior15_matrices().inverse);
+  return m;
 }
 
-void inverse_transform_group(float* g, int n) {
-  for (int c = 0; c < kPatchArea; ++c) wht_inplace(g + c, n, kPatchArea);
-  for (int k = 0; k < n; ++k) dct8x8_inverse(g + k * kPatchArea);
+void transform_group(float* g, int n, Transform2d t2, Transform1d t1) {
+  for (int k = 0; k < n; ++k) {
+    if (t2 == Transform2d::Bior15)
+      matrix8x8_apply(g + k * kPatchArea, bior15_forward_matrix().data());
+    else
+      dct8x8_forward(g + k * kPatchArea);
+  }
+  for (int c = 0; c < kPatchArea; ++c) {
+    if (t1 == Transform1d::Haar)
+      haar_forward(g + c, n, kPatchArea);
+    else
+      wht_inplace(g + c, n, kPatchArea);
+  }
 }
 
-float hard_threshold_group(float* g, int n, float sigma) {
-  transform_group(g, n);
-  const float threshold = kLambda3d * sigma;
+void inverse_transform_group(float* g, int n, Transform2d t2, Transform1d t1) {
+  for (int c = 0; c < kPatchArea; ++c) {
+    if (t1 == Transform1d::Haar)
+      haar_inverse(g + c, n, kPatchArea);
+    else
+      wht_inplace(g + c, n, kPatchArea);
+  }
+  for (int k = 0; k < n; ++k) {
+    if (t2 == Transform2d::Bior15)
+      matrix8x8_apply(g + k * kPatchArea, bior15_inverse_matrix().data());
+    else
+      dct8x8_inverse(g + k * kPatchArea);
+  }
+}
+
+float hard_threshold_group(float* g, int n, float sigma, const PhaseProfile& pp) {
+  transform_group(g, n, pp.t2d, pp.t1d);
+  const float threshold = pp.lambda3d * sigma;
   int kept = 0;
   for (int i = 0; i < n * kPatchArea; ++i) {
     if (std::fabs(g[i]) <= threshold)
@@ -101,13 +145,15 @@ float hard_threshold_group(float* g, int n, float sigma) {
     else
       ++kept;
   }
-  inverse_transform_group(g, n);
+  inverse_transform_group(g, n, pp.t2d, pp.t1d);
   return kept > 0 ? 1.0f / static_cast<float>(kept) : 1.0f;
 }
 
-float wiener_group(float* g, float* basic, int n, float sigma) {
-  transform_group(basic, n);
-  transform_group(g, n);
+float hard_threshold_group(float* g, int n, float sigma) { return hard_threshold_group(g, n, sigma, PhaseProfile{}); }
+
+float wiener_group(float* g, float* basic, int n, float sigma, const PhaseProfile& pp) {
+  transform_group(basic, n, pp.t2d, pp.t1d);
+  transform_group(g, n, pp.t2d, pp.t1d);
   const float s2 = sigma * sigma;
   float norm2 = 0;
   for (int i = 0; i < n * kPatchArea; ++i) {
@@ -116,8 +162,14 @@ float wiener_group(float* g, float* basic, int n, float sigma) {
     g[i] *= w;
     norm2 += w * w;
   }
-  inverse_transform_group(g, n);
-  return norm2 > 0 ? 1.0f / norm2 : 1.0f;
+  inverse_transform_group(g, n, pp.t2d, pp.t1d);
+  return norm2 > 0 ? std::min(1.0f / norm2, kMaxWeight) : 1.0f;
+}
+
+float wiener_group(float* g, float* basic, int n, float sigma) {
+  PhaseProfile pp;
+  pp.wiener = true;
+  return wiener_group(g, basic, n, sigma, pp);
 }
 
 namespace {
@@ -132,9 +184,10 @@ struct FilteredGroup {
 
 // One phase over the components of one size (they share the guide's groups).
 // noisy[c], basic[c] (Wiener only) and out[c] are padded planes of that size.
+// Filtered samples are clamped to +-vmax before aggregation (bm3d_profile.h).
 void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vector<const FloatPlane*>& noisy,
                const std::vector<const FloatPlane*>& basic, const std::vector<float>& sigma,
-               const std::vector<FloatPlane*>& out, int threads, const std::atomic<bool>* cancel) {
+               const std::vector<FloatPlane*>& out, float vmax, int threads, const std::atomic<bool>* cancel) {
   const int w = guide.width, h = guide.height, nc = static_cast<int>(noisy.size());
   const RefGrid grid(w, h, pp.step);
   const auto kaiser = kaiser_window();
@@ -170,9 +223,9 @@ void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vecto
           gather(*noisy[c], noisy_g);
           if (pp.wiener) {
             gather(*basic[c], basic_g);
-            fg.weight = wiener_group(noisy_g.data(), basic_g.data(), n, sigma[c]);
+            fg.weight = wiener_group(noisy_g.data(), basic_g.data(), n, sigma[c], pp);
           } else {
-            fg.weight = hard_threshold_group(noisy_g.data(), n, sigma[c]);
+            fg.weight = hard_threshold_group(noisy_g.data(), n, sigma[c], pp);
           }
           fg.values = noisy_g;
         }
@@ -188,7 +241,7 @@ void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vecto
             for (int q = 0; q < kPatchArea; ++q) {
               const std::size_t at = static_cast<std::size_t>(py + q / kPatch) * w + px + q % kPatch;
               const float wk = fg.weight * kaiser[q];
-              num[c][at] += wk * fg.values[k * kPatchArea + q];
+              num[c][at] += wk * std::clamp(fg.values[k * kPatchArea + q], -vmax, vmax);
               den[c][at] += wk;
             }
           }
@@ -202,14 +255,16 @@ void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vecto
 
 }  // namespace
 
-std::vector<std::vector<int>> components_by_size(const std::vector<PlaneView>& comps, const std::vector<double>& sigma,
-                                                int count) {
+namespace {
+
+// components_by_size on sizes.
+std::vector<std::vector<int>> group_by_size(const std::vector<std::pair<int, int>>& sizes,
+                                            const std::vector<double>& sigma, int count) {
   std::vector<std::vector<int>> by_size;
   for (int c = 0; c < count; ++c) {
     if (sigma[c] <= 0) continue;  // nothing to remove: left as it is
-    auto same = std::find_if(by_size.begin(), by_size.end(), [&](const std::vector<int>& s) {
-      return comps[s[0]].width == comps[c].width && comps[s[0]].height == comps[c].height;
-    });
+    auto same = std::find_if(by_size.begin(), by_size.end(),
+                             [&](const std::vector<int>& s) { return sizes[s[0]] == sizes[c]; });
     if (same == by_size.end())
       by_size.push_back({c});
     else
@@ -218,24 +273,44 @@ std::vector<std::vector<int>> components_by_size(const std::vector<PlaneView>& c
   return by_size;
 }
 
-Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& params, const std::vector<double>& sigma,
-                         int threads, const std::atomic<bool>* cancel) {
-  if (noisy.empty() || sigma.size() < noisy.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
-  const int nc = static_cast<int>(noisy.size());
-  Estimates e;
-  for (const auto& p : noisy) e.basic.push_back(load_plane(p));
-  e.final = e.basic;
-  const std::vector<FloatPlane> input = e.basic;
-  const int depth = noisy[0].bit_depth;
+}  // namespace
 
-  const std::vector<std::vector<int>> by_size = components_by_size(noisy, sigma, nc);
-  for (int phase = 0; phase < params.phases; ++phase) {
+std::vector<std::vector<int>> components_by_size(const std::vector<PlaneView>& comps, const std::vector<double>& sigma,
+                                                int count) {
+  std::vector<std::pair<int, int>> sizes;
+  for (int c = 0; c < count; ++c) sizes.emplace_back(comps[c].width, comps[c].height);
+  return group_by_size(sizes, sigma, count);
+}
+
+double profile_sigma8(const std::vector<double>& sigma, int count, int bit_depth) {
+  for (int c = 0; c < count; ++c)
+    if (sigma[c] > 0) return sigma[c] / (1 << (bit_depth - 8));
+  return 0;
+}
+
+Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const Bm3dParams& params,
+                         const std::vector<double>& sigma, int threads, const std::atomic<bool>* cancel,
+                         const std::function<void(PhaseProfile&)>& adjust) {
+  if (input.empty() || sigma.size() < input.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
+  const int nc = static_cast<int>(input.size());
+  Estimates e;
+  e.basic = input;
+  e.final = e.basic;
+  std::vector<std::pair<int, int>> sizes;
+  for (const auto& p : input) sizes.emplace_back(p.valid_width, p.valid_height);
+  const float vmax = static_cast<float>(1 << (depth + 1));
+  const double sigma8 = profile_sigma8(sigma, nc, depth);
+
+  const std::vector<std::vector<int>> by_size = group_by_size(sizes, sigma, nc);
+  for (int phase = 0; phase < profile_phases(params); ++phase) {
     const bool wiener = phase == 1;
-    const PhaseProfile pp = phase_profile(params, wiener, depth);
+    PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
+    if (adjust) adjust(pp);
     // Phase 1 matches on the noisy luma, phase 2 on its basic estimate.
     const FloatPlane& luma = wiener ? e.basic[0] : input[0];
     for (const auto& comps : by_size) {
-      const FloatPlane guide = resample_guide(luma, noisy[comps[0]].width, noisy[comps[0]].height);
+      FloatPlane guide = resample_guide(luma, sizes[comps[0]].first, sizes[comps[0]].second);
+      if (pp.match8) guide = quantize_guide(guide, depth);
       std::vector<const FloatPlane*> in, basic;
       std::vector<float> s;
       std::vector<FloatPlane*> out;
@@ -245,11 +320,19 @@ Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& 
         s.push_back(static_cast<float>(sigma[c]));
         out.push_back(wiener ? &e.final[c] : &e.basic[c]);
       }
-      run_phase(guide, pp, in, basic, s, out, threads, cancel);
+      run_phase(guide, pp, in, basic, s, out, vmax, threads, cancel);
     }
     if (!wiener) e.final = e.basic;
   }
   return e;
+}
+
+Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& params, const std::vector<double>& sigma,
+                         int threads, const std::atomic<bool>* cancel) {
+  if (noisy.empty() || sigma.size() < noisy.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
+  std::vector<FloatPlane> input;
+  for (const auto& p : noisy) input.push_back(load_plane(p));
+  return bm3d_estimates(input, noisy[0].bit_depth, params, sigma, threads, cancel);
 }
 
 void store_rounded(const FloatPlane& values, const PlaneView& out) {

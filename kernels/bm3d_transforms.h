@@ -1,20 +1,35 @@
-// bm3d_transforms.h: the decorrelating transforms of BM3D (bm3d-gpu-honzatko-
-// krulis-2017, section 4.1.2 and footnote 7: a 2D cosine transform of each 8x8
-// patch and a 1D Walsh-Hadamard transform across the patches of a group) and the
-// Kaiser window of the aggregation, shared by the CPU reference and the CUDA
-// kernels (__host__ __device__).
+// bm3d_transforms.h: the decorrelating transforms of BM3D and the Kaiser window
+// of the aggregation, shared by the CPU reference and the CUDA kernels
+// (__host__ __device__).
 //
-// Both transforms are orthonormal, so white noise of std sigma stays white with
-// std sigma in the transform domain (the hard threshold is lambda3D * sigma):
-//   DCT-II:  X[k] = a(k) sum_n x[n] cos(pi (2n + 1) k / 16),  a(0) = sqrt(1/8), a(k>0) = 1/2
-//   WHT:     Y[k] = n^-1/2 sum_i (-1)^popcount(i & k) x[i]     (natural order, n = 2^m)
-// dct8_* is the even/odd split of that sum (40 multiply-adds instead of 64); the
-// tests check it against the formula (dct8_direct).
+// 2D transforms of each 8x8 patch:
+//   DCT-II (bm3d-gpu-honzatko-krulis-2017, footnote 7; both phases of the paper
+//   profile, phase 2 of the reference): X[k] = a(k) sum_n x[n] cos(pi (2n + 1) k / 16),
+//   a(0) = sqrt(1/8), a(k>0) = 1/2. dct8_* is the even/odd split of that sum (40
+//   multiply-adds instead of 64); the tests check it against the formula.
+//   Biorthogonal 1.5 (Dabov et al.'s reference implementation, phase 1): the full
+//   3-level 1D decomposition of 8 samples with the bior1.5 analysis filters and
+//   periodic extension, as a matrix T whose rows are then scaled to unit norm (so
+//   white noise keeps std sigma in every coefficient, though coefficients are
+//   correlated: T is not orthogonal); the 2D transform is T P T^T and its inverse
+//   T^-1 P T^-T (bior15_matrices).
+// 1D transforms across the n = 2^m patches of a group, both orthonormal:
+//   Walsh-Hadamard (the paper): Y[k] = n^-1/2 sum_i (-1)^popcount(i & k) x[i].
+//   Haar (the reference): the full dyadic Haar decomposition, in place: stage h =
+//   1, 2, ..., n/2 replaces (v[i], v[i + h]), i a multiple of 2h, by their sum and
+//   difference over sqrt(2); the inverse runs the stages backwards.
 #pragma once
 
 #include <cmath>
+#include <utility>
 
 #include "plane.h"  // CDN_HD
+
+#if defined(__CUDA_ARCH__)
+#define CDN_BM3D_UNROLL _Pragma("unroll")
+#else
+#define CDN_BM3D_UNROLL
+#endif
 
 namespace cdn::bm3d {
 
@@ -107,6 +122,116 @@ CDN_HD void wht_inplace(float* v, int n, int s) {
   for (int i = 0; i < n; ++i) v[i * s] *= scale;
 }
 
+// Orthonormal Haar decomposition of n = 2^m values v[0], v[s], ..., in place
+// (coefficients in the in-place order described above), and its inverse.
+CDN_HD void haar_forward(float* v, int n, int s) {
+  const float r = 0.70710678118654752f;
+  for (int h = 1; h < n; h <<= 1)
+    for (int i = 0; i < n; i += 2 * h) {
+      const float a = v[i * s], b = v[(i + h) * s];
+      v[i * s] = (a + b) * r;
+      v[(i + h) * s] = (a - b) * r;
+    }
+}
+CDN_HD void haar_inverse(float* v, int n, int s) {
+  const float r = 0.70710678118654752f;
+  for (int h = n / 2; h >= 1; h >>= 1)
+    for (int i = 0; i < n; i += 2 * h) {
+      const float a = v[i * s], b = v[(i + h) * s];
+      v[i * s] = (a + b) * r;
+      v[(i + h) * s] = (a - b) * r;
+    }
+}
+
+// The bior1.5 analysis low-pass filter (10 taps, times 128 sqrt(2)); its
+// high-pass is (x[2j + 1] - x[2j]) / sqrt(2). Output j of the low-pass is
+// sum_k kBior15Low[k] x[(2j + k - 4) mod L] / (128 sqrt(2)) on L samples.
+constexpr double kBior15Low[10] = {3, -3, -22, 22, 128, 128, 22, -22, -3, 3};
+
+// The forward matrix T (row-major, rows of unit norm; row order: the level-3
+// approximation, the level-3, 2 and 1 details) and its inverse, in double.
+struct Bior15Matrices {
+  double forward[64], inverse[64];
+};
+inline Bior15Matrices bior15_matrices() {
+  Bior15Matrices m{};
+  const double r2 = std::sqrt(2.0);
+  for (int c = 0; c < 8; ++c) {  // column c of T: the decomposition of the unit vector e_c
+    double x[8] = {}, out[8] = {};
+    x[c] = 1;
+    for (int len = 8; len >= 2; len /= 2) {
+      double low[4] = {}, high[4] = {};
+      for (int j = 0; j < len / 2; ++j) {
+        for (int k = 0; k < 10; ++k) low[j] += kBior15Low[k] * x[((2 * j + k - 4) % len + len) % len];
+        low[j] /= 128 * r2;
+        high[j] = (x[2 * j + 1] - x[2 * j]) / r2;
+      }
+      for (int j = 0; j < len / 2; ++j) {
+        out[len / 2 + j] = high[j];  // details of this level: entries len/2 .. len-1
+        x[j] = low[j];
+      }
+    }
+    out[0] = x[0];
+    for (int r = 0; r < 8; ++r) m.forward[r * 8 + c] = out[r];
+  }
+  for (int r = 0; r < 8; ++r) {
+    double n2 = 0;
+    for (int c = 0; c < 8; ++c) n2 += m.forward[r * 8 + c] * m.forward[r * 8 + c];
+    for (int c = 0; c < 8; ++c) m.forward[r * 8 + c] /= std::sqrt(n2);
+  }
+  // Inverse by Gauss-Jordan elimination with partial pivoting.
+  double a[8][16];
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 16; ++c) a[r][c] = c < 8 ? m.forward[r * 8 + c] : (c - 8 == r ? 1.0 : 0.0);
+  for (int col = 0; col < 8; ++col) {
+    int piv = col;
+    for (int r = col + 1; r < 8; ++r)
+      if (std::fabs(a[r][col]) > std::fabs(a[piv][col])) piv = r;
+    for (int c = 0; c < 16; ++c) std::swap(a[col][c], a[piv][c]);
+    const double d = a[col][col];
+    for (int c = 0; c < 16; ++c) a[col][c] /= d;
+    for (int r = 0; r < 8; ++r)
+      if (r != col) {
+        const double f = a[r][col];
+        for (int c = 0; c < 16; ++c) a[r][c] -= f * a[col][c];
+      }
+  }
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 8; ++c) m.inverse[r * 8 + c] = a[r][c + 8];
+  return m;
+}
+
+// p <- M p M^T for a row-major 8x8 patch p and matrix M (rows, then columns):
+// the bior1.5 forward transform with M = T, its inverse with M = T^-1.
+// (Unrolled on the GPU, where p lives in registers.)
+CDN_HD void matrix8x8_apply(float* p, const float* M) {
+  float t[8];
+  CDN_BM3D_UNROLL
+  for (int r = 0; r < 8; ++r) {
+    CDN_BM3D_UNROLL
+    for (int k = 0; k < 8; ++k) {
+      float acc = 0.f;
+      CDN_BM3D_UNROLL
+      for (int j = 0; j < 8; ++j) acc += M[k * 8 + j] * p[r * 8 + j];
+      t[k] = acc;
+    }
+    CDN_BM3D_UNROLL
+    for (int k = 0; k < 8; ++k) p[r * 8 + k] = t[k];
+  }
+  CDN_BM3D_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    CDN_BM3D_UNROLL
+    for (int k = 0; k < 8; ++k) {
+      float acc = 0.f;
+      CDN_BM3D_UNROLL
+      for (int j = 0; j < 8; ++j) acc += M[k * 8 + j] * p[j * 8 + c];
+      t[k] = acc;
+    }
+    CDN_BM3D_UNROLL
+    for (int k = 0; k < 8; ++k) p[k * 8 + c] = t[k];
+  }
+}
+
 // Kaiser window (beta) of length 8 at n: I0(beta sqrt(1 - (2n/7 - 1)^2)) / I0(beta).
 inline double kaiser8(int n, double beta) {
   auto i0 = [](double x) {  // modified Bessel function of order 0, power series
@@ -124,3 +249,4 @@ inline double kaiser8(int n, double beta) {
 }  // namespace cdn::bm3d
 
 #undef CDN_BM3D_C
+#undef CDN_BM3D_UNROLL

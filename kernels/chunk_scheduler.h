@@ -1,15 +1,18 @@
-// chunk_scheduler.h: the bookkeeping of the temporal window (stream_denoiser.h),
+// chunk_scheduler.h: the bookkeeping of the temporal window (temporal_stream.h),
 // shared by the CPU and CUDA backends: which frames can be filtered, in which
-// chunk, and which input frames are still needed.
+// chunk, and which input frames are still needed, for a window of `before`
+// frames before and `after` frames after each output frame (temporal_mode.h).
 #pragma once
 
 #include <algorithm>
+
+#include "temporal_mode.h"
 
 namespace cdn {
 
 class ChunkScheduler {
  public:
-  ChunkScheduler(int chunk_size, int reach) : chunk_(chunk_size), reach_(reach) {}
+  explicit ChunkScheduler(const WindowShape& w) : chunk_(w.chunk), before_(w.before), after_(w.after) {}
 
   void pushed() { ++pushed_; }
   void finish() { finished_ = true; }
@@ -22,8 +25,8 @@ class ChunkScheduler {
   // the end, every frame a chunk reads is below this, so clamping never applies.
   int stream_length() const { return pushed_; }
 
-  // Frame t can be filtered once t + reach has been pushed, or at the end.
-  int filterable() const { return finished_ ? pushed_ : std::max(0, pushed_ - reach_); }
+  // Frame t can be filtered once t + after has been pushed, or at the end.
+  int filterable() const { return finished_ ? pushed_ : std::max(0, pushed_ - after_); }
 
   // The next chunk [begin, end), when a full chunk is filterable, or at the end
   // whatever is left.
@@ -37,13 +40,13 @@ class ChunkScheduler {
   void computed(int end) { computed_ = end; }
 
   // Input frames a chunk [begin, end) reads.
-  int window_begin(int begin) const { return std::max(0, begin - reach_); }
-  int window_end(int end) const { return std::min(pushed_, end + reach_); }
+  int window_begin(int begin) const { return std::max(0, begin - before_); }
+  int window_end(int end) const { return std::min(pushed_, end + after_); }
   // The lowest input frame any later chunk can read.
   int oldest_needed() const { return window_begin(computed_); }
 
  private:
-  int chunk_, reach_;
+  int chunk_, before_, after_;
   int pushed_ = 0, computed_ = 0;
   bool finished_ = false;
 };

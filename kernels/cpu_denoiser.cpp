@@ -1,9 +1,9 @@
 // cpu_denoiser.cpp: FrameDenoiser over the CPU references (pipd_reference.h,
 // bm3d_reference.h).
-#include "cpu_denoiser.h"
-
 #include "bm3d_reference.h"
 #include "error.h"
+#include "frame_denoiser.h"
+#include "host_frame.h"
 #include "noise_estimate.h"
 #include "pipd_reference.h"
 #include "plane_copy.h"
@@ -47,6 +47,18 @@ class CpuDenoiser final : public FrameDenoiser {
       return;
     }
     for (int c = 0; c < filtered; ++c) pipd_reference(ic[c], oc[c], settings_.mode, settings_.pipd);
+  }
+
+  std::shared_ptr<const FrameView> new_frame(PixelFormat f, int w, int h, MemoryKind memory) override {
+    if (memory != MemoryKind::Host) throw InvalidArgument("the CPU backend needs frames in host memory");
+    auto frame = std::make_shared<HostFrame>(f, w, h);
+    return std::shared_ptr<const FrameView>(frame, &frame->view());
+  }
+  void copy_frame(const FrameView& from, const FrameView& to, void*) override {
+    check_same_geometry(from, to);
+    if (from.memory != MemoryKind::Host || to.memory != MemoryKind::Host)
+      throw InvalidArgument("the CPU backend needs frames in host memory");
+    copy_host_frame(from, to);
   }
 
  private:

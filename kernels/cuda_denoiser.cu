@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "bm3d_cuda.h"
-#include "cpu_denoiser.h"
 #include "cuda_copy.h"
 #include "error.h"
+#include "frame_denoiser.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "noise_estimate.h"
@@ -28,6 +28,7 @@ class CudaDenoiser final : public FrameDenoiser {
     staging_in_.reset();
     staging_out_.reset();
     pool_.reset();
+    held_.reset();
     if (own_stream_) cudaStreamDestroy(own_stream_);
   }
 
@@ -63,6 +64,25 @@ class CudaDenoiser final : public FrameDenoiser {
       filter_device(din, dout, stream);
       if (out.memory == MemoryKind::Host) copy_frame_async(dout, out, stream);
     }
+    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  std::shared_ptr<const FrameView> new_frame(PixelFormat f, int w, int h, MemoryKind memory) override {
+    if (memory == MemoryKind::Host) {
+      auto frame = std::make_shared<HostFrame>(f, w, h);
+      return std::shared_ptr<const FrameView>(frame, &frame->view());
+    }
+    // Frames a caller has pushed and not yet popped: two at most (pop after each push).
+    if (!held_ || held_->format() != f || held_->width() != w || held_->height() != h)
+      held_ = std::make_unique<CudaFramePool>(f, w, h, 2);
+    auto frame = held_->try_acquire(own_stream_);
+    if (!frame) throw InvalidArgument("per-frame stream: pop() every ready frame after each push()");
+    return std::shared_ptr<const FrameView>(frame, &frame->view());
+  }
+  void copy_frame(const FrameView& from, const FrameView& to, void* stream_ptr) override {
+    check_same_geometry(from, to);
+    cudaStream_t stream = stream_ptr ? static_cast<cudaStream_t>(stream_ptr) : own_stream_;
+    copy_frame_async(from, to, stream);
     CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -111,6 +131,7 @@ class CudaDenoiser final : public FrameDenoiser {
   FirstFrameSigma sigma_;
   std::unique_ptr<CudaFramePool> pool_;
   CudaFramePool::Handle staging_in_, staging_out_;
+  std::unique_ptr<CudaFramePool> held_;  // new_frame()'s device frames
 };
 
 }  // namespace

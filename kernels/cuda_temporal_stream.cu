@@ -1,6 +1,7 @@
-// cuda_temporal_stream.cu: the CUDA backend of the temporal mode (temporal_stream.h),
+// cuda_temporal_stream.cu: the CUDA backend of the temporal window (temporal_stream.h),
 // on one or several devices (the split of the video along time of
-// nlm3d-multigpu-palma: each chunk goes whole to one device).
+// nlm3d-multigpu-palma: each chunk goes whole to one device); each lane runs the
+// mode's CUDA WindowFilter (temporal_mode.h).
 //
 // The window lives in device frames of a bounded CudaFramePool on the home device
 // (the current context's), in the stream's own format (no float copies); host
@@ -9,7 +10,7 @@
 // pushed. A lane on the home device reads the window's frames where they are and
 // writes the output frames directly. A lane on another device copies the window
 // there (peer copies), filters into frames of its own pool and copies the results
-// back into the home output frames. Every lane runs the same kernel on the same
+// back into the home output frames. Every lane runs the same filter on the same
 // inputs: the output does not depend on the lanes.
 #include <cuda_runtime.h>
 
@@ -19,14 +20,12 @@
 #include <string>
 #include <utility>
 
+#include "backend.h"  // cuda_device_count
 #include "cuda_copy.h"
 #include "cuda_device_scope.h"
-#include "denoiser.h"  // cuda_device_count
 #include "error.h"
 #include "frame_pool.h"
 #include "host_frame.h"
-#include "nlm3d_cuda.h"
-#include "nlm3d_guide.h"
 #include "noise_estimate.h"
 #include "plane_copy.h"
 #include "temporal_stream.h"
@@ -77,11 +76,13 @@ class CudaTemporalStream final : public TemporalStream {
       if (d < 0 || d >= count)
         throw InvalidArgument("CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(count) +
                               " visible)");
-    // Every device must have the shared memory the widest pass needs.
-    std::size_t widest = 1;
-    const int filtered = s.planes == PlaneSelection::All ? format_info(f).components : 1;
-    for (const NlmPass& pass : nlm_passes(f, filtered)) widest = std::max(widest, pass.values.size());
-    for (int d : list) nlm3d_cuda_check_device(s.nlm, static_cast<int>(widest), d);
+    // The mode's filter for each lane first: it refuses a device that cannot run
+    // the settings (NLM-3D: too little shared memory) before anything is allocated.
+    std::vector<std::unique_ptr<WindowFilter>> filters;
+    for (int d : list) {
+      DeviceScope on(d);
+      filters.push_back(make_cuda_window_filter(s, f, d));
+    }
     // Frames are allocated now: cudaMallocPitch while a chunk runs would wait for it.
     pool_.preallocate();
     // The home stream carries the window's copies in and out. At the default
@@ -94,12 +95,12 @@ class CudaTemporalStream final : public TemporalStream {
     CDN_CUDA_CHECK(cudaStreamCreateWithPriority(&home_stream_, cudaStreamNonBlocking, greatest));
     CDN_CUDA_CHECK(cudaEventCreateWithFlags(&caller_ready_, cudaEventDisableTiming));
     CDN_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
-    // Per chunk: the window (chunk + 2 reach) and the outputs, for every component.
-    const std::size_t table = 3 * static_cast<std::size_t>(s.nlm.chunk_size * 2 + 2 * s.nlm.reach());
-    for (int d : list) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const int d = list[i];
       workers_.push_back(std::make_unique<Lane>());
       Lane& lane = *workers_.back();
       lane.device = d;
+      lane.filter = std::move(filters[i]);
       if (d != home_) {  // before switching to d, so that home's side is the caller's context
         enable_peer_access(home_, d);
         enable_peer_access(d, home_);
@@ -107,11 +108,8 @@ class CudaTemporalStream final : public TemporalStream {
       DeviceScope on(d);
       CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
       CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, cudaEventDisableTiming));
-      CDN_CUDA_CHECK(cudaMalloc(&lane.pointers, table * sizeof(void*)));
-      CDN_CUDA_CHECK(cudaMallocHost(&lane.host_pointers, table * sizeof(void*)));
-      lane.table_size = table;
       if (d != home_) {
-        lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * s.nlm.chunk_size + 2 * s.nlm.reach());
+        lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * shape_.chunk + shape_.before + shape_.after);
         lane.pool->preallocate();
       }
     }
@@ -121,8 +119,7 @@ class CudaTemporalStream final : public TemporalStream {
     for (auto& lane : workers_) {
       DeviceScope on(lane->device);
       lane->pool.reset();
-      cudaFree(lane->pointers);
-      cudaFreeHost(lane->host_pointers);
+      lane->filter.reset();
       cudaEventDestroy(lane->done);
       cudaStreamDestroy(lane->stream);
     }
@@ -156,11 +153,11 @@ class CudaTemporalStream final : public TemporalStream {
   void copy_plane(const FrameView& from, const FrameView& to, int p, void* stream) override {
     copy_plane_async(from, to, p, s(stream));
   }
-  double estimate_sigma(const FrameView& first, void* stream) override {
-    // Once per stream: the first frame's luma plane comes to the host for the
-    // estimator (which reads only the luma; the other planes stay unread).
-    HostFrame host(first.format, first.width, first.height);
-    copy_plane(first, host.view(), 0, stream);
+  double estimate_sigma(const FrameView& frame, void* stream) override {
+    // The frame's luma plane comes to the host for the estimator (which reads
+    // only the luma; the other planes stay unread).
+    HostFrame host(frame.format, frame.width, frame.height);
+    copy_plane(frame, host.view(), 0, stream);
     synchronize(stream);
     return luma_sigma(host.view(), 0);
   }
@@ -185,40 +182,7 @@ class CudaTemporalStream final : public TemporalStream {
         f = Frame(h, &h->view());
       }
     }
-    // One pointer table for all components: no wait between their launches. It is
-    // written into the lane's pinned buffer, which the lane's previous chunk (done:
-    // the lane is free) no longer reads, and copied without a stream sync.
-    const std::size_t per = window.size() + outputs.size();
-    if (per * filtered > lane.table_size) throw Error("temporal denoiser: pointer table too small");
-    std::size_t n = 0;
-    for (int c = 0; c < filtered; ++c) {
-      for (const auto& f : window) lane.host_pointers[n++] = components(*f)[c].data;
-      for (const auto& f : outputs) lane.host_pointers[n++] = components(*f)[c].data;
-    }
-    CDN_CUDA_CHECK(cudaMemcpyAsync(lane.pointers, lane.host_pointers, n * sizeof(void*), cudaMemcpyHostToDevice,
-                                   lane.stream));
-    // Passes (nlm3d_guide.h): the luma guide is component 0's part of the table.
-    for (const NlmPass& pass : nlm_passes(format_, filtered)) {
-      NlmChunk k;
-      k.guide_proto = components(*window[0])[0];
-      k.guide_window = lane.pointers;
-      k.fx = pass.fx;
-      k.fy = pass.fy;
-      k.values = static_cast<int>(pass.values.size());
-      for (int v = 0; v < k.values; ++v) {
-        const int c = pass.values[v];
-        k.value_proto[v] = components(*window[0])[c];
-        k.value_window[v] = lane.pointers + c * per;
-        k.out_proto[v] = components(*outputs[0])[c];
-        k.outputs[v] = lane.pointers + c * per + window.size();
-      }
-      k.window_first = chunk.window_begin;
-      k.window_count = static_cast<int>(window.size());
-      k.stream_length = chunk.stream_length;
-      k.out_first = chunk.begin;
-      k.out_count = chunk.end - chunk.begin;
-      nlm3d_cuda_chunk(k, settings_.nlm, chunk.sigma, lane.stream);
-    }
+    lane.filter->run(job_of(chunk, window, outputs, filtered), lane.stream);
     if (lane.pool) {
       // The filtered planes come back into the home output frames.
       for (std::size_t i = 0; i < outputs.size(); ++i)
@@ -253,10 +217,8 @@ class CudaTemporalStream final : public TemporalStream {
     int device = 0;
     cudaStream_t stream = nullptr;
     cudaEvent_t done = nullptr;  // recorded after the lane's last chunk
-    void** pointers = nullptr;   // device array: window and output planes of a chunk
-    void** host_pointers = nullptr;  // pinned: the table as written before the copy
-    std::size_t table_size = 0;
-    std::unique_ptr<CudaFramePool> pool;  // on another device: window copies and outputs
+    std::unique_ptr<WindowFilter> filter;  // the mode's, on this device; run again only once done
+    std::unique_ptr<CudaFramePool> pool;   // on another device: window copies and outputs
   };
 
   int home_;
@@ -269,7 +231,7 @@ class CudaTemporalStream final : public TemporalStream {
 
 }  // namespace
 
-std::unique_ptr<StreamDenoiser> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h,
+std::unique_ptr<TemporalStream> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h,
                                                           const std::vector<int>& devices) {
   return std::make_unique<CudaTemporalStream>(s, f, w, h, devices);
 }

@@ -1,9 +1,9 @@
-// cuda_util.cu: CUDA availability checks for backend selection (denoiser.h).
+// cuda_util.cu: CUDA availability checks for backend selection (backend.h).
 #include <cuda_runtime.h>
 
 #include <string>
 
-#include "denoiser.h"
+#include "backend.h"
 
 namespace cdn {
 

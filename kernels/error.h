@@ -23,7 +23,7 @@ class InvalidArgument : public Error {
 };
 
 // Thrown when a frame in progress is abandoned through its cancel flag
-// (FrameDenoiser::set_cancel_flag); the output frame is incomplete.
+// (StreamDenoiser::set_cancel_flag); the output frame is incomplete.
 class Cancelled : public Error {
  public:
   Cancelled() : Error("cancelled") {}

@@ -1,17 +1,12 @@
-// noise_estimate.h: estimate the standard deviation of additive white Gaussian
-// noise from one plane (the `sigma = auto` of the temporal and BM3D modes).
+// noise_estimate.h: the `sigma = auto` of one frame, for the callers that
+// estimate once per stream (FirstFrameSigma) or once per image. Streams should
+// use NoiseTracker (noise_tracker.h), which follows the noise frame by frame.
 //
-// Estimator: Immerkaer's Laplacian-difference operator (Immerkaer, "Fast noise
-// variance estimation", CVIU 1996), N = [1 -2 1; -2 4 -2; 1 -2 1], which cancels
-// locally linear content; for i.i.d. noise of std s the response has std 6 s.
-// Instead of Immerkaer's mean absolute response we take a robust scale, the
-// median absolute response times 1.4826 / 6, over the pixels whose local
-// gradient is in the lower half (structure and texture lift the response
-// where the image has edges; the median of the flatter half is mostly noise),
-// leaving out 3x3 neighbourhoods with a sample at 0 or at the maximum, where
-// clipping has censored the noise. Pure fine texture (grass, gravel) still
-// reads as noise at low sigma: see docs/NLM3D.md for the measured accuracy.
-// The result is in 8-bit code values (divided by 2^(bit_depth - 8)).
+// The estimator is noise_level.h (weak-texture patch PCA, Liu, Tanaka &
+// Okutomi 2013, with the split-sample and clipping options); the floor and the
+// default for frames without information are the tracker's (a frame observed
+// by a fresh NoiseTracker), so an automatic sigma is never 0: a clean frame
+// gives the floor, a black or flat one the default (docs/NOISE.md).
 #pragma once
 
 #include <vector>
@@ -21,14 +16,16 @@
 
 namespace cdn {
 
-// Host plane; at least 3x3 (smaller planes give 0).
+// The raw estimate of one host plane in 8-bit code values (the whole plane,
+// default budget); 0 when the plane has no usable patches (flat, black, too
+// small). For measurements; denoisers take component_sigmas().
 double estimate_noise_sigma(const PlaneView& plane);
 
 // The noise std of each component of a host frame, in the component's own code
 // values: `given` (8-bit code values, > 0) scaled by 2^(depth - 8), or, when
-// `given` is 0, the estimate of each component.
+// `given` is 0, the estimate of each component (never below the floor).
 std::vector<double> component_sigmas(const FrameView& host_frame, double given);
-// component_sigmas()[0] without estimating the chroma.
+// component_sigmas()[0].
 double luma_sigma(const FrameView& host_frame, double given);
 
 // component_sigmas of the first frame a per-frame denoiser sees, kept for the

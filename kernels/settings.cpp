@@ -18,6 +18,8 @@ constexpr Named<Mode> kModes[] = {
     {Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}, {Mode::Bm3d, "bm3d"}};
 constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
+// Indexed by Bm3dProfile's value (the bm3d-profile parameter's choices).
+constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "balanced", "quick", "rapid", "draft", nullptr};
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -37,6 +39,7 @@ bool parse_in(const Named<E> (&table)[N], const std::string& s, E* out) {
 }  // namespace
 
 const char* mode_name(Mode m) { return name_of(kModes, m); }
+const char* bm3d_profile_name(Bm3dProfile p) { return kBm3dProfileNames[static_cast<int>(p)]; }
 
 std::vector<Mode> all_modes() {
   std::vector<Mode> v;
@@ -57,6 +60,7 @@ const char* mode_description(Mode m) {
 bool param_group_applies(ParamGroup g, Mode m) {
   switch (g) {
     case ParamGroup::Pipd: return m == Mode::Pipd || m == Mode::Hybrid;
+    case ParamGroup::Hybrid: return m == Mode::Hybrid;
     case ParamGroup::Nlm: return m == Mode::Nlm3d;
     case ParamGroup::Bm3d: return m == Mode::Bm3d;
     case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d;
@@ -120,8 +124,8 @@ PipdParams pipd_quality_params() {
 }
 
 namespace {
-const char* const kPatchShapeNames[] = {"cube", "2d"};
-const char* const kOffOn[] = {"off", "on"};
+const char* const kPatchShapeNames[] = {"cube", "2d", nullptr};
+const char* const kOffOn[] = {"off", "on", nullptr};
 }  // namespace
 
 const std::vector<ParamSpec>& param_specs() {
@@ -129,12 +133,13 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Pipd, "segment-length", "PI-PD segment length l in pixels (paper: 5)", true, 2, 8, 5,
        [](const DenoiseSettings& s) { return double(s.pipd.segment_length); },
        [](DenoiseSettings& s, double v) { s.pipd.segment_length = int(v); }},
-      {ParamGroup::Pipd, "max-length", "PI-PD maximum isoline length n in pixels, a multiple of segment-length (paper: 25)", true,
+      {ParamGroup::Pipd, "max-length", "PI-PD maximum isoline length n in pixels (paper: 25); isolines grow by whole segments up to it: "
+       "floor(n / segment-length) segments, at least one", true,
        2, 64, 25, [](const DenoiseSettings& s) { return double(s.pipd.max_length); },
        [](DenoiseSettings& s, double v) { s.pipd.max_length = int(v); }},
       {ParamGroup::Pipd, "tmax", "PI-PD GLRT threshold Tmax for lengthening an isoline (paper: 1)", false, 0.0, 100.0, 1.0,
        [](const DenoiseSettings& s) { return s.pipd.tmax; }, [](DenoiseSettings& s, double v) { s.pipd.tmax = v; }},
-      {ParamGroup::Pipd, "t2max", "Hybrid edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
+      {ParamGroup::Hybrid, "t2max", "Hybrid PI-PD's edge-detector GLRT threshold T2max (paper: 2)", false, 0.0, 100.0, 2.0,
        [](const DenoiseSettings& s) { return s.pipd.t2max; },
        [](DenoiseSettings& s, double v) { s.pipd.t2max = v; }},
       {ParamGroup::Pipd, "thickness", "PI-PD isoline thickness in pixels, 1 or 3", true, 1, 3, 1,
@@ -174,15 +179,34 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
        [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},
-      {ParamGroup::Bm3d, "bm3d-step", "BM3D pixels between reference patches (paper: 3; the fast profile: 8)", true, 1, 8, 3,
-       [](const DenoiseSettings& s) { return double(s.bm3d.step); },
-       [](DenoiseSettings& s, double v) { s.bm3d.step = int(v); }},
-      {ParamGroup::Bm3d, "bm3d-window", "BM3D side of the search window in pixels, odd (paper: 39; the fast profile: 19)", true,
-       1, 63, 39, [](const DenoiseSettings& s) { return double(s.bm3d.window); },
-       [](DenoiseSettings& s, double v) { s.bm3d.window = int(v); }},
-      {ParamGroup::Bm3d, "bm3d-phases", "BM3D phases: 2 = hard thresholding then Wiener (paper), 1 = basic estimate only (fast)",
-       true, 1, 2, 2, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
-       [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }},
+      {ParamGroup::Bm3d, "bm3d-profile",
+       "BM3D profile: paper (the GPU paper's: DCT in both phases), reference (Dabov et al.'s reference "
+       "implementation: biorthogonal 1.5 then DCT, Haar across the group; docs/BM3D.md), fast (paper, step 8, window "
+       "19, basic estimate only), balanced (reference with 8-bit block matching: the same quality, faster), quick, "
+       "rapid, draft (balanced with less search, faster in that order; docs/BM3D.md)",
+       true, 0, 6, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.bm3d.profile)); },
+       [](DenoiseSettings& s, double v) { s.bm3d.profile = static_cast<Bm3dProfile>(int(v)); }, nullptr, 0,
+       kBm3dProfileNames},
+      {ParamGroup::Bm3d, "bm3d-step", "BM3D pixels between reference patches, both phases; 0 or profile: the profile's (paper: 3, fast: 8)",
+       true, 0, 8, 0, [](const DenoiseSettings& s) { return double(s.bm3d.step); },
+       [](DenoiseSettings& s, double v) { s.bm3d.step = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-window",
+       "BM3D side of the search window in pixels, odd; 0 or profile: the profile's (paper: 39, fast: 19)", true, 0, 63, 0,
+       [](const DenoiseSettings& s) { return double(s.bm3d.window); },
+       [](DenoiseSettings& s, double v) { s.bm3d.window = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-phases",
+       "BM3D phases: 2 = hard thresholding then Wiener, 1 = basic estimate only; 0 or profile: the profile's (paper: 2, "
+       "fast: 1)",
+       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.bm3d.phases); },
+       [](DenoiseSettings& s, double v) { s.bm3d.phases = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-group1",
+       "BM3D largest group (N) of phase 1: 8, 16 or 32; 0 or profile: the profile's (paper: 16)", true, 0, 32,
+       0, [](const DenoiseSettings& s) { return double(s.bm3d.group1); },
+       [](DenoiseSettings& s, double v) { s.bm3d.group1 = int(v); }, "profile", 0.0},
+      {ParamGroup::Bm3d, "bm3d-group2",
+       "BM3D largest group (N) of phase 2: 8, 16 or 32; 0 or profile: the profile's (paper: 32)", true, 0, 32,
+       0, [](const DenoiseSettings& s) { return double(s.bm3d.group2); },
+       [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
       {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
        [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
@@ -196,32 +220,12 @@ const ParamSpec* find_param(const std::string& name) {
   return nullptr;
 }
 
-bool parse_param_value(const ParamSpec& spec, const std::string& text, double* value) {
-  if (spec.word && text == spec.word) {
-    *value = spec.word_value;
-    return true;
-  }
-  if (spec.names)
-    for (int v = static_cast<int>(spec.min); v <= static_cast<int>(spec.max); ++v)
-      if (text == spec.names[v - static_cast<int>(spec.min)]) {
-        *value = v;
-        return true;
-      }
-  std::istringstream in(text);
-  double v;
-  char extra;
-  if (!(in >> v) || in >> extra) return false;
-  *value = v;
-  return true;
-}
-
-std::string param_value_text(const ParamSpec& spec, double value) {
-  if (spec.names && value >= spec.min && value <= spec.max && value == std::floor(value))
-    return spec.names[static_cast<int>(value) - static_cast<int>(spec.min)];
-  if (spec.word && value == spec.word_value) return spec.word;
-  std::ostringstream out;
-  out << value;
-  return out.str();
+bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to) {
+  if (!is_temporal(from.mode) && !is_temporal(to.mode)) return false;
+  if (from.mode != to.mode || from.planes != to.planes) return true;
+  for (const auto& p : param_specs())
+    if (param_group_applies(p.group, to.mode) && p.get(from) != p.get(to)) return true;
+  return false;
 }
 
 void validate(const DenoiseSettings& s) {
@@ -234,13 +238,7 @@ void validate(const DenoiseSettings& s) {
       throw InvalidArgument(m.str());
     }
   }
-  if (s.pipd.max_length % s.pipd.segment_length != 0 || s.pipd.max_length < s.pipd.segment_length) {
-    std::ostringstream m;
-    m << "max-length = " << s.pipd.max_length << " must be a positive multiple of segment-length = "
-      << s.pipd.segment_length;
-    throw InvalidArgument(m.str());
-  }
-  if (s.bm3d.window % 2 == 0)
+  if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
   if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.patch_radius > 3)
     throw InvalidArgument("patch-radius = " + std::to_string(s.nlm.patch_radius) +
@@ -254,6 +252,10 @@ void validate(const DenoiseSettings& s) {
                           "use it with motion-search=on, or a radius of 1 or more");
   if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector)");
+  for (int n : {s.bm3d.group1, s.bm3d.group2})
+    if (n != 0 && n != 8 && n != 16 && n != 32)
+      throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +
+                            " is invalid: expected 0 (the profile's), 8, 16 or 32");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
     throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
 }

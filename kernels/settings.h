@@ -6,9 +6,9 @@
 // PI-PD parameters follow the paper (pipd-isoline-gpu-filter, section VIII,
 // fig. 10): segment length l = 5, maximum isoline length n = 25, Tmax = 1,
 // T2max = 2, isolines one pixel thick; direction-prefilter, our addition, is off
-// by default. BM3D's follow table 1 of
+// by default. BM3D's default profile follows table 1 of
 // bm3d-gpu-honzatko-krulis-2017 (reference step 3, 39x39 search window, both
-// phases); its fixed constants are in bm3d_profile.h.
+// phases); the profiles' constants are in bm3d_profile.h.
 #pragma once
 
 #include <string>
@@ -35,7 +35,7 @@ bool parse_planes(const std::string& s, PlaneSelection* out);
 
 struct PipdParams {
   int segment_length = 5;   // l: pixels per segment
-  int max_length = 25;      // n: maximum isoline length in pixels (a multiple of l)
+  int max_length = 25;      // n: maximum isoline length in pixels (any n: see segments())
   double tmax = 1.0;        // GLRT threshold for lengthening
   double t2max = 2.0;       // GLRT threshold of the hybrid edge detector
   int thickness = 1;        // isoline thickness in pixels: 1 or 3
@@ -44,7 +44,11 @@ struct PipdParams {
   // pixel's direction; 0 picks them on the noisy frame itself, as the paper does.
   int direction_prefilter = 0;
 
-  int max_segments() const { return max_length / segment_length; }
+  // The one rule from n to the isoline: it grows by whole segments of l pixels
+  // while its length stays within n, and always has its first segment:
+  // max(1, floor(n / l)) segments (n = 25, l = 5: the paper's 5). Every (l, n)
+  // is valid, whatever order they are set in.
+  int max_segments() const { return max_length >= segment_length ? max_length / segment_length : 1; }
 };
 
 // The settings docs/PIPD.md recommends for quality (they meet +6 dB on
@@ -106,13 +110,29 @@ NlmParams nlm_video_params();
 // default quality in a fraction of its time (docs/NLM3D.md).
 NlmParams nlm_fast_params();
 
-// BM3D (bm3d-gpu-honzatko-krulis-2017, table 1; see docs/BM3D.md). The defaults
-// are the paper's reference profile; step 8, window 19 and one phase make the
-// fast profile.
+// BM3D's profiles (docs/BM3D.md, kernels/bm3d_profile.h): `paper` follows the GPU
+// paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both
+// phases); `reference` follows Dabov et al.'s reference implementation (BM3D.m:
+// biorthogonal 1.5 in the hard-thresholding phase, DCT in the Wiener phase, Haar
+// across the group, its thresholds and its sigma > 40 profile); `fast` is the paper
+// profile with step 8, window 19 and the basic estimate only. `balanced` is the
+// reference profile with block matching on the guide rounded to 8-bit code values
+// (exact integer distances, the same quality); `quick`, `rapid` and `draft` add
+// less search (a coarser step, a smaller window, smaller groups), for speed:
+// docs/BM3D.md gives their parameters and their measured quality.
+enum class Bm3dProfile { Paper = 0, Reference = 1, Fast = 2, Balanced = 3, Quick = 4, Rapid = 5, Draft = 6 };
+const char* bm3d_profile_name(Bm3dProfile p);
+
+// BM3D parameters. step, window and phases at 0 take the profile's values; a
+// value other than 0 replaces the profile's in both phases (group1 and group2: in
+// phase 1 and 2).
 struct Bm3dParams {
-  int step = 3;     // p: pixels between reference patches, both phases
-  int window = 39;  // n: side of the square search window (odd)
-  int phases = 2;   // 2: hard thresholding then Wiener; 1: the basic estimate only
+  Bm3dProfile profile = Bm3dProfile::Paper;
+  int step = 0;    // p: pixels between reference patches (paper: 3)
+  int window = 0;  // n: side of the square search window, odd (paper: 39)
+  int phases = 0;  // 2: hard thresholding then Wiener; 1: the basic estimate only
+  int group1 = 0;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
+  int group2 = 0;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
 };
 
 struct DenoiseSettings {
@@ -130,7 +150,7 @@ struct DenoiseSettings {
 void validate(const DenoiseSettings& s);
 
 // Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
-enum class ParamGroup { Pipd, Nlm, Bm3d, Noise };
+enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise };  // Hybrid: the hybrid mode's own
 bool param_group_applies(ParamGroup g, Mode m);
 
 // One numeric parameter: what the element's property and the tools' flag are made of.
@@ -144,17 +164,19 @@ struct ParamSpec {
   void (*set)(DenoiseSettings&, double);
   const char* word = nullptr;  // a word that stands for `word_value` (e.g. "auto" for sigma 0)
   double word_value = 0;
-  // For an integer parameter that picks one of several choices: the name of
-  // each value from min to max (e.g. {"cube", "2d"}); null otherwise.
-  const char* const* names = nullptr;
+  // An enumerated parameter: the names of the integer values min, min + 1, ..., max
+  // (nullptr-terminated), accepted in place of the numbers.
+  const char* const* choices = nullptr;
 };
-
-// A parameter's value from its text: a number, its word, or one of its names.
-bool parse_param_value(const ParamSpec& spec, const std::string& text, double* value);
-// The text of a value: its name where the spec has names, else the number.
-std::string param_value_text(const ParamSpec& spec, double value);
 
 const std::vector<ParamSpec>& param_specs();
 const ParamSpec* find_param(const std::string& name);
+
+// Whether going from settings `from` to `to` needs a new stream rather than
+// taking effect from the next frame: when a temporal mode is involved (its window
+// is filtered with one set of parameters) and the mode, the planes or a
+// parameter of the table whose group applies to that mode differ. Between
+// per-frame modes, never. Decided from the table, so a new parameter counts.
+bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to);
 
 }  // namespace cdn

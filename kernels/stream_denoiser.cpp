@@ -1,71 +1,163 @@
-// stream_denoiser.cpp: StreamDenoiser::create, and the stream wrapper of the
-// per-frame modes (each frame is filtered on push and handed back on pop).
+// stream_denoiser.cpp: the front door (stream_denoiser.h): which stream runs
+// (PerFrameStream or TemporalStream, frame_stream.h), and when new settings make
+// a new one.
 #include "stream_denoiser.h"
 
 #include <algorithm>
-#include <deque>
 
 #include "error.h"
-#include "host_frame.h"
+#include "frame_stream.h"
 #include "temporal_stream.h"
 
 namespace cdn {
 
-namespace {
+StreamDenoiser::StreamDenoiser(Backend backend, PixelFormat format, int width, int height,
+                               std::vector<int> cuda_devices)
+    : backend_(backend), format_(format), width_(width), height_(height), devices_(std::move(cuda_devices)) {}
 
-// Per-frame modes on host frames (the CUDA backend uploads and downloads them):
-// push filters into a frame of our own, pop copies it out.
-class PerFrameStream final : public StreamDenoiser {
- public:
-  PerFrameStream(std::unique_ptr<FrameDenoiser> d, PixelFormat f, int w, int h)
-      : den_(std::move(d)), format_(f), width_(w), height_(h) {}
-  Backend backend() const override { return den_->backend(); }
-  const DenoiseSettings& settings() const override { return den_->settings(); }
-  int latency_frames() const override { return 0; }
-  int held() const override { return static_cast<int>(ready_.size()); }
-  bool ready() const override { return !ready_.empty(); }
-  void push(const FrameView& in, void* stream) override {
-    if (in.memory != MemoryKind::Host)
-      throw InvalidArgument("per-frame modes: push host frames here, or use FrameDenoiser for device frames");
-    HostFrame out(format_, width_, height_);
-    den_->process(in, out.view(), stream);
-    ready_.push_back(std::move(out));
-  }
-  bool pop(const FrameView& out, void*) override {
-    if (ready_.empty()) return false;
-    if (out.memory != MemoryKind::Host) throw InvalidArgument("per-frame modes: pop into host frames");
-    copy_host_frame(ready_.front().view(), out);
-    ready_.pop_front();
-    return true;
-  }
-  void finish() override {}
-  void reset() override { ready_.clear(); }
-
- private:
-  std::unique_ptr<FrameDenoiser> den_;
-  PixelFormat format_;
-  int width_, height_;
-  std::deque<HostFrame> ready_;
-};
-
-}  // namespace
-
-int StreamDenoiser::latency_frames_for(const DenoiseSettings& s, int cuda_devices) {
-  return is_temporal(s.mode) ? TemporalStream::latency_for(s, std::max(1, cuda_devices)) : 0;
-}
+StreamDenoiser::~StreamDenoiser() = default;
 
 std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const DenoiseSettings& settings,
                                                        PixelFormat format, int width, int height,
                                                        const std::vector<int>& cuda_devices) {
   validate(settings);
-  if (!is_temporal(settings.mode))
-    return std::make_unique<PerFrameStream>(FrameDenoiser::create(backend, settings), format, width, height);
-  if (resolve_backend(backend) == Backend::Cpu) return make_cpu_temporal_stream(settings, format, width, height);
-#ifdef CDN_HAVE_CUDA
-  return make_cuda_temporal_stream(settings, format, width, height, cuda_devices);
-#else
-  throw Error("unreachable: CUDA resolved in a build without CUDA");
-#endif
+  if (width <= 0 || height <= 0) throw InvalidArgument("frame size must be positive");
+  std::unique_ptr<StreamDenoiser> d(new StreamDenoiser(resolve_backend(backend), format, width, height, cuda_devices));
+  d->build(settings);
+  return d;
 }
+
+void StreamDenoiser::build(const DenoiseSettings& s) {
+  // The old stream goes first: its frames (device memory) are not needed any more.
+  impl_.reset();
+  per_frame_ = nullptr;
+  if (is_temporal(s.mode)) {
+    if (backend_ == Backend::Cpu) {
+      impl_ = make_cpu_temporal_stream(s, format_, width_, height_);
+    } else {
+#ifdef CDN_HAVE_CUDA
+      impl_ = make_cuda_temporal_stream(s, format_, width_, height_, devices_);
+#endif
+    }
+  } else {
+    auto stream = std::make_unique<PerFrameStream>(make_frame_denoiser(backend_, s), format_, width_, height_);
+    per_frame_ = &stream->denoiser();
+    per_frame_->set_cancel_flag(cancel_);
+    impl_ = std::move(stream);
+  }
+  if (!impl_) throw Error("no temporal stream for this backend in this build");
+  settings_ = s;
+  has_pending_ = false;
+  in_stream_ = finished_ = false;
+}
+
+FrameStream& StreamDenoiser::impl() const {
+  if (!impl_) throw Error("the denoiser failed to make its stream for new settings; make a new one");
+  return *impl_;
+}
+
+Backend StreamDenoiser::backend() const { return backend_; }
+
+void StreamDenoiser::set_settings(const DenoiseSettings& s) {
+  validate(s);
+  if (!restarts_stream(settings_, s)) {
+    // From the next frame (a temporal stream ignores parameters of other modes).
+    if (per_frame_) per_frame_->set_settings(s);
+    settings_ = s;
+    has_pending_ = false;
+  } else if (idle()) {
+    build(s);
+  } else {
+    pending_ = s;
+    has_pending_ = true;
+  }
+}
+
+void StreamDenoiser::start_over() {
+  impl().reset();
+  in_stream_ = finished_ = false;
+}
+
+int StreamDenoiser::latency_frames_for(const DenoiseSettings& s, int cuda_devices) {
+  return is_temporal(s.mode) ? TemporalStream::latency_for(s, std::max(1, cuda_devices)) : 0;
+}
+
+int StreamDenoiser::latency_frames() const {
+  const int devices = static_cast<int>(devices_.size());
+  const int next = has_pending_ ? latency_frames_for(pending_, devices) : 0;
+  if (idle() && has_pending_) return next;
+  return std::max(impl().latency_frames(), next);
+}
+
+bool StreamDenoiser::per_frame() const {
+  if (has_pending_ && idle()) return !is_temporal(pending_.mode);
+  return per_frame_ != nullptr;
+}
+
+bool StreamDenoiser::may_drop_frames() const { return per_frame() && !(has_pending_ && is_temporal(pending_.mode)); }
+
+void StreamDenoiser::start_pending() {
+  if (has_pending_ && idle()) build(pending_);
+}
+
+void StreamDenoiser::check_geometry(const FrameView& f) const {
+  if (f.format != format_ || f.width != width_ || f.height != height_)
+    throw InvalidArgument(std::string("frame is ") + format_name(f.format) + " " + std::to_string(f.width) + "x" +
+                          std::to_string(f.height) + ", the stream " + format_name(format_) + " " +
+                          std::to_string(width_) + "x" + std::to_string(height_));
+}
+
+void StreamDenoiser::process(const FrameView& in, const FrameView& out, void* stream) {
+  start_pending();
+  if (!per_frame_)
+    throw InvalidArgument(std::string("mode ") + mode_name(settings_.mode) + " filters a window: push() and pop()");
+  check_geometry(in);
+  if (impl_->held() > 0) throw InvalidArgument("process() while pushed frames wait: pop() them first");
+  per_frame_->process(in, out, stream);
+}
+
+void StreamDenoiser::enqueue(const FrameView& in, const FrameView& out, void* stream) {
+  start_pending();
+  if (!per_frame_)
+    throw InvalidArgument(std::string("mode ") + mode_name(settings_.mode) + " filters a window: push() and pop()");
+  check_geometry(in);
+  if (impl_->held() > 0) throw InvalidArgument("enqueue() while pushed frames wait: pop() them first");
+  per_frame_->enqueue(in, out, stream);
+}
+
+void StreamDenoiser::push(const FrameView& in, void* stream) {
+  if (finished_) {
+    if (impl().held() > 0) throw InvalidArgument("push() after finish(): pop() every frame first, or reset()");
+    start_over();
+  }
+  check_geometry(in);
+  start_pending();
+  impl().push(in, stream);
+  in_stream_ = !per_frame_;
+}
+
+bool StreamDenoiser::pop(const FrameView& out, void* stream) {
+  if (!impl().pop(out, stream)) return false;
+  if (finished_ && impl_->held() == 0) start_over();  // the last frame of the stream is out
+  return true;
+}
+
+bool StreamDenoiser::ready() const { return impl().ready(); }
+int StreamDenoiser::held() const { return impl().held(); }
+
+void StreamDenoiser::finish() {
+  impl().finish();
+  finished_ = true;
+  if (impl_->held() == 0) start_over();
+}
+
+void StreamDenoiser::reset() { start_over(); }
+
+void StreamDenoiser::set_cancel_flag(const std::atomic<bool>* flag) {
+  cancel_ = flag;
+  if (per_frame_) per_frame_->set_cancel_flag(flag);
+}
+
+bool StreamDenoiser::idle() const { return !in_stream_ && impl().held() == 0; }
 
 }  // namespace cdn

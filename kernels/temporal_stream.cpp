@@ -1,35 +1,40 @@
-// temporal_stream.cpp: window bookkeeping of the temporal mode (temporal_stream.h)
-// and the CPU backend over nlm3d_reference.
+// temporal_stream.cpp: the window's bookkeeping (temporal_stream.h) and its CPU
+// backend (host frames; the mode's CPU WindowFilter).
 #include "temporal_stream.h"
 
 #include "error.h"
 #include "host_frame.h"
-#include "nlm3d_guide.h"
-#include "nlm3d_reference.h"
 #include "noise_estimate.h"
-#include "parallel.h"
 #include "plane_copy.h"
 
 namespace cdn {
 
-TemporalStream::TemporalStream(const DenoiseSettings& settings, PixelFormat format, int width, int height, int lanes)
+TemporalStream::TemporalStream(const DenoiseSettings& settings, const WindowShape& shape, PixelFormat format,
+                               int width, int height, int lanes)
     : settings_(settings),
+      shape_(shape),
       format_(format),
       width_(width),
       height_(height),
-      sched_(settings.nlm.chunk_size, settings.nlm.reach()),
+      sched_(shape_),
       lanes_(lanes) {
   validate(settings);
   if (width <= 0 || height <= 0) throw InvalidArgument("frame size must be positive");
   if (lanes < 1) throw InvalidArgument("temporal denoiser: at least one lane is needed");
+  if (shape.before < 0 || shape.after < 0 || shape.chunk < 1) throw InvalidArgument("temporal denoiser: bad window");
 }
 
-int TemporalStream::latency_for(const DenoiseSettings& s, int lanes) {
-  return lanes * s.nlm.chunk_size - 1 + s.nlm.reach();
-}
-
-int TemporalStream::frames_needed(const DenoiseSettings& s, int lanes) {
-  return 2 * lanes * s.nlm.chunk_size + 2 * s.nlm.reach() + 1;
+ChunkJob TemporalStream::job_of(const Chunk& chunk, const std::vector<Frame>& window,
+                                const std::vector<Frame>& outputs, int filtered) {
+  ChunkJob job;
+  for (const Frame& f : window) job.window.push_back(f.get());
+  for (const Frame& f : outputs) job.outputs.push_back(f.get());
+  job.window_first = chunk.window_begin;
+  job.out_first = chunk.begin;
+  job.stream_length = chunk.stream_length;
+  job.sigma = chunk.sigma;
+  job.filtered = filtered;
+  return job;
 }
 
 void TemporalStream::reset() {
@@ -39,10 +44,18 @@ void TemporalStream::reset() {
   front_popped_ = 0;
   sched_.reset();
   inputs_.clear();
+  sigmas_.clear();
   first_input_ = 0;
   popped_ = 0;
   launched_ = 0;
-  sigma_ = -1;
+  first_sigma_ = -1;
+}
+
+double TemporalStream::sigma_of(const FrameView& f, void* stream) {
+  // Given (in 8-bit code values, scaled to the luma's depth), or the first frame's
+  // estimate for every frame. A tracker of the noise over time would go here.
+  if (first_sigma_ < 0) first_sigma_ = settings_.sigma > 0 ? luma_sigma(f, settings_.sigma) : estimate_sigma(f, stream);
+  return first_sigma_;
 }
 
 void TemporalStream::push(const FrameView& in, void* stream) {
@@ -51,10 +64,10 @@ void TemporalStream::push(const FrameView& in, void* stream) {
     throw InvalidArgument("temporal denoiser: frame format or size changed; reset() or make a new denoiser");
   Frame f = new_frame(stream);
   copy_frame(in, *f, stream);
-  if (sigma_ < 0)  // given (in 8-bit code values, scaled to the luma's depth) or estimated
-    sigma_ = settings_.sigma > 0 ? luma_sigma(*f, settings_.sigma) : estimate_sigma(*f, stream);
+  const double sigma = sigma_of(*f, stream);
   synchronize(stream);  // `in` may be reused as soon as push() returns
   inputs_.push_back(std::move(f));
+  sigmas_.push_back(sigma);
   sched_.pushed();
   dispatch(stream);
 }
@@ -68,8 +81,10 @@ void TemporalStream::dispatch(void* stream) {
     chunk.window_begin = sched_.window_begin(begin);
     chunk.stream_length = sched_.stream_length();
     for (int t = chunk.window_begin; t < sched_.window_end(end); ++t) chunk.window.push_back(inputs_[t - first_input_]);
-    for (int t = begin; t < end; ++t) chunk.outputs.push_back(new_frame(stream));
-    chunk.sigma = sigma_;
+    for (int t = begin; t < end; ++t) {
+      chunk.outputs.push_back(new_frame(stream));
+      chunk.sigma.push_back(sigmas_[t - first_input_]);
+    }
     // A lane is free: the running chunks hold the previous lanes - 1 lanes, in turn.
     chunk.lane = launched_++ % lanes_;
     for (int p = 0; p < format_info(format_).planes; ++p)
@@ -81,6 +96,7 @@ void TemporalStream::dispatch(void* stream) {
     // Inputs no later chunk reads; the running chunks keep their own window alive.
     while (first_input_ < sched_.oldest_needed()) {
       inputs_.pop_front();
+      sigmas_.pop_front();
       ++first_input_;
     }
   }
@@ -121,7 +137,8 @@ namespace {
 
 class CpuTemporalStream final : public TemporalStream {
  public:
-  using TemporalStream::TemporalStream;
+  CpuTemporalStream(const DenoiseSettings& s, PixelFormat f, int w, int h)
+      : TemporalStream(s, f, w, h), filter_(make_cpu_window_filter(s, f)) {}
   Backend backend() const override { return Backend::Cpu; }
 
  protected:
@@ -139,61 +156,24 @@ class CpuTemporalStream final : public TemporalStream {
     HostFrame* raw = owner.get();
     return Frame(&raw->view(), [pool, owner](const FrameView*) mutable { pool->push_back(std::move(owner)); });
   }
-  void copy_frame(const FrameView& from, const FrameView& to, void*) override {
-    copy_host_frame(from, to);
-  }
+  void copy_frame(const FrameView& from, const FrameView& to, void*) override { copy_host_frame(from, to); }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
-  double estimate_sigma(const FrameView& first, void*) override { return luma_sigma(first, 0); }
+  double estimate_sigma(const FrameView& frame, void*) override { return luma_sigma(frame, 0); }
   void launch(Chunk& chunk, int filtered, void*) override {
-    // Synchronous: the chunk is done when launch() returns.
-    for (const NlmPass& pass : nlm_passes(format_, filtered)) {
-      const int nv = static_cast<int>(pass.values.size());
-      std::vector<FrameWindow> values(nv);
-      for (int v = 0; v < nv; ++v) {
-        values[v].first = chunk.window_begin;
-        values[v].stream_length = chunk.stream_length;
-        for (const auto& f : chunk.window) values[v].frames.push_back(components(*f)[pass.values[v]]);
-      }
-      // The guide: the luma itself, or its block means made here (at the values' size).
-      FrameWindow guide;
-      guide.first = chunk.window_begin;
-      guide.stream_length = chunk.stream_length;
-      std::vector<HostFrame> made;
-      made.reserve(chunk.window.size());
-      for (const auto& f : chunk.window) {
-        const PlaneView luma = components(*f)[0];
-        if (pass.fx == 1 && pass.fy == 1) {
-          guide.frames.push_back(luma);
-          continue;
-        }
-        const PlaneView& size = values[0].frames[guide.frames.size()];
-        made.emplace_back(PixelFormat::GRAY16_LE, size.width, size.height);
-        const PlaneView g = components(made.back().view())[0];
-        for (int y = 0; y < g.height; ++y)
-          for (int x = 0; x < g.width; ++x) g.set(x, y, luma_guide_sample(luma, x, y, pass.fx, pass.fy));
-        guide.frames.push_back(g);
-      }
-      // Frames of a chunk are independent: one thread per frame (several per frame for a chunk of one).
-      const int n = chunk.end - chunk.begin;
-      const int inner = n == 1 ? 0 : 1;
-      parallel_rows(n, 0, [&](int i) {
-        std::vector<PlaneView> outs;
-        for (int c : pass.values) outs.push_back(components(*chunk.outputs[i])[c]);
-        nlm3d_guided_reference(guide, values, chunk.begin + i, outs, settings_.nlm, chunk.sigma, inner);
-      });
-    }
+    filter_->run(job_of(chunk, chunk.window, chunk.outputs, filtered), nullptr);  // done on return
   }
   bool done(const Chunk&, bool, void*) const override { return true; }
   void synchronize(void*) override {}
 
  private:
+  std::unique_ptr<WindowFilter> filter_;
   std::shared_ptr<std::vector<std::shared_ptr<HostFrame>>> free_ =
       std::make_shared<std::vector<std::shared_ptr<HostFrame>>>();
 };
 
 }  // namespace
 
-std::unique_ptr<StreamDenoiser> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h) {
+std::unique_ptr<TemporalStream> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h) {
   return std::make_unique<CpuTemporalStream>(s, f, w, h);
 }
 

@@ -22,26 +22,26 @@ Decode-only against decode + cudadenoise on the same H.264 clip, in one run.
 Prints each pipeline it runs and a summary line per pipeline.
 
   -i, --input FILE       H.264 clip (default: one made with x264enc in a temp dir)
-  --size WxH             size of the made clip (default: 1920x1080)
+  --size WxH             size of the made clip (default: 1920x1080; with -i, the clip's own)
   --frames N             frames of the made clip (default: 600)
   --decoder auto|nvh264dec|avdec_h264
                          (default: auto, nvh264dec when present)
   --repeat N             runs of each pipeline, median reported (default: 3)
   --keep                 keep the made clip
-$COMMON_HELP
-  (default mode here: hybrid; --sink is ignored: both pipelines end in fakesink)
+$(common_help)
+  (--sink is ignored: every pipeline ends in fakesink)
 
 Example:
   $(basename "$0") --size 3840x2160 --frames 300
 EOF
 }
 
-MODE=hybrid INPUT="" SIZE=1920x1080 FRAMES=600 DECODER=auto REPEAT=3 KEEP=0
+MODE=hybrid INPUT="" SIZE="" FRAMES=600 DECODER=auto REPEAT=3 KEEP=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
-    -i | --input) INPUT="${2:?--input needs a file}"; shift 2 ;;
-    --size) SIZE="${2:?}"; shift 2 ;;
+    -i | --input) set_once INPUT "$1" "${2:?--input needs a file}"; shift 2 ;;
+    --size) set_once SIZE "$1" "${2:?}"; shift 2 ;;
     --frames) FRAMES="${2:?}"; shift 2 ;;
     --decoder) DECODER="${2:?}"; shift 2 ;;
     --repeat) REPEAT="${2:?}"; shift 2 ;;
@@ -49,6 +49,16 @@ while [ $# -gt 0 ]; do
     *) parse_common_option "$@" || die "unknown option $1 (see --help)"; shift "$SHIFT_BY" ;;
   esac
 done
+if [ -n "$INPUT" ]; then
+  # The clip's own size and codec, for the summary and the decoder.
+  [ -z "$SIZE" ] || die "--size is for the made clip: $INPUT has its own size"
+  [ -r "$INPUT" ] || die "cannot read $INPUT"
+  probe_streams "$INPUT"
+  [ "$(caps_name "$PROBE_VIDEO")" = video/x-h264 ] ||
+    die "$INPUT: benchmark.sh takes H.264 clips; its video is ${PROBE_VIDEO:+$(caps_name "$PROBE_VIDEO")}${PROBE_VIDEO:-missing${PROBE_ERROR:+ ($PROBE_ERROR)}}"
+  SIZE="${PROBE_WIDTH}x${PROBE_HEIGHT}"
+fi
+[ -n "$SIZE" ] || SIZE=1920x1080
 [[ "$SIZE" =~ ^([0-9]+)x([0-9]+)$ ]] || die "--size must be WxH"
 if [ "$NUM_BUFFERS" -ge 0 ]; then FRAMES="$NUM_BUFFERS"; fi
 DEC=$(pick_decoder "$DECODER")

@@ -18,6 +18,23 @@ die() {
   exit 2
 }
 
+# fail CODE MESSAGE: like die, with another exit status (5: an output that
+# cannot be written, as for cudadenoise-transcode).
+fail() {
+  local code="$1"
+  shift
+  echo "$(basename "$0"): $*" >&2
+  exit "$code"
+}
+
+# set_once NAME FLAG VALUE: sets the variable NAME to VALUE, refusing a second
+# value (a second -i used to replace the first without a word).
+set_once() {
+  local -n var="$1"
+  [ -z "$var" ] || die "$2 given twice ('$var' and '$3'): give it once"
+  var="$3"
+}
+
 # --atleast-version: without it --exists also demands a plugin version >= the
 # GStreamer core version, which our 0.x plugin does not have.
 have() { gst-inspect-1.0 --exists --atleast-version=0.0.0 "$1" 2>/dev/null; }
@@ -32,7 +49,7 @@ parse_common_option() {
   case "$1" in
     --num-buffers) NUM_BUFFERS="${2:?--num-buffers needs a number}" ;;
     --sink) SINK="${2:?--sink needs an element}" ;;
-    --mode) MODE="${2:?--mode needs pipd, hybrid or nlm3d}" ;;
+    --mode) MODE="${2:?--mode needs pipd, hybrid, nlm3d or bm3d}" ;;
     --backend) BACKEND="${2:?--backend needs auto, cuda or cpu}" ;;
     --props) PROPS="${2?--props needs a string}" ;;
     --dry-run) DRY_RUN=1; SHIFT_BY=1 ;;
@@ -41,18 +58,25 @@ parse_common_option() {
   return 0
 }
 
-COMMON_HELP="  --mode pipd|hybrid|nlm3d
-                         denoising algorithm (default: pipd); nlm3d holds a window of
+# The options every script takes, for its --help; the default mode is the
+# script's own ($MODE when it is called).
+common_help() {
+  cat <<EOF
+  --mode pipd|hybrid|nlm3d|bm3d
+                         denoising algorithm (default: $MODE); nlm3d holds a window of
                          frames (latency chunk-size - 1 + temporal-radius + patch-radius
-                         frames: 55 at the defaults, try --props \"chunk-size=4\")
+                         frames: 55 at the defaults, try --props "chunk-size=4"); bm3d is
+                         the offline mode: the best quality, tens of ms a frame on a GPU
   --backend auto|cuda|cpu
                          where cudadenoise filters (default: auto)
-  --props \"k=v ...\"      more cudadenoise properties (e.g. \"tmax=1.5 planes=luma\"; PI-PD's
-                         quality settings: \"direction-prefilter=1 thickness=3 t2max=1\")
+  --props "k=v ..."      more cudadenoise properties (e.g. "tmax=1.5 planes=luma"; PI-PD's
+                         quality settings: "direction-prefilter=1 thickness=3 t2max=1")
   --num-buffers N        stop after N frames (default: until the end)
   --sink ELEMENT         sink to use instead of the default (e.g. fakesink)
   --dry-run              print the pipeline without running it
-  -h, --help             this help"
+  -h, --help             this help
+EOF
+}
 
 # cudadenoise with the chosen mode, backend and extra properties.
 add_denoise() {
@@ -69,7 +93,13 @@ pick_memory() {
   local want="$1"
   case "$want" in
     system) echo system ;;
-    cuda) echo cuda ;;
+    cuda)
+      [ "$BACKEND" != cpu ] || die "--memory cuda needs a CUDA backend, not --backend cpu"
+      [ "$DRY_RUN" = 1 ] || { have cudaupload && have cudadownload; } ||
+        die "--memory cuda needs a usable NVIDIA GPU: GStreamer's nvcodec plugin registers cudaupload and" \
+          "cudadownload only when the CUDA driver loads and finds a device, and here it did not" \
+          "(see nvidia-smi; without a GPU use --memory system)"
+      echo cuda ;;
     auto)
       if [ "$BACKEND" != cpu ] && have cudaupload && have cudadownload; then echo cuda; else echo system; fi ;;
     *) die "--memory must be auto, cuda or system" ;;
@@ -81,7 +111,11 @@ pick_memory() {
 pick_decoder() {
   local want="$1"
   if [ "$want" != auto ]; then
-    have "$want" || die "decoder $want is not available"
+    case "$want" in
+      nv*) have "$want" || die "decoder $want is not available: nvcodec registers it only with a usable NVIDIA" \
+        "GPU and driver (use --decoder auto or an avdec_* decoder)" ;;
+      *) have "$want" || die "decoder $want is not available" ;;
+    esac
     echo "$want"
   elif [ "$BACKEND" != cpu ] && have nvh264dec; then
     echo nvh264dec
@@ -107,6 +141,36 @@ add_h264_source() {
   [ -n "$demux" ] && add ! "$demux"
   add ! h264parse ! "$dec"
 }
+
+# probe_streams FILE: what FILE holds, from parsebin (typefind, demuxer and
+# parsers, no decoding) on its first packets. Sets PROBE_VIDEO (the first video
+# stream's caps, "" for none), PROBE_AUDIO (an array: each audio stream's caps),
+# PROBE_WIDTH and PROBE_HEIGHT (of the video), PROBE_ORIENTATION (its
+# image-orientation tag, e.g. rotate-90; "" for none) and PROBE_ERROR (what
+# GStreamer said when it could not read FILE). Every stream goes into one funnel
+# and a fakesink that stops after 100 packets, so it ends quickly whatever the
+# number of streams.
+probe_streams() {
+  local file="$1" out caps branches=() i
+  PROBE_VIDEO="" PROBE_AUDIO=() PROBE_WIDTH="" PROBE_HEIGHT="" PROBE_ORIENTATION="" PROBE_ERROR=""
+  for ((i = 0; i < 8; i++)); do branches+=(d. ! f.); done
+  out=$(timeout 60 gst-launch-1.0 -v -t filesrc "location=$file" ! parsebin name=d "${branches[@]}" \
+    funnel name=f ! fakesink num-buffers=100 2>&1) || true
+  while IFS= read -r caps; do
+    case "$caps" in
+      video/*) if [ -z "$PROBE_VIDEO" ]; then PROBE_VIDEO="$caps"; fi ;;
+      audio/*) PROBE_AUDIO+=("$caps") ;;
+    esac
+  done < <(awk -F': caps = ' '/GstFunnelPad:funnelpad[0-9]+: caps = / {
+             split($1, a, "GstFunnelPad:"); if (!seen[a[2]]++) print $2 }' <<<"$out")
+  [[ "$PROBE_VIDEO" =~ width=\(int\)([0-9]+) ]] && PROBE_WIDTH="${BASH_REMATCH[1]}"
+  [[ "$PROBE_VIDEO" =~ height=\(int\)([0-9]+) ]] && PROBE_HEIGHT="${BASH_REMATCH[1]}"
+  PROBE_ORIENTATION=$(sed -n 's/^ *image orientation: *\([a-z0-9-]*\).*/\1/p' <<<"$out" | head -n 1)
+  PROBE_ERROR=$(sed -n 's/^ERROR: from element [^ ]*: //p' <<<"$out" | head -n 1)
+}
+
+# The caps' media type: "video/x-h264" of "video/x-h264, stream-format=...".
+caps_name() { echo "${1%%,*}"; }
 
 # After the source: stop after NUM_BUFFERS frames (sources without num-buffers).
 # identity eos-after=N ends the stream on the N-th buffer, passing N-1 of them.

@@ -26,7 +26,7 @@ pipeline it runs.
                          0 for a camera)
   --memory auto|cuda|system
                          memory of the denoising branch (default: auto)
-$COMMON_HELP
+$(common_help)
   (default sink: autovideosink sync=false)
 
 Example:

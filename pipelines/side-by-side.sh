@@ -23,7 +23,7 @@ it runs.
   --sigma S              noise added by cudaaddnoise, 8-bit code values (default: 20; 0: none)
   --memory auto|cuda|system
                          memory of the denoising branch (default: auto)
-$COMMON_HELP
+$(common_help)
   (default sink: autovideosink)
 
 Example:
@@ -36,7 +36,7 @@ INPUT="" PATTERN=smpte SIZE=640x360 SIGMA=20 MEMORY_OPT=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
-    -i | --input) INPUT="${2:?--input needs a file}"; shift 2 ;;
+    -i | --input) set_once INPUT "$1" "${2:?--input needs a file}"; shift 2 ;;
     --pattern) PATTERN="${2:?}"; shift 2 ;;
     --size) SIZE="${2:?}"; shift 2 ;;
     --sigma) SIGMA="${2:?}"; shift 2 ;;

@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# transcode.sh: denoise an H.264 file into a new H.264 MP4.
+# transcode.sh: denoise the video of an H.264 or HEVC file into a new H.264 MP4
+# (or Matroska), keeping its audio.
 #
-# Decodes with nvh264dec when it is registered (a usable NVIDIA GPU), else
-# avdec_h264; encodes with nvh264enc when it is registered, else x264enc (after
-# cudadownload when the frames are in CUDA memory). With nvh264dec and
-# nvh264enc the frames never leave the GPU.
+# Looks at the input first (parsebin: codecs, audio streams, rotation), then
+# decodes with nvh264dec/nvh265dec when registered (a usable NVIDIA GPU), else
+# avdec_h264/avdec_h265; encodes with nvh264enc when registered, else x264enc
+# (after cudadownload when the frames are in CUDA memory). With an NVIDIA
+# decoder and nvh264enc the frames never leave the GPU. Audio streams the
+# container can hold are copied (no re-encoding); others are dropped with a
+# note. A rotated phone clip (image-orientation tag) is turned upright with
+# videoflip, since GStreamer 1.22's mp4mux cannot store a rotation.
+#
+# The output is written the way cudadenoise-transcode writes it: never over the
+# input (same device and inode, so symlinks and hard links count), never over
+# an existing file without -y (-n refuses explicitly), into a temporary file
+# beside it that is renamed only when the pipeline succeeded; on failure,
+# Ctrl-C or SIGTERM the temporary file is removed and OUTPUT is left as it was.
+# A symlink OUTPUT is written through (the file it names is replaced).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
@@ -14,18 +26,30 @@ usage() {
   cat <<EOF
 Usage: $(basename "$0") -i INPUT [-o OUTPUT] [options]
 
-Denoises an H.264 video (mp4, mov, mkv, ts or raw .h264) with cudadenoise and
-writes H.264 in MP4. Prints the gst-launch-1.0 pipeline it runs.
+Denoises an H.264 or HEVC video (mp4, mov, mkv, ts, raw .h264/.h265, ...) with
+cudadenoise and writes H.264 in MP4 (or Matroska for a .mkv OUTPUT), with the
+input's audio copied. Prints the gst-launch-1.0 pipeline it runs.
 
-  -i, --input FILE       input video (H.264)
-  -o, --output FILE      output .mp4 (default: INPUT without extension + -denoised.mp4)
-  --decoder auto|nvh264dec|avdec_h264
-                         H.264 decoder (default: auto, nvh264dec when present)
+  -i, --input FILE       input video (H.264 or HEVC)
+  -o, --output FILE      output .mp4, .m4v, .mov or .mkv (default: INPUT without
+                         extension + -denoised.mp4); written to a temporary file beside
+                         it and renamed at the end; never the input
+  -y                     overwrite OUTPUT if it exists
+  -n                     never overwrite OUTPUT (the default without -y)
+  --no-audio             drop the audio instead of copying it (--num-buffers drops it too:
+                         it would outlast the cut video)
+  --decoder auto|nvh264dec|avdec_h264|nvh265dec|avdec_h265
+                         video decoder (default: auto, the NVIDIA one when present)
   --encoder auto|nvh264enc|x264enc
                          H.264 encoder (default: auto, nvh264enc when present;
                          H100/H200 have no NVENC, so x264enc there)
   --bitrate KBPS         encoder bitrate in kbit/s (default: 8000)
-$COMMON_HELP
+$(common_help)
+
+Exit status: 0 success, 1 the pipeline failed, 2 bad arguments or input, 5 OUTPUT
+exists (without -y) or cannot be written, 130/143 interrupted (Ctrl-C/SIGTERM).
+Interlaced video is refused by cudadenoise (deinterlace it first, or use
+cudadenoise-transcode, which filters its fields apart).
 
 Example:
   $(basename "$0") -i noisy.mp4 -o clean.mp4 --mode hybrid
@@ -33,12 +57,15 @@ Example:
 EOF
 }
 
-INPUT="" OUTPUT="" DECODER=auto ENCODER=auto BITRATE=8000
+INPUT="" OUTPUT="" DECODER=auto ENCODER=auto BITRATE=8000 YES=0 NO=0 AUDIO=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
-    -i | --input) INPUT="${2:?--input needs a file}"; shift 2 ;;
-    -o | --output) OUTPUT="${2:?--output needs a file}"; shift 2 ;;
+    -i | --input) set_once INPUT "$1" "${2:?--input needs a file}"; shift 2 ;;
+    -o | --output) set_once OUTPUT "$1" "${2:?--output needs a file}"; shift 2 ;;
+    -y) YES=1; shift ;;
+    -n) NO=1; shift ;;
+    --no-audio) AUDIO=0; shift ;;
     --decoder) DECODER="${2:?}"; shift 2 ;;
     --encoder) ENCODER="${2:?}"; shift 2 ;;
     --bitrate) BITRATE="${2:?}"; shift 2 ;;
@@ -46,9 +73,56 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$INPUT" ] || { usage >&2; exit 2; }
+[ "$YES" = 1 ] && [ "$NO" = 1 ] && die "-y and -n exclude each other"
+[ -r "$INPUT" ] && [ -f "$INPUT" ] || die "cannot read $INPUT"
 [ -n "$OUTPUT" ] || OUTPUT="${INPUT%.*}-denoised.mp4"
+TO_FILE=1
+[ -n "$SINK" ] && TO_FILE=0
 
-DEC=$(pick_decoder "$DECODER")
+# ---- the output: never the input, -y/-n, the container ----------------------
+if [ "$TO_FILE" = 1 ]; then
+  case "${OUTPUT,,}" in
+    *.mp4 | *.m4v) MUXER=mp4mux ;;
+    *.mov) MUXER=qtmux ;;
+    *.mkv) MUXER=matroskamux ;;
+    *) die "cannot tell the container from '$OUTPUT': use .mp4, .m4v, .mov or .mkv" ;;
+  esac
+  if [ -e "$OUTPUT" ] && [ "$(stat -L -c %d:%i -- "$OUTPUT")" = "$(stat -L -c %d:%i -- "$INPUT")" ]; then
+    die "$OUTPUT: the output is the input file"
+  fi
+  [ -d "$OUTPUT" ] && fail 5 "$OUTPUT: is a directory"
+  if [ -e "$OUTPUT" ] && [ "$YES" = 0 ]; then
+    [ "$NO" = 1 ] && fail 5 "$OUTPUT already exists; not overwriting (-n)"
+    fail 5 "$OUTPUT already exists (use -y to overwrite it)"
+  fi
+  REAL=$(readlink -m -- "$OUTPUT")  # a symlink is written through
+  OUT_DIR=$(dirname -- "$REAL")
+  [ -d "$OUT_DIR" ] || fail 5 "cannot write to $OUT_DIR: No such directory"
+  [ -w "$OUT_DIR" ] || fail 5 "cannot write to $OUT_DIR: Permission denied"
+fi
+
+# ---- the input: what it holds ------------------------------------------------
+probe_streams "$INPUT"
+if [ -z "$PROBE_VIDEO" ]; then
+  die "$INPUT: no video stream found${PROBE_ERROR:+ ($PROBE_ERROR)}"
+fi
+case "$(caps_name "$PROBE_VIDEO")" in
+  video/x-h264) CODEC=h264 ;;
+  video/x-h265) CODEC=h265 ;;
+  *) die "$INPUT: the video is $(caps_name "$PROBE_VIDEO"); this script decodes H.264 and HEVC only." \
+    "cudadenoise-transcode takes any codec FFmpeg decodes" ;;
+esac
+
+if [ "$DECODER" = auto ]; then
+  if [ "$BACKEND" != cpu ] && have "nv${CODEC}dec"; then DEC="nv${CODEC}dec"; else DEC="avdec_$CODEC"; fi
+  have "$DEC" || die "no $CODEC decoder (nv${CODEC}dec or avdec_$CODEC) is available"
+else
+  case "$DECODER" in
+    *"$CODEC"*) ;;
+    *) die "--decoder $DECODER cannot decode $INPUT's video ($CODEC)" ;;
+  esac
+  DEC=$(pick_decoder "$DECODER")
+fi
 case "$ENCODER" in
   auto) if [ "$BACKEND" != cpu ] && have nvh264enc; then ENC=nvh264enc; else ENC=x264enc; fi ;;
   nvh264enc | x264enc) ENC="$ENCODER" ;;
@@ -56,17 +130,53 @@ case "$ENCODER" in
 esac
 have "$ENC" || die "encoder $ENC is not available"
 
-add_h264_source "$INPUT" "$DEC"
+# Audio the container holds is copied; the rest is named and dropped.
+AUDIO_KEPT=() AUDIO_NOTES=()
+if [ "$TO_FILE" = 1 ]; then
+  for caps in "${PROBE_AUDIO[@]}"; do
+    name=$(caps_name "$caps")
+    if [ "$AUDIO" = 0 ]; then
+      AUDIO_NOTES+=("audio ($name) dropped (--no-audio)")
+      continue
+    fi
+    # Cut after N frames, the video would end long before the audio (and qtdemux
+    # takes a track under 20% of the file's length for a preview and skips it).
+    if [ "$NUM_BUFFERS" -ge 0 ]; then
+      AUDIO_NOTES+=("audio ($name) dropped: --num-buffers cuts the video only")
+      continue
+    fi
+    case "$MUXER:$name" in
+      *:audio/mpeg | *:audio/x-ac3 | *:audio/x-opus | mp4mux:audio/x-alac | qtmux:audio/x-alac) AUDIO_KEPT+=("$name") ;;
+      matroskamux:audio/x-eac3 | matroskamux:audio/x-vorbis | matroskamux:audio/x-flac | matroskamux:audio/x-raw)
+        AUDIO_KEPT+=("$name") ;;
+      *) AUDIO_NOTES+=("audio ($name) cannot go into $MUXER: dropped (an .mkv OUTPUT keeps more kinds)") ;;
+    esac
+  done
+fi
+ROTATE=0
+case "$PROBE_ORIENTATION" in "" | rotate-0) ;; *) ROTATE=1 ;; esac
+
+# ---- the pipeline ------------------------------------------------------------
+add filesrc "location=$INPUT" ! parsebin name=d
+# The video: parsebin's pad whose caps the parser takes; a queue decouples it
+# from the audio (both come from parsebin's thread; without unbounded queues on
+# compressed data a window of held frames could stall the demuxer).
+add d. ! "${CODEC}parse" ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "$DEC"
 add_frame_limit
-if [ "$DEC" = nvh264dec ]; then
+if [[ "$DEC" == nv* ]]; then
   # CUDA memory from the decoder: filtered where it is.
   add !
   add_denoise
-  [ "$ENC" = x264enc ] && add ! cudadownload
+  if [ "$ROTATE" = 1 ]; then
+    add ! cudadownload ! videoflip video-direction=auto
+  elif [ "$ENC" = x264enc ]; then
+    add ! cudadownload
+  fi
 else
-  # System memory (avdec_h264 gives I420 for 8-bit 4:2:0; convert anything else).
+  # System memory (avdec gives I420 for 8-bit 4:2:0; convert anything else).
   add ! videoconvert !
   add_denoise
+  [ "$ROTATE" = 1 ] && add ! videoflip video-direction=auto
 fi
 if [ "$ENC" = nvh264enc ]; then
   add ! nvh264enc "bitrate=$BITRATE"
@@ -74,12 +184,67 @@ else
   add ! x264enc "bitrate=$BITRATE" speed-preset=veryfast
 fi
 add ! h264parse !
-if [ -n "$SINK" ]; then
+if [ "$TO_FILE" = 0 ]; then
   read -ra sink_words <<<"$SINK"
   add "${sink_words[@]}"
 else
-  add mp4mux ! filesink "location=$OUTPUT"
+  add mux.video_%u
+  for name in "${AUDIO_KEPT[@]}"; do
+    # Each such link takes the next audio pad of that type, as it is: no decoding.
+    add d. ! "$name" ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! mux.audio_%u
+  done
+  TMP=$(mktemp --tmpdir="$OUT_DIR" --suffix=".${REAL##*.}" ".$(basename -- "${REAL%.*}").partXXXXXX") ||
+    fail 5 "cannot write to $OUT_DIR"
+  chmod "$(printf '%o' $((0666 & ~$(umask))))" "$TMP"
+  add "$MUXER" name=mux ! filesink "location=$TMP"
 fi
 
-echo "# decoder: $DEC, encoder: $ENC, cudadenoise mode=$MODE backend=$BACKEND" >&2
-run_pipeline
+echo "# decoder: $DEC, encoder: $ENC, cudadenoise mode=$MODE backend=$BACKEND," \
+  "audio: ${#AUDIO_KEPT[@]} stream(s) copied$([ "$ROTATE" = 1 ] && echo ", $PROBE_ORIENTATION applied")" >&2
+for note in "${AUDIO_NOTES[@]}"; do echo "$(basename "$0"): $note" >&2; done
+
+if [ "$TO_FILE" = 0 ] || [ "$DRY_RUN" = 1 ]; then
+  [ -n "${TMP:-}" ] && rm -f -- "$TMP"
+  run_pipeline
+  exit
+fi
+
+# Run without -e: an interrupted run keeps nothing, so it needs no EOS (which a
+# slow filter would make wait); the temporary file goes on any exit but success.
+cmd=(gst-launch-1.0 "${PIPE[@]}")
+line=""
+for w in "${cmd[@]}"; do line+="$(quote_word "$w") "; done
+echo "${line% }"
+GST_PID=""
+SIGNALLED=0
+cleanup() { rm -f -- "$TMP"; }
+stop() {
+  SIGNALLED=$1
+  if [ -n "$GST_PID" ]; then
+    kill -INT "$GST_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$GST_PID" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$GST_PID" 2>/dev/null; then
+      echo "$(basename "$0"): the pipeline did not stop within 5 s of the signal: killing it" >&2
+      kill -KILL "$GST_PID" 2>/dev/null || true
+    fi
+  fi
+}
+trap cleanup EXIT
+trap 'stop 130' INT
+trap 'stop 143' TERM
+trap 'stop 129' HUP
+"${cmd[@]}" &
+GST_PID=$!
+rc=0
+wait "$GST_PID" || rc=$?
+# A signal interrupts `wait`; wait for the pipeline itself to be gone.
+while kill -0 "$GST_PID" 2>/dev/null; do wait "$GST_PID" || true; done
+if [ "$SIGNALLED" != 0 ]; then
+  echo "$(basename "$0"): interrupted; $OUTPUT was not written" >&2
+  exit "$SIGNALLED"
+fi
+[ "$rc" = 0 ] || fail 1 "the pipeline failed (exit $rc); $OUTPUT was not written"
+[ -s "$TMP" ] || fail 1 "the pipeline wrote nothing; $OUTPUT was not written"
+mv -f -- "$TMP" "$REAL" || fail 5 "cannot rename the result to $REAL"
+trap - EXIT
+echo "# wrote $OUTPUT" >&2

@@ -1,14 +1,17 @@
-/* GstCdnBaseTransform: CUDA context sharing, caps and allocation shared by the
- * cudadenoise plugin's elements. See gstcdnbasetransform.h. */
+/* GstCdnBaseTransform: the cuda-device-id property, CUDA context sharing,
+ * start/stop, set_caps and the vfuncs that hand caps, allocation and metas to
+ * gstcdncaps, gstcdnallocation. See gstcdnbasetransform.h. */
 #include "gstcdnbasetransform.h"
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <string>
-#include <vector>
 
-#include "denoiser.h"
+#include "backend.h"
+#include "gstcdnallocation.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cdn_base_transform_debug);
+GST_DEBUG_CATEGORY (gst_cdn_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cdn_base_transform_debug
 
 enum
@@ -38,58 +41,10 @@ G_DEFINE_ABSTRACT_TYPE (GstCdnBaseTransform, gst_cdn_base_transform, GST_TYPE_BA
 
 /* ---- helpers --------------------------------------------------------------- */
 
-gboolean
-gst_cdn_pixel_format (GstVideoFormat format, cdn::PixelFormat * out)
-{
-  const gchar *name = gst_video_format_to_string (format);
-  return name && cdn::parse_format (name, out);
-}
-
-gboolean
-gst_cdn_buffer_is_cuda (GstBuffer * buffer)
-{
-#ifdef CDN_GST_CUDA
-  return gst_buffer_n_memory (buffer) > 0 && gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0));
-#else
-  (void) buffer;
-  return FALSE;
-#endif
-}
-
-static gboolean
-caps_features_are_cuda (GstCapsFeatures * features)
-{
-#ifdef CDN_GST_CUDA
-  return features && !gst_caps_features_is_any (features) &&
-      gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-#else
-  (void) features;
-  return FALSE;
-#endif
-}
-
-static gboolean
-caps_are_cuda (GstCaps * caps)
-{
-  return caps && gst_caps_get_size (caps) > 0 && caps_features_are_cuda (gst_caps_get_features (caps, 0));
-}
-
-static GstCaps *
-template_caps (void)
-{
-  GstCaps *caps = gst_caps_new_empty ();
-#ifdef CDN_GST_CUDA
-  gst_caps_append (caps, gst_caps_from_string (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CDN_CUDA_FORMATS)));
-#endif
-  gst_caps_append (caps, gst_caps_from_string (GST_VIDEO_CAPS_MAKE (GST_CDN_SYSTEM_FORMATS)));
-  return caps;
-}
-
 void
 gst_cdn_base_transform_add_pad_templates (GstElementClass * klass)
 {
-  GstCaps *caps = template_caps ();
+  GstCaps *caps = gst_cdn_template_caps ();
   gst_element_class_add_pad_template (klass, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (klass, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
@@ -144,79 +99,11 @@ drain_and_reset_state (GstCdnBaseTransform * self, const gchar * why)
   reset_state (self);
 }
 
-/* A readable reason why `caps` (offered to our sink pad) cannot be taken, or ""
- * when they are not raw video or something in them is supported. */
-static std::string
-explain_unsupported (GstCaps * caps)
-{
-  if (!caps || gst_caps_is_any (caps) || gst_caps_is_empty (caps))
-    return "";
-  GstCaps *ours = template_caps ();
-  GstCaps *system = gst_caps_from_string (GST_VIDEO_CAPS_MAKE (GST_CDN_SYSTEM_FORMATS));
-  std::vector<std::string> offered;
-  gboolean format_ok_in_system = FALSE, cuda_offered = FALSE;
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_caps_get_structure (caps, i);
-    GstCaps *one = gst_caps_copy_nth (caps, i);
-    const gboolean ok = gst_caps_can_intersect (one, ours);
-    if (!gst_structure_has_name (s, "video/x-raw") || ok) {
-      gst_caps_unref (one);
-      gst_caps_unref (ours);
-      gst_caps_unref (system);
-      return "";
-    }
-    /* Would this format do in system memory? */
-    GstCaps *as_system = gst_caps_new_full (gst_structure_copy (s), NULL);
-    format_ok_in_system |= gst_caps_can_intersect (as_system, system);
-    gst_caps_unref (as_system);
-    gst_caps_unref (one);
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    cuda_offered |= f && !gst_caps_features_is_any (f) && !gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
-    gchar *fs = f ? gst_caps_features_to_string (f) : g_strdup ("memory:SystemMemory");
-    const GValue *v = gst_structure_get_value (s, "format");
-    gchar *vs = v ? gst_value_serialize (v) : g_strdup ("(any)");
-    offered.push_back (std::string ("format ") + vs + " in " + fs);
-    g_free (vs);
-    g_free (fs);
-  }
-  gst_caps_unref (ours);
-  gst_caps_unref (system);
-  std::string msg = "cannot take video/x-raw with ";
-  for (size_t i = 0; i < offered.size () && i < 4; i++)
-    msg += (i ? "; " : "") + offered[i];
-  if (offered.size () > 4)
-    msg += "; ...";
-#ifdef CDN_GST_CUDA
-  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444 in memory:CUDAMemory or system memory, "
-      "GRAY8 in system memory only.";
-#else
-  msg += ". Supported: NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 in system memory "
-      "(this build has no GStreamer CUDA support).";
-#endif
-  if (cuda_offered && format_ok_in_system)
-    msg += " Put a download element (cudadownload) in front of it.";
-  else
-    msg += " Put videoconvert (or cudaconvert) in front of it.";
-  return msg;
-}
-
-/* Caps whose structures all carry memory:CUDAMemory. */
-static gboolean
-caps_all_cuda (GstCaps * caps)
-{
-  if (!caps || gst_caps_is_any (caps) || gst_caps_is_empty (caps))
-    return FALSE;
-  for (guint i = 0; i < gst_caps_get_size (caps); i++)
-    if (!caps_features_are_cuda (gst_caps_get_features (caps, i)))
-      return FALSE;
-  return TRUE;
-}
-
 static void
 warn_unsupported (GstCdnBaseTransform * self, GstCaps * caps)
 {
-  std::string msg = explain_unsupported (caps);
-  if (msg.empty () && caps_all_cuda (caps) && !cuda_caps_allowed (self)) {
+  std::string msg = gst_cdn_explain_unsupported (caps);
+  if (msg.empty () && gst_cdn_caps_all_cuda (caps) && !cuda_caps_allowed (self)) {
     std::string why = self->priv->started ? self->priv->cuda_why : "CUDA is not wanted (backend=cpu)";
     msg = "cannot take memory:CUDAMemory without a CUDA context (" + why +
         "). Put cudadownload in front of it, or use a backend other than cpu.";
@@ -231,7 +118,7 @@ warn_unsupported (GstCdnBaseTransform * self, GstCaps * caps)
     GST_ELEMENT_WARNING (self, CORE, NEGOTIATION, ("%s", msg.c_str ()), ("offered caps: %" GST_PTR_FORMAT, caps));
 }
 
-/* ---- GstCdnContextGuard, GstCdnMappedFrame ----------------------------------- */
+/* ---- GstCdnContextGuard ------------------------------------------------------ */
 
 GstCdnContextGuard::GstCdnContextGuard (GstCdnBaseTransform * self)
 {
@@ -252,82 +139,6 @@ GstCdnContextGuard::~GstCdnContextGuard ()
   if (pushed_)
     gst_cuda_context_pop (nullptr);
 #endif
-}
-
-GstCdnMappedFrame::~GstCdnMappedFrame ()
-{
-  unmap ();
-}
-
-void
-GstCdnMappedFrame::unmap ()
-{
-  if (mapped_)
-    gst_video_frame_unmap (&frame_);
-  mapped_ = false;
-}
-
-bool
-GstCdnMappedFrame::map (GstBuffer * buffer, const GstVideoInfo * info, GstMapFlags flags, bool device,
-    std::string * error)
-{
-  unmap ();
-  const GstVideoInfo *layout = info;
-  if (device) {
-#ifdef CDN_GST_CUDA
-    if (gst_buffer_n_memory (buffer) != 1 || !gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0))) {
-      *error = "a buffer on the CUDA path is not a single CUDA memory";
-      return false;
-    }
-    GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer, 0));
-    /* Without a video meta the planes are where the allocator put them (pitched),
-     * not where the caps' default layout says. */
-    if (!gst_buffer_get_video_meta (buffer)) {
-      if (GST_VIDEO_INFO_FORMAT (&cmem->info) != GST_VIDEO_INFO_FORMAT (info) ||
-          GST_VIDEO_INFO_WIDTH (&cmem->info) != GST_VIDEO_INFO_WIDTH (info) ||
-          GST_VIDEO_INFO_HEIGHT (&cmem->info) != GST_VIDEO_INFO_HEIGHT (info)) {
-        *error = "CUDA memory without video meta does not match the negotiated format or size";
-        return false;
-      }
-      layout = &cmem->info;
-    }
-    flags = (GstMapFlags) (flags | GST_MAP_CUDA);
-#else
-    *error = "built without GStreamer CUDA support";
-    return false;
-#endif
-  }
-  if (!gst_video_frame_map (&frame_, layout, buffer, flags)) {
-    *error = device ? "could not map the buffer for CUDA (GST_MAP_CUDA)" : "could not map the buffer";
-    return false;
-  }
-  mapped_ = true;
-
-  view_ = cdn::FrameView ();
-  if (!gst_cdn_pixel_format (GST_VIDEO_FRAME_FORMAT (&frame_), &view_.format)) {
-    *error = std::string ("unsupported format ") + gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (&frame_));
-    unmap ();
-    return false;
-  }
-  view_.width = GST_VIDEO_FRAME_WIDTH (&frame_);
-  view_.height = GST_VIDEO_FRAME_HEIGHT (&frame_);
-  view_.memory = device ? cdn::MemoryKind::Device : cdn::MemoryKind::Host;
-  const int planes = cdn::format_info (view_.format).planes;
-  if ((int) GST_VIDEO_FRAME_N_PLANES (&frame_) != planes) {
-    *error = "plane count differs between GStreamer and the library";
-    unmap ();
-    return false;
-  }
-  for (int p = 0; p < planes; p++) {
-    if (GST_VIDEO_FRAME_PLANE_STRIDE (&frame_, p) <= 0) {
-      *error = "negative or zero stride";
-      unmap ();
-      return false;
-    }
-    view_.data[p] = GST_VIDEO_FRAME_PLANE_DATA (&frame_, p);
-    view_.pitch[p] = (std::size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&frame_, p);
-  }
-  return true;
 }
 
 /* ---- GObject ------------------------------------------------------------------ */
@@ -459,53 +270,10 @@ gst_cdn_base_transform_transform_caps (GstBaseTransform * trans, GstPadDirection
     GstCaps * filter)
 {
   GstCdnBaseTransform *self = GST_CDN_BASE_TRANSFORM (trans);
-  const gboolean cuda = cuda_caps_allowed (self);
   GstPad *other = direction == GST_PAD_SINK ? trans->srcpad : trans->sinkpad;
   GstCaps *templ = gst_pad_get_pad_template_caps (other);
-  GstCaps *tmp;
-
-  if (gst_caps_is_any (caps)) {
-    tmp = gst_caps_ref (templ);
-  } else {
-    /* Same format and size; the incoming memory kind first, then the other. */
-    tmp = gst_caps_new_empty ();
-    for (int pass = 0; pass < 2; pass++) {
-      for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-        GstCapsFeatures *f = gst_caps_get_features (caps, i);
-        if (f && gst_caps_features_is_any (f))
-          continue;
-        GstCapsFeatures *nf;
-        if (pass == 0)
-          nf = f ? gst_caps_features_copy (f) : nullptr;
-        else if (caps_features_are_cuda (f))
-          nf = gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, NULL);
-#ifdef CDN_GST_CUDA
-        else if (cuda)
-          nf = gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL);
-#endif
-        else
-          continue;
-        tmp = gst_caps_merge_structure_full (tmp, gst_structure_copy (gst_caps_get_structure (caps, i)), nf);
-      }
-    }
-  }
-
-  GstCaps *result = gst_caps_intersect_full (tmp, templ, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (tmp);
+  GstCaps *result = gst_cdn_transform_caps (caps, templ, cuda_caps_allowed (self), filter);
   gst_caps_unref (templ);
-
-  if (!cuda) {
-    result = gst_caps_make_writable (result);
-    for (gint i = (gint) gst_caps_get_size (result) - 1; i >= 0; i--)
-      if (caps_features_are_cuda (gst_caps_get_features (result, i)))
-        gst_caps_remove_structure (result, i);
-  }
-
-  if (filter) {
-    GstCaps *f = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = f;
-  }
   GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, result);
   return result;
@@ -531,35 +299,19 @@ gst_cdn_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps, Gst
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  cdn::PixelFormat format;
-  if (!gst_cdn_pixel_format (GST_VIDEO_INFO_FORMAT (&in_info), &format) ||
-      GST_VIDEO_INFO_FORMAT (&in_info) != GST_VIDEO_INFO_FORMAT (&out_info) ||
-      GST_VIDEO_INFO_WIDTH (&in_info) != GST_VIDEO_INFO_WIDTH (&out_info) ||
-      GST_VIDEO_INFO_HEIGHT (&in_info) != GST_VIDEO_INFO_HEIGHT (&out_info)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("%s", explain_unsupported (incaps).empty () ? "input and output differ in format or size"
-                                                     : explain_unsupported (incaps).c_str ()),
-        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
-    return FALSE;
-  }
-
-  const gboolean in_cuda = caps_are_cuda (incaps), out_cuda = caps_are_cuda (outcaps);
+  const gboolean in_cuda = gst_cdn_caps_are_cuda (incaps), out_cuda = gst_cdn_caps_are_cuda (outcaps);
   std::string why;
   if ((in_cuda || out_cuda) && !gst_cdn_base_transform_cuda_enabled (self, &why)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("cannot take memory:CUDAMemory without a CUDA context: %s", why.c_str ()),
         ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
-  for (gboolean cuda : {in_cuda, out_cuda}) {
-    /* GStreamer 1.22's CUDA allocator places I420's V plane height/2 rows after U,
-     * so with an odd height U's last row and V's first row are the same memory. */
-    if (cuda && format == cdn::PixelFormat::I420 && GST_VIDEO_INFO_HEIGHT (&in_info) % 2 != 0) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("I420 with an odd height (%d) is not supported in CUDA memory", GST_VIDEO_INFO_HEIGHT (&in_info)),
-          ("GStreamer 1.22's CUDA allocator overlaps the U and V planes by one row at odd heights; "
-           "use NV12, an even height or system memory"));
-      return FALSE;
-    }
+  cdn::PixelFormat format;
+  const std::string refusal = gst_cdn_caps_refusal (incaps, &in_info, &out_info, in_cuda || out_cuda, &format);
+  if (!refusal.empty ()) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", refusal.c_str ()),
+        ("in %" GST_PTR_FORMAT ", out %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
   }
 
   drain_and_reset_state (self, "new caps");
@@ -585,133 +337,39 @@ gst_cdn_base_transform_get_unit_size (GstBaseTransform * trans, GstCaps * caps, 
   return TRUE;
 }
 
-/* A pool for `caps`: CUDA memory on our context, or system memory. */
-static GstBufferPool *
-new_pool (GstCdnBaseTransform * self, GstCaps * caps)
-{
-#ifdef CDN_GST_CUDA
-  if (caps_are_cuda (caps) && self->context)
-    return gst_cuda_buffer_pool_new (self->context);
-#else
-  (void) self;
-  (void) caps;
-#endif
-  return gst_video_buffer_pool_new ();
-}
-
-/* Configures `pool` for caps; returns the buffer size it will really allocate
- * (a CUDA pool pads rows to its pitch), or 0 when the pool refuses. */
-static guint
-configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min, guint max, gboolean video_meta)
-{
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  if (video_meta && gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
-    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (!gst_buffer_pool_set_config (pool, config))
-    return 0;
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, nullptr, &size, nullptr, nullptr);
-  gst_structure_free (config);
-  return size;
-}
-
 static gboolean
 gst_cdn_base_transform_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
 {
-  GstCdnBaseTransform *self = GST_CDN_BASE_TRANSFORM (trans);
-  GstCaps *caps = nullptr;
-  GstVideoInfo info;
-
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
-    return FALSE;
-  if (!decide_query) /* passthrough */
-    return TRUE;
-
-  gst_query_parse_allocation (query, &caps, nullptr);
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-
-  gboolean can_pool = TRUE;
-#ifdef CDN_GST_CUDA
-  can_pool = !caps_are_cuda (caps) || self->context != nullptr;
-#endif
-  if (can_pool && gst_query_get_n_allocation_pools (query) == 0) {
-    GstBufferPool *pool = new_pool (self, caps);
-    guint size = configure_pool (pool, caps, (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0, TRUE);
-    if (size == 0) {
-      GST_WARNING_OBJECT (self, "could not configure the proposed pool");
-      gst_object_unref (pool);
-      return FALSE;
-    }
-    gst_query_add_allocation_pool (query, pool, size, 0, 0);
-    gst_object_unref (pool);
-  }
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query) &&
+      gst_cdn_propose_allocation (GST_CDN_BASE_TRANSFORM (trans), decide_query, query);
 }
 
 static gboolean
 gst_cdn_base_transform_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  GstCdnBaseTransform *self = GST_CDN_BASE_TRANSFORM (trans);
-  GstCaps *outcaps = nullptr;
-  GstBufferPool *pool = nullptr;
-  guint size = 0, min = 0, max = 0;
-  GstVideoInfo info;
+  return gst_cdn_decide_allocation (GST_CDN_BASE_TRANSFORM (trans), query) &&
+      GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
+}
 
-  gst_query_parse_allocation (query, &outcaps, nullptr);
-  if (!outcaps || !gst_video_info_from_caps (&info, outcaps))
-    return FALSE;
-  const gboolean cuda = caps_are_cuda (outcaps);
-#ifdef CDN_GST_CUDA
-  if (cuda && !self->context) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("memory:CUDAMemory output without a CUDA context"), (nullptr));
-    return FALSE;
-  }
-#endif
-  const gboolean video_meta = cuda || gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
-  const gboolean update = gst_query_get_n_allocation_pools (query) > 0;
-
-  if (update) {
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-#ifdef CDN_GST_CUDA
-    /* Downstream's pool only when it hands out CUDA memory on our context. */
-    if (pool && cuda && (!GST_IS_CUDA_BUFFER_POOL (pool) || GST_CUDA_BUFFER_POOL (pool)->context != self->context))
-      gst_clear_object (&pool);
-    if (pool && !cuda && GST_IS_CUDA_BUFFER_POOL (pool))
-      gst_clear_object (&pool);
-#endif
-  }
-  if (size < GST_VIDEO_INFO_SIZE (&info))
-    size = (guint) GST_VIDEO_INFO_SIZE (&info);
-
-  guint real = 0;
-  if (pool) {
-    real = configure_pool (pool, outcaps, size, min, max, video_meta);
-    if (real == 0) {
-      GST_DEBUG_OBJECT (self, "downstream pool refused our config, using our own");
-      gst_clear_object (&pool);
-    }
-  }
-  if (!pool) {
-    pool = new_pool (self, outcaps);
-    real = configure_pool (pool, outcaps, (guint) GST_VIDEO_INFO_SIZE (&info), min, max, video_meta);
-    if (real == 0) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("could not configure an output buffer pool"),
-          ("caps %" GST_PTR_FORMAT, outcaps));
-      gst_object_unref (pool);
+/* Metas that stay true of the output: those tagged only with what a denoiser
+ * keeps (geometry, orientation, colorimetry), as GstVideoFilter decides, plus the
+ * untagged ones GstBaseTransform keeps. A meta tagged with the memory (video
+ * meta: our pool adds its own) or with anything else is left behind. */
+static gboolean
+gst_cdn_base_transform_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta,
+    GstBuffer * inbuf)
+{
+  static const gchar *const kept[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_ORIENTATION_STR,
+    GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_COLORSPACE_STR
+  };
+  const gchar *const *tags = gst_meta_api_type_get_tags (meta->info->api);
+  if (!tags)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta (trans, outbuf, meta, inbuf);
+  for (; *tags; tags++)
+    if (std::find_if (std::begin (kept), std::end (kept), [&] (const gchar * k) {
+          return g_strcmp0 (k, *tags) == 0; }) == std::end (kept))
       return FALSE;
-    }
-  }
-  GST_DEBUG_OBJECT (self, "output pool %" GST_PTR_FORMAT " (%s memory), size %u", pool, cuda ? "CUDA" : "system", real);
-  if (update)
-    gst_query_set_nth_allocation_pool (query, 0, pool, real, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, real, min, max);
-  gst_object_unref (pool);
-
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
+  return TRUE;
 }
 
 static gboolean
@@ -767,11 +425,11 @@ gst_cdn_base_transform_sink_event (GstBaseTransform * trans, GstEvent * event)
 /* Like nvcodec's cudabasetransform: CUDA memory from another context (a decoder
  * that made its own) makes us adopt that context, when cuda-device-id allows, so
  * that we filter it in place and our output stays on the producer's context. */
-static void
-gst_cdn_base_transform_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+void
+gst_cdn_base_transform_adopt_context (GstCdnBaseTransform * self, GstBuffer * buffer)
 {
 #ifdef CDN_GST_CUDA
-  GstCdnBaseTransform *self = GST_CDN_BASE_TRANSFORM (trans);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   if (!self->priv->cuda_enabled || !gst_cdn_buffer_is_cuda (buffer))
     return;
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer, 0));
@@ -800,8 +458,27 @@ gst_cdn_base_transform_before_transform (GstBaseTransform * trans, GstBuffer * b
   /* Our output pool belongs to the old context: decide allocation again. */
   gst_base_transform_reconfigure_src (trans);
 #else
-  (void) trans;
+  (void) self;
   (void) buffer;
+#endif
+}
+
+static void
+gst_cdn_base_transform_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  gst_cdn_base_transform_adopt_context (GST_CDN_BASE_TRANSFORM (trans), buffer);
+}
+
+bool
+gst_cdn_base_transform_on_device (GstCdnBaseTransform * self, GstBuffer * buffer, bool cuda_backend)
+{
+#ifdef CDN_GST_CUDA
+  return cuda_backend && self->priv->cuda_enabled && gst_cdn_buffer_on_context (buffer, self->context);
+#else
+  (void) self;
+  (void) buffer;
+  (void) cuda_backend;
+  return false;
 #endif
 }
 
@@ -840,6 +517,7 @@ gst_cdn_base_transform_class_init (GstCdnBaseTransformClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cdn_base_transform_query);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cdn_base_transform_sink_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cdn_base_transform_before_transform);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cdn_base_transform_transform_meta);
 
   GST_DEBUG_CATEGORY_INIT (gst_cdn_base_transform_debug, "cdnbasetransform", 0,
       "cudadenoise plugin: shared CUDA plumbing");

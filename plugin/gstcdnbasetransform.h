@@ -6,11 +6,14 @@
  *   (context query, set_context, need/have-context messages), adopting the
  *   context of incoming CUDA memory like nvcodec's cudabasetransform;
  * - caps: the same format and size on both pads, both memory kinds offered with
- *   the input's kind first; readable warnings for formats we cannot take;
+ *   the input's kind first; readable warnings for formats we cannot take
+ *   (gstcdncaps.h);
  * - allocation: a CUDA buffer pool on our context (or a video pool) with video
- *   meta, proposed upstream and decided downstream;
- * - GstCdnMappedFrame: a buffer mapped as a cdn::FrameView, on the device
- *   (GST_MAP_CUDA, CUdeviceptr planes) or for the CPU.
+ *   meta, proposed upstream and decided downstream (gstcdnallocation.h);
+ * - metas: video metas that do not depend on the pixels (crop, regions of
+ *   interest, orientation, colorimetry) are kept, as GstVideoFilter keeps them;
+ * - buffers are mapped as cdn::FrameView with GstCdnMappedFrame
+ *   (gstcdnmappedframe.h), on the device (GST_MAP_CUDA) or for the CPU.
  *
  * Subclasses keep their per-stream objects in a State they drop in reset_state(),
  * which the base calls on new caps, a change of CUDA context and stop. Subclasses
@@ -32,16 +35,15 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
+#include <exception>
 #include <string>
 
+#include "error.h"
 #include "frame.h"
+#include "gstcdncaps.h"
+#include "gstcdnmappedframe.h"
 
 G_BEGIN_DECLS
-
-/* Formats in CUDA memory are those of the 1.22 CUDA allocator that the kernels
- * know; its allocator has no GRAY8 layout, so GRAY8 is system memory only. */
-#define GST_CDN_CUDA_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444 }"
-#define GST_CDN_SYSTEM_FORMATS "{ NV12, I420, P010_10LE, P016_LE, Y444, GRAY8 }"
 
 #define GST_TYPE_CDN_BASE_TRANSFORM (gst_cdn_base_transform_get_type ())
 #define GST_CDN_BASE_TRANSFORM(obj) \
@@ -104,17 +106,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCdnBaseTransform, gst_object_unref)
 /* Adds sink and src pad templates (CUDA memory and system memory caps). */
 void gst_cdn_base_transform_add_pad_templates (GstElementClass * klass);
 
-/* TRUE when buffer's first memory is CUDA memory (always FALSE without gst-cuda). */
-gboolean gst_cdn_buffer_is_cuda (GstBuffer * buffer);
-
-/* GstVideoFormat -> cdn::PixelFormat (by name); FALSE when the library lacks it. */
-gboolean gst_cdn_pixel_format (GstVideoFormat format, cdn::PixelFormat * out);
-
 G_END_DECLS
 
 /* Between start and stop: TRUE when a CUDA context is held and CUDA memory is
  * offered. When FALSE, `why` (if given) receives the reason. */
 gboolean gst_cdn_base_transform_cuda_enabled (GstCdnBaseTransform * self, std::string * why);
+
+/* CUDA memory from another context (a decoder that made its own) makes the
+ * element adopt that context, when cuda-device-id allows, so that it is filtered
+ * in place: held frames are drained and the State reset first. GstBaseTransform
+ * calls it before transform(); a subclass that takes buffers in
+ * submit_input_buffer calls it itself. */
+void gst_cdn_base_transform_adopt_context (GstCdnBaseTransform * self, GstBuffer * buffer);
+
+/* TRUE when `buffer` can be used through device pointers: CUDA memory of the
+ * element's context, with a CUDA context held and `cuda_backend` set. */
+bool gst_cdn_base_transform_on_device (GstCdnBaseTransform * self, GstBuffer * buffer, bool cuda_backend);
 
 /* Pushes the element's GstCudaContext for the guard's lifetime (no-op without one). */
 class GstCdnContextGuard
@@ -131,28 +138,24 @@ private:
   bool ok_ = true;
 };
 
-/* A buffer mapped as a cdn::FrameView; unmapped by the destructor.
- * device = true maps CUDA memory with GST_MAP_CUDA (device pointers, the buffer is
- * never touched by the CPU); device = false maps it for the CPU (system memory,
- * or CUDA memory through the allocator's staging copy). */
-class GstCdnMappedFrame
+/* Runs `f`, turning the library's exceptions into element errors that say `what`
+ * failed; cdn::Cancelled (a frame abandoned on flush or stop) is rethrown for the
+ * caller to return FLUSHING. */
+template <typename F>
+GstFlowReturn
+gst_cdn_guarded (GstCdnBaseTransform * self, const char *what, const char *backend, F && f)
 {
-public:
-  GstCdnMappedFrame () = default;
-  ~GstCdnMappedFrame ();
-  GstCdnMappedFrame (const GstCdnMappedFrame &) = delete;
-  GstCdnMappedFrame & operator= (const GstCdnMappedFrame &) = delete;
-
-  /* On failure returns false and sets `error` to a readable reason. */
-  bool map (GstBuffer * buffer, const GstVideoInfo * info, GstMapFlags flags,
-      bool device, std::string * error);
-  void unmap ();
-
-  const cdn::FrameView & view () const { return view_; }
-  GstVideoFrame * frame () { return &frame_; }
-
-private:
-  GstVideoFrame frame_ {};
-  bool mapped_ = false;
-  cdn::FrameView view_;
-};
+  try {
+    f ();
+    return GST_FLOW_OK;
+  } catch (const cdn::Cancelled &) {
+    throw;
+  } catch (const cdn::InvalidArgument & e) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s failed: %s", what, e.what ()), ("invalid frame or settings"));
+  } catch (const cdn::Error & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s failed: %s", what, e.what ()), ("%s backend", backend));
+  } catch (const std::exception & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("%s failed: %s", what, e.what ()), (nullptr));
+  }
+  return GST_FLOW_ERROR;
+}

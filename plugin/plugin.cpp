@@ -7,7 +7,7 @@
  */
 #include <gst/gst.h>
 
-#include "denoiser.h"
+#include "backend.h"
 #include "gstcudaaddnoise.h"
 #include "gstcudadenoise.h"
 
@@ -38,5 +38,5 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudadenoise,
-    "GPU video denoising: PI-PD and hybrid PI-PD on CUDA memory or system memory",
+    "GPU video denoising: PI-PD, hybrid PI-PD, NLM-3D and BM3D on CUDA memory or system memory",
     plugin_init, VERSION, "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

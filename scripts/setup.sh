@@ -18,14 +18,18 @@ build=${CDN_BUILD_DIR:-build}
 packages=(
   # build and tests
   meson ninja-build pkg-config g++ libgtest-dev libpng-dev
+  # the tools' JSON output
+  nlohmann-json3-dev
+  # the noise estimator's linear algebra (header-only)
+  libeigen3-dev
   # GStreamer 1.22: the cudadenoise element and its tests
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev libgl-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   gstreamer1.0-plugins-ugly gstreamer1.0-libav
   # FFmpeg 5.1: cudadenoise-transcode
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libffmpeg-nvenc-dev ffmpeg
-  # the evaluation report (tools/eval): its OpenCV peers, and Python for report.py
-  libopencv-photo-dev python3
+  # the evaluation report (tools/eval): its OpenCV peers, and Python with matplotlib for report.py
+  libopencv-photo-dev python3 python3-matplotlib
 )
 
 missing=()

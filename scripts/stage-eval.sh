@@ -10,9 +10,9 @@
 # libraries the OpenCV helper needs that the host and .gpu-runtime lack
 # (BUILD/tools/eval/opencv-libs/: libopencv_core/imgproc/photo and their closure
 # without glibc, libstdc++ and libgcc_s), a STAGE_INFO line (commit, date), the
-# photos of .testdata/ and the first frames of the report's clips (vtest.avi,
-# cup.mp4 of .testdata/video/, cut without re-encoding, checked to decode to the
-# same frames).
+# photos of .testdata/ and the first 80 frames of every clip of .testdata/video/
+# (its MANIFEST.tsv, scripts/eval-clips.tsv), cut without re-encoding, checked to
+# decode to the same frames, with MANIFEST.tsv and SOURCE.
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -53,7 +53,10 @@ files+=("$eval_dir/STAGE_INFO")
 files+=(.testdata/*.png .testdata/SOURCE)
 if [ -d .testdata/video ]; then
   mkdir -p "$tmp/.testdata/video"
-  for name in vtest.avi cup.mp4; do   # the clips of tools/eval/harness/config.py
+  # every clip of the manifest (scripts/eval-clips.tsv, copied there by fetch-eval-data.sh)
+  clips=(vtest.avi cup.mp4)
+  [ -f .testdata/video/MANIFEST.tsv ] && mapfile -t clips < <(awk -F'\t' '!/^#/ && $1 != "name" && NF > 1 {print $1}' .testdata/video/MANIFEST.tsv)
+  for name in "${clips[@]}"; do
     clip=.testdata/video/$name
     [ -f "$clip" ] || { echo "stage-eval: no $clip: the report will use a pan across a photo for it" >&2; continue; }
     ffmpeg -hide_banner -loglevel error -y -i "$clip" -map 0:v:0 -c copy -frames:v "$clip_frames" "$tmp/.testdata/video/$name"
@@ -62,7 +65,7 @@ if [ -d .testdata/video ]; then
     b=$(ffmpeg -hide_banner -loglevel fatal -i "$tmp/.testdata/video/$name" -map 0:v:0 -frames:v $((clip_frames - 16)) -f framemd5 - | grep -v '^#' | md5sum)
     [ "$a" = "$b" ] || { echo "stage-eval: the cut of $clip does not decode to the same frames" >&2; exit 1; }
   done
-  cp .testdata/video/SOURCE "$tmp/.testdata/video/" 2>/dev/null || true
+  cp .testdata/video/SOURCE .testdata/video/MANIFEST.tsv "$tmp/.testdata/video/" 2>/dev/null || true
 else
   echo "stage-eval: no .testdata/video (scripts/fetch-eval-data.sh): the report will use pans across photos" >&2
 fi

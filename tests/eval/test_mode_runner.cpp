@@ -6,11 +6,10 @@
 
 #include "eval_test_support.h"
 
-#include "denoiser.h"
 #include "mode_runner.h"
 #include "mode_settings.h"
 #include "noise.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 #include "test_picture.h"
 #include "convert.h"
 #include "frame_ops.h"
@@ -37,16 +36,15 @@ std::vector<HostFrame> reference(const std::vector<HostFrame>& clip, const Denoi
   const FrameView& f0 = clip[0].view();
   auto d = StreamDenoiser::create(Backend::Cpu, s, f0.format, f0.width, f0.height);
   std::vector<HostFrame> out;
-  auto drain = [&] {
-    for (HostFrame f(f0.format, f0.width, f0.height); d->pop(f.view()); f = HostFrame(f0.format, f0.width, f0.height))
-      out.push_back(std::move(f));
-  };
-  for (const HostFrame& f : clip) {
-    d->push(f.view());
-    drain();
-  }
-  d->finish();
-  drain();
+  out.reserve(clip.size());  // views into them stay valid
+  FunctionSink sink(
+      [&] {
+        out.emplace_back(f0.format, f0.width, f0.height);
+        return out.back().view();
+      },
+      [] { return true; });
+  for (const HostFrame& f : clip) feed(*d, f.view(), sink);
+  drain(*d, sink);
   return out;
 }
 

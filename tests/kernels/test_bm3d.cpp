@@ -13,7 +13,7 @@
 #include "bm3d_profile.h"
 #include "bm3d_reference.h"
 #include "bm3d_transforms.h"
-#include "denoiser.h"
+#include "error.h"
 #include "host_frame.h"
 #include "metrics.h"
 #include "noise.h"
@@ -119,6 +119,200 @@ TEST(Bm3dTransforms, KaiserWindowIsTheBesselFormula) {
   EXPECT_GT(k[0], 0.f);  // every pixel of a patch takes part in the aggregation
 }
 
+TEST(Bm3dTransforms, HaarIsOrthonormalAndInvertible) {
+  for (int n = 1; n <= 32; n *= 2) {
+    // Orthonormal: the images of the unit vectors are orthonormal.
+    std::vector<std::vector<float>> rows;
+    for (int i = 0; i < n; ++i) {
+      std::vector<float> e(n, 0.f);
+      e[i] = 1.f;
+      haar_forward(e.data(), n, 1);
+      rows.push_back(e);
+    }
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) {
+        double dot = 0;
+        for (int k = 0; k < n; ++k) dot += double(rows[a][k]) * rows[b][k];
+        EXPECT_NEAR(dot, a == b ? 1.0 : 0.0, 1e-6) << "n " << n;
+      }
+    const std::vector<float> x = random_values(n, 300 + n);
+    std::vector<float> y = x;
+    haar_forward(y.data(), n, 1);
+    // A constant's energy is all in v[0]; v[0] is the sum over sqrt(n), as the WHT's.
+    double sum = 0;
+    for (float v : x) sum += v;
+    EXPECT_NEAR(y[0], sum / std::sqrt(double(n)), 1e-3);
+    if (n >= 4) {  // a finest detail: the pair (x[2], x[3])
+      EXPECT_NEAR(y[3], (x[2] - x[3]) / std::sqrt(2.0), 1e-3);
+    }
+    haar_inverse(y.data(), n, 1);
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(y[i], x[i], 1e-3);
+  }
+}
+
+TEST(Bm3dTransforms, Bior15MatrixIsTheNormalizedDecomposition) {
+  const Bior15Matrices m = bior15_matrices();
+  // Rows of unit norm, inverse exact.
+  for (int r = 0; r < 8; ++r) {
+    double n2 = 0;
+    for (int c = 0; c < 8; ++c) n2 += m.forward[r * 8 + c] * m.forward[r * 8 + c];
+    EXPECT_NEAR(n2, 1.0, 1e-12);
+  }
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 8; ++c) {
+      double v = 0;
+      for (int k = 0; k < 8; ++k) v += m.forward[r * 8 + k] * m.inverse[k * 8 + c];
+      EXPECT_NEAR(v, r == c ? 1.0 : 0.0, 1e-12);
+    }
+  // Row 0: the approximation, the mean. Rows 4..7: the finest details, Haar
+  // pairs (the bior1.5 analysis high-pass). Row 2: the level-2 detail, the
+  // difference of two level-1 low-pass outputs of the 10-tap filter
+  // (128 +- 22 on the pair, 22 on the periodic wrap); row 1: the level-3 detail.
+  auto proportional = [&](int r, std::vector<double> want) {
+    double n2 = 0;
+    int big = 0;
+    for (int c = 0; c < 8; ++c) {
+      n2 += want[c] * want[c];
+      if (std::fabs(want[c]) > std::fabs(want[big])) big = c;
+    }
+    const double sign = m.forward[r * 8 + big] * want[big] >= 0 ? 1 : -1;  // a row's sign is free
+    for (int c = 0; c < 8; ++c) EXPECT_NEAR(m.forward[r * 8 + c], sign * want[c] / std::sqrt(n2), 1e-12) << r << "," << c;
+  };
+  proportional(0, {1, 1, 1, 1, 1, 1, 1, 1});
+  proportional(1, {84, 172, 172, 84, -84, -172, -172, -84});
+  proportional(2, {150, 106, -106, -150, -22, 22, -22, 22});
+  proportional(4, {1, -1, 0, 0, 0, 0, 0, 0});
+  proportional(7, {0, 0, 0, 0, 0, 0, 1, -1});
+  // Not orthogonal: rows 2 and 3 overlap (the noise of their coefficients is correlated).
+  double dot = 0;
+  for (int c = 0; c < 8; ++c) dot += m.forward[2 * 8 + c] * m.forward[3 * 8 + c];
+  EXPECT_GT(std::fabs(dot), 0.01);
+}
+
+TEST(Bm3dTransforms, ReferenceGroupTransformRoundTrips) {
+  for (int n : {1, 2, 8, 32}) {
+    const std::vector<float> x = random_values(n * 64, 40 + n, 0, 255);
+    std::vector<float> y = x;
+    transform_group(y.data(), n, Transform2d::Bior15, Transform1d::Haar);
+    inverse_transform_group(y.data(), n, Transform2d::Bior15, Transform1d::Haar);
+    for (int i = 0; i < n * 64; ++i) ASSERT_NEAR(y[i], x[i], 3e-3) << "n " << n;
+  }
+}
+
+TEST(Bm3dProfile, ProfilesFollowTheirSources) {
+  Bm3dParams p;
+  const PhaseProfile paper1 = phase_profile(p, false, 8, 25), paper2 = phase_profile(p, true, 8, 25);
+  EXPECT_EQ(paper1.t2d, Transform2d::Dct);
+  EXPECT_EQ(paper1.t1d, Transform1d::WalshHadamard);
+  EXPECT_EQ(paper1.tau_ssd, 2500.f * 64);
+  EXPECT_EQ(paper2.tau_ssd, 400.f * 64);
+  EXPECT_EQ(paper1.max_group, 16);
+  EXPECT_EQ(paper2.max_group, 32);
+  EXPECT_EQ(paper1.step, 3);
+  EXPECT_EQ(paper1.radius, 19);
+  EXPECT_EQ(profile_phases(p), 2);
+  p.profile = Bm3dProfile::Reference;
+  const PhaseProfile np1 = phase_profile(p, false, 8, 25), np2 = phase_profile(p, true, 8, 25);
+  EXPECT_EQ(np1.t2d, Transform2d::Bior15);
+  EXPECT_EQ(np2.t2d, Transform2d::Dct);
+  EXPECT_EQ(np1.t1d, Transform1d::Haar);
+  EXPECT_EQ(np2.t1d, Transform1d::Haar);
+  EXPECT_EQ(np1.tau_ssd, 3000.f * 64);
+  EXPECT_EQ(np2.tau_ssd, 400.f * 64);
+  EXPECT_EQ(np1.lambda3d, 2.7f);
+  const PhaseProfile vn1 = phase_profile(p, false, 8, 50), vn2 = phase_profile(p, true, 8, 50);
+  EXPECT_EQ(vn1.max_group, 32);
+  EXPECT_EQ(vn1.step, 4);
+  EXPECT_EQ(vn2.step, 6);
+  EXPECT_EQ(vn1.tau_ssd, 25000.f * 64);
+  EXPECT_EQ(vn2.tau_ssd, 3500.f * 64);
+  EXPECT_EQ(vn1.lambda3d, 2.8f);
+  EXPECT_EQ(phase_profile(p, false, 10, 25).tau_ssd, 3000.f * 64 * 16);  // 4^(depth - 8)
+  // Explicit step and window replace the profile's in both phases.
+  p.step = 5;
+  p.window = 21;
+  EXPECT_EQ(phase_profile(p, true, 8, 50).step, 5);
+  EXPECT_EQ(phase_profile(p, true, 8, 50).radius, 10);
+  p = Bm3dParams{};
+  p.profile = Bm3dProfile::Fast;
+  EXPECT_EQ(phase_profile(p, false, 8, 25).step, 8);
+  EXPECT_EQ(phase_profile(p, false, 8, 25).radius, 9);
+  EXPECT_EQ(profile_phases(p), 1);
+  p.phases = 2;
+  EXPECT_EQ(profile_phases(p), 2);
+  // balanced: the reference profile, with block matching on the 8-bit guide
+  // (thresholds in 8-bit units whatever the depth); quick, rapid and draft search less.
+  p = Bm3dParams{};
+  p.profile = Bm3dProfile::Balanced;
+  for (bool wiener : {false, true}) {
+    Bm3dParams r;
+    r.profile = Bm3dProfile::Reference;
+    for (double sigma : {20.0, 50.0}) {
+      const PhaseProfile b = phase_profile(p, wiener, 10, sigma), ref = phase_profile(r, wiener, 10, sigma);
+      EXPECT_TRUE(b.match8);
+      EXPECT_FALSE(ref.match8);
+      EXPECT_EQ(b.step, ref.step);
+      EXPECT_EQ(b.radius, ref.radius);
+      EXPECT_EQ(b.max_group, ref.max_group);
+      EXPECT_EQ(b.t2d, ref.t2d);
+      EXPECT_EQ(b.t1d, ref.t1d);
+      EXPECT_EQ(b.lambda3d, ref.lambda3d);
+      EXPECT_EQ(b.tau_ssd * 16, ref.tau_ssd);  // 8-bit units against 10-bit ones
+    }
+  }
+  struct Geometry {
+    Bm3dProfile profile;
+    int step, radius, n1, n2;
+  };
+  for (const Geometry& g : {Geometry{Bm3dProfile::Quick, 4, 12, 16, 32}, Geometry{Bm3dProfile::Rapid, 5, 12, 8, 16},
+                            Geometry{Bm3dProfile::Draft, 8, 9, 8, 16}}) {
+    p.profile = g.profile;
+    for (double sigma : {20.0, 50.0}) {
+      const PhaseProfile a = phase_profile(p, false, 8, sigma), b = phase_profile(p, true, 8, sigma);
+      EXPECT_TRUE(a.match8 && b.match8);
+      EXPECT_EQ(a.step, g.step);
+      EXPECT_EQ(b.step, g.step);
+      EXPECT_EQ(a.radius, g.radius);
+      EXPECT_EQ(a.max_group, g.n1);
+      EXPECT_EQ(b.max_group, g.n2);
+      EXPECT_EQ(a.t2d, Transform2d::Bior15);
+    }
+    EXPECT_EQ(profile_phases(p), 2);
+  }
+  // Group sizes per phase replace the profile's; the GPU's groups are 8, 16 or 32 lanes.
+  p.group1 = 8;
+  p.group2 = 16;
+  EXPECT_EQ(phase_profile(p, false, 8, 25).max_group, 8);
+  EXPECT_EQ(phase_profile(p, true, 8, 25).max_group, 16);
+  DenoiseSettings s;
+  s.mode = Mode::Bm3d;
+  s.bm3d.group2 = 4;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.bm3d.group2 = 32;
+  s.bm3d.group1 = 24;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.bm3d.group1 = 8;
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(Bm3dGeometry, QuantizedGuide) {
+  FloatPlane g = pad_values({0.f, 1.f, 254.f, 255.f, 17.f, 3.f}, 3, 2);
+  const FloatPlane q8 = quantize_guide(g, 8);
+  EXPECT_EQ(q8.v, g.v);  // the identity on 8-bit values
+  for (float& v : g.v) v = v * 4 + 2;  // 10-bit values: x.5 in 8-bit units rounds up
+  const FloatPlane q10 = quantize_guide(g, 10);
+  EXPECT_EQ(q10.at(0, 0), 1.f);    // 0.5
+  EXPECT_EQ(q10.at(2, 0), 255.f);  // 254.5
+  EXPECT_EQ(q10.at(0, 1), 255.f);  // 255.5, clamped
+  EXPECT_EQ(q10.at(2, 1), 4.f);    // 3.5
+  FloatPlane f = pad_values({-3.2f, 12.49f, 12.5f, 300.f}, 2, 2);
+  const FloatPlane qf = quantize_guide(f, 8);
+  EXPECT_EQ(qf.at(0, 0), 0.f);
+  EXPECT_EQ(qf.at(1, 0), 12.f);
+  EXPECT_EQ(qf.at(0, 1), 13.f);
+  EXPECT_EQ(qf.at(1, 1), 255.f);
+}
+
 TEST(Bm3dGeometry, ReferenceGridCoversTheBorders) {
   for (auto [w, step] : {std::pair{8, 3}, {9, 3}, {20, 3}, {21, 3}, {512, 3}, {1920, 3}, {1920, 8}, {13, 1}}) {
     const RefGrid g(w, 8, step);
@@ -189,7 +383,7 @@ TEST(Bm3dMatching, EqualsBruteForceSearch) {
     for (int window : {39, 9}) {
       Bm3dParams p;
       p.window = window;
-      const PhaseProfile pp = phase_profile(p, wiener, 8);
+      const PhaseProfile pp = phase_profile(p, wiener, 8, 25);
       const RefGrid grid(g.width, g.height, pp.step);
       int sizes[33] = {};
       for (int j = 0; j < grid.ny; ++j)
@@ -205,7 +399,7 @@ TEST(Bm3dMatching, EqualsBruteForceSearch) {
 
 TEST(Bm3dMatching, ReferenceStaysFirstAmongIdenticalPatches) {
   const FloatPlane flat = pad_values(std::vector<float>(40 * 40, 77.f), 40, 40);
-  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8);
+  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8, 25);
   const auto g = match_group(flat, 15, 15, pp);
   ASSERT_EQ(g.size(), 16u);
   EXPECT_EQ(g[0], pp.self_index());
@@ -221,7 +415,7 @@ TEST(Bm3dMatching, ThresholdLeavesDissimilarPatchesOut) {
   for (int y = 0; y < 64; ++y)
     for (int x = 0; x < 64; ++x) v[y * 64 + x] = (x / 8) % 2 ? 255.f : 0.f;
   const FloatPlane g = pad_values(v, 64, 64);
-  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8);
+  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8, 25);
   for (auto idx : match_group(g, 24, 24, pp)) {
     const int dx = idx % pp.side() - pp.radius;
     EXPECT_EQ(((dx % 16) + 16) % 16, 0) << dx;
@@ -244,7 +438,7 @@ TEST(Bm3dFiltering, HardThresholdWeightCountsKeptCoefficients) {
   transform_group(t.data(), n);
   const float sigma = 20.f;
   int kept = 0;
-  for (float c : t) kept += std::fabs(c) > kLambda3d * sigma;
+  for (float c : t) kept += std::fabs(c) > 2.7f * sigma;  // the paper's lambda3D
   ASSERT_GT(kept, 1);
   EXPECT_FLOAT_EQ(hard_threshold_group(g.data(), n, sigma), 1.f / kept);
   // sigma 0 keeps everything: the inverse gives the input back.
@@ -396,7 +590,7 @@ TEST(Bm3dReference, HalfSizeChromaMatchesOnTheResampledLuma) {
   EXPECT_GT(v_differs, 0);
 }
 
-TEST(Bm3dReference, FrameDenoiserIsTheReference) {
+TEST(Bm3dReference, TheFrontDoorIsTheReference) {
   // The CPU backend's front door, with a given and an estimated sigma.
   HostFrame in(PixelFormat::NV12, 50, 36), want(PixelFormat::NV12, 50, 36), got(PixelFormat::NV12, 50, 36);
   int k = 0;
@@ -408,9 +602,8 @@ TEST(Bm3dReference, FrameDenoiserIsTheReference) {
     DenoiseSettings s;
     s.mode = Mode::Bm3d;
     s.sigma = sigma;
-    FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), got.view());
-    std::vector<double> sig;
-    for (const auto& c : components(in.view())) sig.push_back(sigma > 0 ? sigma : estimate_noise_sigma(c));
+    test::denoise_frame(Backend::Cpu, s, in.view(), got.view());
+    const std::vector<double> sig = component_sigmas(in.view(), sigma);  // what sigma = auto gives the denoiser
     bm3d_reference(components(in.view()), components(want.view()), 3, Bm3dParams{}, sig);
     for (int p = 0; p < 2; ++p) ASSERT_EQ(plane_bytes(got, p), plane_bytes(want, p)) << "sigma " << sigma;
   }

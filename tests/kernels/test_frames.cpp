@@ -1,8 +1,7 @@
-// test_frames.cpp: formats, components of frames, and the CPU FrameDenoiser on
-// every format (planes filtered or copied as selected).
+// test_frames.cpp: formats, components of frames, and the front door's CPU
+// backend on every format (planes filtered or copied as selected).
 #include <gtest/gtest.h>
 
-#include "denoiser.h"
 #include "error.h"
 #include "frame.h"
 #include "host_frame.h"
@@ -79,7 +78,7 @@ TEST_P(CpuDenoiserFormats, FiltersEachComponentLikeTheReference) {
     DenoiseSettings s;
     s.mode = Mode::Hybrid;
     s.planes = sel;
-    auto den = FrameDenoiser::create(Backend::Cpu, s);
+    auto den = StreamDenoiser::create(Backend::Cpu, s, f, 33, 21);
     den->process(in.view(), out.view());
     const auto ic = components(in.view()), oc = components(out.view());
     for (std::size_t c = 0; c < ic.size(); ++c) {
@@ -100,8 +99,9 @@ INSTANTIATE_TEST_SUITE_P(All, CpuDenoiserFormats, ::testing::ValuesIn(all_format
 
 TEST(CpuDenoiser, RejectsMismatchedOrAliasedFrames) {
   HostFrame a(PixelFormat::NV12, 16, 16), b(PixelFormat::NV12, 18, 16);
-  auto den = FrameDenoiser::create(Backend::Cpu, DenoiseSettings());
+  auto den = StreamDenoiser::create(Backend::Cpu, DenoiseSettings(), PixelFormat::NV12, 16, 16);
   EXPECT_THROW(den->process(a.view(), b.view()), InvalidArgument);
+  EXPECT_THROW(den->process(b.view(), a.view()), InvalidArgument);  // not the stream's size
   EXPECT_THROW(den->process(a.view(), a.view()), InvalidArgument);
   FrameView dev = a.view();
   dev.memory = MemoryKind::Device;
@@ -110,7 +110,7 @@ TEST(CpuDenoiser, RejectsMismatchedOrAliasedFrames) {
 }
 
 TEST(CpuDenoiser, SettingsChangeBetweenFramesAndBadOnesAreRefused) {
-  auto den = FrameDenoiser::create(Backend::Cpu, DenoiseSettings());
+  auto den = StreamDenoiser::create(Backend::Cpu, DenoiseSettings(), PixelFormat::GRAY8, 8, 8);
   DenoiseSettings s;
   s.pipd.segment_length = 99;
   EXPECT_THROW(den->set_settings(s), InvalidArgument);

@@ -1,11 +1,19 @@
-// test_gpu_bm3d.cpp: the BM3D kernels against the CPU reference, on real photos
-// (mean absolute difference under 0.05 code values, PSNR within 0.02 dB), random
-// images of odd sizes, 8, 10 and 16 bit, every colour format, device frames
-// (zero-copy), sigma auto, and small batches. The GPU sums in float with atomics
-// (docs/BM3D.md), so it is compared within those bounds, not bit for bit. Every
-// test skips, with the reason, where no CUDA device can be used.
+// test_gpu_bm3d.cpp: the BM3D kernels against the CPU reference in every profile,
+// on real photos (mean absolute difference under 0.05 code values, at most 2
+// anywhere, under 2% of the samples differing, PSNR within 0.02 dB; differences
+// in 8-bit units), random images of odd sizes, 8, 10 and 16 bit, every colour
+// format, device frames (zero-copy), sigma auto; and the GPU's determinism:
+// repeated runs and small batches give the same bytes (the aggregation sums in
+// fixed point, docs/BM3D.md). The fast profile (the basic estimate alone, step 8)
+// is bounded at 8 code values anywhere: with few overlapping estimates, a
+// coefficient at the hard threshold that rounding keeps on one side and not on
+// the other moves a sample by several code values. The GPU's float arithmetic
+// (fused multiply-adds) differs from the CPU's, so GPU and CPU are compared
+// within those bounds, not bit for bit. Every test skips, with the reason, where
+// no CUDA device can be used.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -13,7 +21,6 @@
 
 #include "bm3d_reference.h"
 #include "convert.h"
-#include "denoiser.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "image_io.h"
@@ -37,8 +44,10 @@ namespace {
 bool small() { return std::getenv("CDN_TEST_SMALL") != nullptr; }
 
 struct Diff {
-  double mean_abs = 0;  // 8-bit code values
-  int max_abs = 0;      // the plane's own code values
+  double mean_abs = 0;   // 8-bit code values
+  int max_abs = 0;       // the plane's own code values
+  double max_abs8 = 0;   // max_abs in 8-bit code values
+  double differing = 0;  // share of samples that differ
 };
 
 // Differences in 8-bit code values (a 16-bit plane's divided by 256): float
@@ -46,43 +55,77 @@ struct Diff {
 Diff diff(const PlaneView& a, const PlaneView& b) {
   Diff d;
   double sum = 0;
-  const double unit = 1 << (a.bit_depth - 8);
+  const int unit = 1 << (a.bit_depth - 8);
   for (int y = 0; y < a.height; ++y)
     for (int x = 0; x < a.width; ++x) {
       const int e = std::abs(a.get(x, y) - b.get(x, y));
       sum += e;
       d.max_abs = std::max(d.max_abs, e);
     }
+  int n_diff = 0;
+  for (int y = 0; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x) n_diff += a.get(x, y) != b.get(x, y);
   d.mean_abs = sum / (double(a.width) * a.height) / unit;
+  d.max_abs8 = d.max_abs / unit;
+  d.differing = n_diff / (double(a.width) * a.height);
   return d;
 }
 
-DenoiseSettings bm3d_settings(double sigma) {
+// The bounds of GPU against CPU (the header comment). Tiny planes are left out
+// of the share: one differing sample of a 2x3 plane is 17%.
+void expect_within_bounds(const Diff& d, int samples, const std::string& what, double max8 = 2.0,
+                          double differing = 0.02) {
+  EXPECT_LT(d.mean_abs, 0.05) << what;
+  EXPECT_LE(d.max_abs8, max8) << what;
+  if (samples >= 1000) {
+    EXPECT_LT(d.differing, differing) << what;
+  }
+}
+
+DenoiseSettings bm3d_settings(double sigma, Bm3dProfile profile = Bm3dProfile::Paper) {
   DenoiseSettings s;
   s.mode = Mode::Bm3d;
   s.sigma = sigma;
+  s.bm3d.profile = profile;
   return s;
 }
 
 // CPU and CUDA backends on the same host frame; every component within the bounds.
-// With `clean`, the PSNRs of both outputs against it must agree within 0.02 dB.
+// With `clean`, the PSNRs of both outputs against it must agree within 0.02 dB
+// (on planes of at least 4096 samples: on fewer, one sample 1 apart at 45 dB
+// moves the PSNR by more).
 void expect_gpu_matches_cpu(const FrameView& in, const DenoiseSettings& s, const std::string& what,
                             const FrameView* clean = nullptr) {
+  // A profile with few estimates a sample (basic estimate only, or step 8: the fast
+  // and draft profiles) moves a sample by several code values when GPU and CPU
+  // rounding put a coefficient on either side of the hard threshold.
+  const bool sparse = bm3d::profile_phases(s.bm3d) == 1 || bm3d::phase_profile(s.bm3d, false, 8, s.sigma).step >= 8;
+  const double max8 = sparse ? 8.0 : 2.0;
+  // The match8 profiles match phase 2 on the basic estimate rounded to 8 bits: where
+  // GPU and CPU rounding put a basic sample on either side of x.5, the rounded
+  // guides differ by one code value and a group can change. Measured (H200,
+  // 2026-11-24): up to 2.08% of the samples differ, by at most 3, on a 201x199 NV12
+  // frame (PSNR equal within 0.002 dB); hence max 3 and 3% for them.
+  const bool match8 = bm3d::is_match8_profile(s.bm3d.profile);
   HostFrame cpu(in.format, in.width, in.height), gpu(in.format, in.width, in.height);
-  FrameDenoiser::create(Backend::Cpu, s)->process(in, cpu.view());
-  FrameDenoiser::create(Backend::Cuda, s)->process(in, gpu.view());
+  test::denoise_frame(Backend::Cpu, s, in, cpu.view());
+  test::denoise_frame(Backend::Cuda, s, in, gpu.view());
   const auto c = components(cpu.view()), g = components(gpu.view());
   for (std::size_t k = 0; k < c.size(); ++k) {
     const Diff d = diff(c[k], g[k]);
-    EXPECT_LT(d.mean_abs, 0.05) << what << " component " << k << " (max difference " << d.max_abs << ")";
+    expect_within_bounds(d, c[k].width * c[k].height, what + " component " + std::to_string(k),
+                         match8 ? std::max(max8, 3.0) : max8, match8 ? 0.03 : 0.02);
     if (clean) {
       const PlaneView ref = components(*clean)[k];
       const double pc = psnr(c[k], ref), pg = psnr(g[k], ref);
-      EXPECT_NEAR(pg, pc, 0.02) << what << " component " << k;
-      std::printf("%-34s c%zu  cpu %6.3f dB  gpu %6.3f dB  mean |diff| %.5f (8-bit units)  max %d\n", what.c_str(), k, pc, pg,
-                  d.mean_abs, d.max_abs);
+      if (c[k].width * c[k].height >= 4096) {
+        EXPECT_NEAR(pg, pc, 0.02) << what << " component " << k;
+      }
+      std::printf("%-40s c%zu  cpu %6.3f dB  gpu %6.3f dB  mean |diff| %.5f (8-bit units)  max %d  differing %.4f%%\n",
+                  what.c_str(), k, pc, pg, d.mean_abs, d.max_abs, 100 * d.differing);
     } else {
-      std::printf("%-34s c%zu  mean |diff| %.5f  max %d\n", what.c_str(), k, d.mean_abs, d.max_abs);
+      std::printf("%-40s c%zu  mean |diff| %.5f  max %d  differing %.4f%%\n", what.c_str(), k, d.mean_abs, d.max_abs,
+                  100 * d.differing);
     }
   }
 }
@@ -123,6 +166,167 @@ TEST(GpuBm3d, RealPhotosMatchTheReference) {
     const HostFrame noisy = noisy_copy(clean, 25, 2024);
     expect_gpu_matches_cpu(noisy.view(), bm3d_settings(25), std::string(file) + " sigma 25", &clean.view());
   }
+}
+
+// The reference profile: bior1.5 and Haar in phase 1, DCT and Haar in phase 2;
+// above sigma 40 its 'vn' variant (groups of 32 in phase 1, steps 4 and 6).
+TEST(GpuBm3d, ReferenceProfileMatchesTheCpu) {
+  CDN_REQUIRE_GPU();
+  const int side = small() ? 96 : 512;
+  for (const char* file : {"camera.png", "astronaut.png"})
+    for (double sigma : {10.0, 25.0, 50.0}) {
+      if (small() && std::string(file) != "camera.png") continue;  // under the sanitizer: one photo
+      const HostFrame clean = real_frame(file, PixelFormat::GRAY8, side, side);
+      const HostFrame noisy = noisy_copy(clean, sigma, 77);
+      expect_gpu_matches_cpu(noisy.view(), bm3d_settings(sigma, Bm3dProfile::Reference),
+                             std::string(file) + " reference sigma " + std::to_string(int(sigma)), &clean.view());
+    }
+  // Odd sizes, 16 bit and 4:2:0 colour.
+  HostFrame in(PixelFormat::GRAY16_LE, 97, 61);
+  test::fill_random(components(in.view())[0], 5);
+  expect_gpu_matches_cpu(in.view(), bm3d_settings(30, Bm3dProfile::Reference), "reference GRAY16 97x61");
+  const HostFrame clean = real_frame("coffee.png", PixelFormat::NV12, small() ? 49 : 201, small() ? 47 : 199);
+  const HostFrame noisy = noisy_copy(clean, 20, 11);
+  expect_gpu_matches_cpu(noisy.view(), bm3d_settings(20, Bm3dProfile::Reference), "reference NV12", &clean.view());
+}
+
+// The match8 profiles (balanced, quick, draft: block matching on the guide
+// rounded to 8 bits, integer distances) and the group-size parameters, against
+// the CPU reference: 8-bit and 16-bit luma, 4:2:0 colour (whose chroma guide is
+// rounded too), every sigma variant.
+TEST(GpuBm3d, Match8ProfilesMatchTheCpu) {
+  CDN_REQUIRE_GPU();
+  const int side = small() ? 96 : 384;
+  for (Bm3dProfile profile : {Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
+    for (double sigma : {10.0, 25.0, 50.0}) {
+      if (small() && sigma != 25.0) continue;
+      const HostFrame clean = real_frame("astronaut.png", PixelFormat::GRAY8, side, side);
+      const HostFrame noisy = noisy_copy(clean, sigma, 78);
+      expect_gpu_matches_cpu(noisy.view(), bm3d_settings(sigma, profile),
+                             std::string(bm3d_profile_name(profile)) + " sigma " + std::to_string(int(sigma)),
+                             &clean.view());
+    }
+  HostFrame in(PixelFormat::GRAY16_LE, 97, 61);
+  test::fill_random(components(in.view())[0], 6);
+  expect_gpu_matches_cpu(in.view(), bm3d_settings(30, Bm3dProfile::Balanced), "balanced GRAY16 97x61");
+  const HostFrame clean = real_frame("coffee.png", PixelFormat::NV12, small() ? 49 : 201, small() ? 47 : 199);
+  const HostFrame noisy = noisy_copy(clean, 20, 12);
+  expect_gpu_matches_cpu(noisy.view(), bm3d_settings(20, Bm3dProfile::Quick), "quick NV12", &clean.view());
+  const HostFrame photo = real_frame("camera.png", PixelFormat::GRAY8, small() ? 64 : 256, small() ? 64 : 256);
+  const HostFrame photo_noisy = noisy_copy(photo, 20, 13);
+  for (int g1 : {8, 16, 32})
+    for (int g2 : {8, 16, 32}) {
+      if (small() && g1 != g2) continue;
+      DenoiseSettings s = bm3d_settings(20, Bm3dProfile::Balanced);
+      s.bm3d.group1 = g1;
+      s.bm3d.group2 = g2;
+      expect_gpu_matches_cpu(photo_noisy.view(), s, "groups " + std::to_string(g1) + "/" + std::to_string(g2),
+                             &photo.view());
+    }
+}
+
+// Issue 14, item 6: the same input gives the same bytes, run after run, in every
+// profile; and so does another batch size, which adds the same fixed-point
+// contributions in another order.
+TEST(GpuBm3d, OutputIsDeterministic) {
+  CDN_REQUIRE_GPU();
+  const HostFrame clean = real_frame("astronaut.png", PixelFormat::GRAY8, small() ? 96 : 512, small() ? 80 : 512);
+  for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference, Bm3dProfile::Fast, Bm3dProfile::Balanced,
+                              Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
+    for (double sigma : {25.0, 50.0}) {
+      const HostFrame noisy = noisy_copy(clean, sigma, 3);
+      const PlaneView in = components(noisy.view())[0];
+      CudaFramePool pool(PixelFormat::GRAY8, in.width, in.height, 2);
+      auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
+      copy_frame_async(noisy.view(), din->view(), nullptr);
+      CDN_CUDA_CHECK(cudaDeviceSynchronize());
+      Bm3dParams params;
+      params.profile = profile;
+      std::vector<HostFrame> runs;
+      auto run = [&](Bm3dCuda& bm3d) {
+        bm3d.run(components(din->view()), components(dout->view()), 1, params, {sigma}, nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        runs.emplace_back(PixelFormat::GRAY8, in.width, in.height);
+        copy_frame_async(dout->view(), runs.back().view(), nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+      };
+      Bm3dCuda a, b, batched;
+      batched.set_batch_references(1);  // one row of tiles per batch
+      run(a);
+      run(a);  // the same object again: buffers reused
+      run(b);
+      run(batched);
+      const std::string what = std::string(bm3d_profile_name(profile)) + " sigma " + std::to_string(int(sigma));
+      const PlaneView first = components(runs[0].view())[0];
+      for (std::size_t k = 1; k < runs.size(); ++k) {
+        const Diff d = diff(first, components(runs[k].view())[0]);
+        EXPECT_EQ(d.max_abs, 0) << what << ", run " << k << ": " << d.differing * 100 << "% of the samples differ";
+      }
+      std::printf("%-24s %zu runs, identical: %s\n", what.c_str(), runs.size(), HasFailure() ? "no" : "yes");
+    }
+}
+
+// The fast kernels (8-bit block matching, aggregation in shared memory) against
+// the first ones (Bm3dCuda::set_reference_kernels): the same groups and the same
+// fixed-point sums, so the same bytes, in every profile, sigma variant, format and
+// group size; odd sizes and one-row batches included.
+TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
+  CDN_REQUIRE_GPU();
+  struct Case {
+    std::string what;
+    HostFrame frame;
+    double sigma;
+  };
+  std::vector<Case> cases;
+  const int side = small() ? 72 : 300;
+  cases.push_back({"astronaut GRAY8 s25", noisy_copy(real_frame("astronaut.png", PixelFormat::GRAY8, side, side - 13), 25, 5), 25});
+  cases.push_back({"camera GRAY8 s50", noisy_copy(real_frame("camera.png", PixelFormat::GRAY8, side - 1, side), 50, 6), 50});
+  cases.push_back({"camera GRAY8 s10", noisy_copy(real_frame("camera.png", PixelFormat::GRAY8, side, side), 10, 7), 10});
+  cases.push_back({"coffee NV12 s20", noisy_copy(real_frame("coffee.png", PixelFormat::NV12, side / 2 + 1, side / 2 - 1), 20, 8), 20});
+  cases.push_back({"coffee P010 s20", noisy_copy(real_frame("coffee.png", PixelFormat::P010_10LE, side / 2 + 1, side / 2 + 3), 20, 9), 20});
+  HostFrame tiny(PixelFormat::GRAY8, 13, 9);
+  test::fill_random(components(tiny.view())[0], 3);
+  cases.push_back({"random GRAY8 13x9", std::move(tiny), 40});
+  // Under the sanitizer: the cases and profiles that launch every new kernel
+  // (match8 with N 8, 16, 32; both phases of the window filter with N 8, 16, 32).
+  if (small()) cases.erase(cases.begin() + 2, cases.end());
+  for (const Case& c : cases)
+    for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference, Bm3dProfile::Fast, Bm3dProfile::Balanced,
+                                Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
+      for (int group : {0, 8}) {
+        if (group && profile != Bm3dProfile::Balanced) continue;
+        if (small() && profile != Bm3dProfile::Balanced && profile != Bm3dProfile::Rapid) continue;
+        const FrameView& h = c.frame.view();
+        const int filtered = format_info(h.format).components;
+        CudaFramePool pool(h.format, h.width, h.height, 3);
+        auto din = pool.acquire(nullptr), fast_out = pool.acquire(nullptr), ref_out = pool.acquire(nullptr);
+        copy_frame_async(h, din->view(), nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        Bm3dParams params;
+        params.profile = profile;
+        params.group1 = params.group2 = group;
+        const std::vector<double> sigma(filtered, c.sigma * (1 << (format_info(h.format).bit_depth - 8)));
+        Bm3dCuda fast, reference, fast_batched;
+        reference.set_reference_kernels(true);
+        fast_batched.set_batch_references(1);
+        HostFrame a(h.format, h.width, h.height), b(h.format, h.width, h.height), d(h.format, h.width, h.height);
+        fast.run(components(din->view()), components(fast_out->view()), filtered, params, sigma, nullptr);
+        reference.run(components(din->view()), components(ref_out->view()), filtered, params, sigma, nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        copy_frame_async(fast_out->view(), a.view(), nullptr);
+        copy_frame_async(ref_out->view(), b.view(), nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        fast_batched.run(components(din->view()), components(fast_out->view()), filtered, params, sigma, nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        copy_frame_async(fast_out->view(), d.view(), nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::string what = c.what + " " + bm3d_profile_name(profile) + (group ? " groups 8" : "");
+        const auto ca = components(a.view()), cb = components(b.view()), cd = components(d.view());
+        for (std::size_t k = 0; k < ca.size(); ++k) {
+          EXPECT_EQ(diff(ca[k], cb[k]).max_abs, 0) << what << " component " << k << ": fast against reference kernels";
+          EXPECT_EQ(diff(ca[k], cd[k]).max_abs, 0) << what << " component " << k << ": one-row batches";
+        }
+      }
 }
 
 TEST(GpuBm3d, RandomImagesOfOddSizesAndDepths) {
@@ -195,16 +399,17 @@ TEST(GpuBm3d, DeviceFramesAndSigmaAuto) {
   copy_frame_async(h, din->view(), nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());  // the denoiser works on its own non-blocking stream
   for (double sigma : {15.0, 0.0}) {  // 0: estimated on the host from a download of the first frame
-    auto d = FrameDenoiser::create(Backend::Cuda, bm3d_settings(sigma));
+    auto d = StreamDenoiser::create(Backend::Cuda, bm3d_settings(sigma), h.format, h.width, h.height);
     d->enqueue(din->view(), dout->view(), nullptr);
     CDN_CUDA_CHECK(cudaDeviceSynchronize());
     HostFrame got(h.format, h.width, h.height), want(h.format, h.width, h.height);
     copy_frame_async(dout->view(), got.view(), nullptr);
     CDN_CUDA_CHECK(cudaDeviceSynchronize());
-    FrameDenoiser::create(Backend::Cpu, bm3d_settings(sigma))->process(h, want.view());
+    test::denoise_frame(Backend::Cpu, bm3d_settings(sigma), h, want.view());
     const auto g = components(got.view()), w = components(want.view()), c = components(clean.view());
     for (std::size_t k = 0; k < g.size(); ++k) {
-      EXPECT_LT(diff(g[k], w[k]).mean_abs, 0.05) << "sigma " << sigma << " component " << k;
+      expect_within_bounds(diff(g[k], w[k]), g[k].width * g[k].height,
+                           "sigma " + std::to_string(sigma) + " component " + std::to_string(k));
       EXPECT_GT(psnr(g[k], c[k]), psnr(components(h)[k], c[k]) + 3) << "sigma " << sigma << " component " << k;
     }
   }
@@ -229,8 +434,7 @@ TEST(GpuBm3d, SmallBatchesGiveTheSameResult) {
   copy_frame_async(b->view(), hb.view(), nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   const Diff d = diff(components(ha.view())[0], components(hb.view())[0]);
-  EXPECT_LT(d.mean_abs, 0.01);
-  EXPECT_LE(d.max_abs, 1);
+  EXPECT_EQ(d.max_abs, 0);  // the same fixed-point sums
   EXPECT_LT(batched.device_bytes(), whole.device_bytes());
 }
 

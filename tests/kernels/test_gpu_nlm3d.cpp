@@ -55,21 +55,7 @@ std::vector<HostFrame> run(Backend b, const DenoiseSettings& s, const std::vecto
   const FrameView& f0 = in[0].view();
   auto d = StreamDenoiser::create(b, s, f0.format, f0.width, f0.height, devices);
   EXPECT_EQ(d->backend(), b);
-  std::vector<HostFrame> out;
-  auto drain = [&] {
-    for (;;) {
-      HostFrame f(f0.format, f0.width, f0.height);
-      if (!d->pop(f.view())) return;
-      out.push_back(std::move(f));
-    }
-  };
-  for (const auto& f : in) {
-    d->push(f.view());
-    drain();
-  }
-  d->finish();
-  drain();
-  return out;
+  return test::run_clip(*d, in);
 }
 
 // Fraction of samples that differ; fails on any difference above one code value.
@@ -248,27 +234,24 @@ TEST(GpuNlm3d, DeviceFramesStayOnTheDevice) {
                                   plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
                                   cudaMemcpyHostToDevice));
   };
-  auto drain = [&] {
-    for (;;) {
-      auto dev = pool.acquire(nullptr);
-      if (!d->pop(dev->view())) return;
-      HostFrame h(PixelFormat::NV12, 64, 32);
-      for (int p = 0; p < 2; ++p)
-        CDN_CUDA_CHECK(cudaMemcpy2D(h.view().data[p], h.view().pitch[p], dev->view().data[p], dev->view().pitch[p],
-                                    plane_row_bytes(PixelFormat::NV12, 64, p), plane_height(PixelFormat::NV12, 32, p),
-                                    cudaMemcpyDeviceToHost));
-      got.push_back(std::move(h));
-    }
-  };
+  CudaFramePool::Handle out;  // the device frame the next output goes into
+  FunctionSink sink([&] { return (out = pool.acquire(nullptr))->view(); },
+                    [&] {
+                      HostFrame h(PixelFormat::NV12, 64, 32);
+                      for (int p = 0; p < 2; ++p)
+                        CDN_CUDA_CHECK(cudaMemcpy2D(h.view().data[p], h.view().pitch[p], out->view().data[p],
+                                                    out->view().pitch[p], plane_row_bytes(PixelFormat::NV12, 64, p),
+                                                    plane_height(PixelFormat::NV12, 32, p), cudaMemcpyDeviceToHost));
+                      got.push_back(std::move(h));
+                      out.reset();
+                      return true;
+                    });
   for (const auto& f : in) {
     auto dev = pool.acquire(nullptr);
     upload(f.view(), dev->view());
-    d->push(dev->view());
-    dev.reset();
-    drain();
+    feed(*d, dev->view(), sink);
   }
-  d->finish();
-  drain();
+  drain(*d, sink);
   compare(got, want, "device frames");
 }
 

@@ -1,12 +1,11 @@
 // test_gpu_pipd.cpp: the CUDA kernels against the CPU reference (bit-exact), the
-// CUDA FrameDenoiser on every format (device and host frames), and the frame
-// pool. Every test skips, with the reason, where no CUDA device can be used.
+// front door's CUDA backend (StreamDenoiser) on every format (device and host
+// frames), and the frame pool. Every test skips, with the reason, where no CUDA device can be used.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "denoiser.h"
 #include "frame_pool.h"
 #include "host_frame.h"
 #include "image_io.h"
@@ -182,7 +181,7 @@ TEST(GpuPipd, RealImagesMatchTheReference) {
 
 class GpuFrames : public ::testing::TestWithParam<PixelFormat> {};
 
-TEST_P(GpuFrames, CudaDenoiserEqualsCpuOnDeviceAndHostFrames) {
+TEST_P(GpuFrames, CudaEqualsCpuOnDeviceAndHostFramesThroughProcessAndPushPop) {
   CDN_REQUIRE_GPU();
   const PixelFormat f = GetParam();
   // The paper's settings on all planes and on luma only; then the quality settings
@@ -193,16 +192,16 @@ TEST_P(GpuFrames, CudaDenoiserEqualsCpuOnDeviceAndHostFrames) {
     s.mode = Mode::Hybrid;
     s.planes = sel;
     if (run == 2) s.pipd = pipd_quality_params();
-    HostFrame in(f, 161, 97), want(f, 161, 97), got_host(f, 161, 97), got_dev(f, 161, 97);
+    HostFrame in(f, 161, 97), want(f, 161, 97), got_host(f, 161, 97), got_dev(f, 161, 97), got_push(f, 161, 97);
     int i = 0;
     for (const auto& c : components(in.view())) test::fill_random(c, 77 + i++);
-    FrameDenoiser::create(Backend::Cpu, s)->process(in.view(), want.view());
-    auto gpu = FrameDenoiser::create(Backend::Cuda, s);
+    test::denoise_frame(Backend::Cpu, s, in.view(), want.view());
+    auto gpu = StreamDenoiser::create(Backend::Cuda, s, f, 161, 97);
     ASSERT_EQ(gpu->backend(), Backend::Cuda);
     // Host frames: staged through the denoiser's pool.
     gpu->process(in.view(), got_host.view());
     // Device frames: zero-copy, from a pool of our own, on a stream of our own.
-    CudaFramePool pool(f, 161, 97, 2);
+    CudaFramePool pool(f, 161, 97, 3);
     cudaStream_t stream;
     CDN_CUDA_CHECK(cudaStreamCreate(&stream));
     {
@@ -215,14 +214,25 @@ TEST_P(GpuFrames, CudaDenoiserEqualsCpuOnDeviceAndHostFrames) {
         CDN_CUDA_CHECK(cudaMemcpy2D(got_dev.view().data[p], got_dev.view().pitch[p], dout->view().data[p],
                                     dout->view().pitch[p], plane_row_bytes(f, 161, p), plane_height(f, 97, p),
                                     cudaMemcpyDeviceToHost));
+      // push() and pop() of device frames: filtered into a device frame of the stream's own, then copied.
+      auto dpop = pool.acquire(stream);
+      gpu->push(din->view(), stream);
+      ASSERT_EQ(gpu->held(), 1);
+      ASSERT_TRUE(gpu->pop(dpop->view(), stream));
+      for (int p = 0; p < format_info(f).planes; ++p)
+        CDN_CUDA_CHECK(cudaMemcpy2D(got_push.view().data[p], got_push.view().pitch[p], dpop->view().data[p],
+                                    dpop->view().pitch[p], plane_row_bytes(f, 161, p), plane_height(f, 97, p),
+                                    cudaMemcpyDeviceToHost));
     }
     CDN_CUDA_CHECK(cudaStreamDestroy(stream));
-    const auto w = components(want.view()), gh = components(got_host.view()), gd = components(got_dev.view());
+    const auto w = components(want.view()), gh = components(got_host.view()), gd = components(got_dev.view()),
+               gp = components(got_push.view());
     for (std::size_t c = 0; c < w.size(); ++c)
       for (int y = 0; y < w[c].height; ++y)
         for (int x = 0; x < w[c].width; ++x) {
           ASSERT_EQ(gh[c].get(x, y), w[c].get(x, y)) << format_name(f) << " host path, component " << c << ", run " << run;
           ASSERT_EQ(gd[c].get(x, y), w[c].get(x, y)) << format_name(f) << " device path, component " << c << ", run " << run;
+          ASSERT_EQ(gp[c].get(x, y), w[c].get(x, y)) << format_name(f) << " push/pop, component " << c << ", run " << run;
         }
   }
 }

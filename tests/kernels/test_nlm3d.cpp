@@ -1,6 +1,6 @@
 // test_nlm3d.cpp: 3D non-local means on the CPU: the reference against a
 // brute-force evaluation of the formula, chunk-border invariance, the ends of
-// the stream, the noise estimator, and quality on a real moving clip.
+// the stream, and quality on a real moving clip (the noise estimator: test_noise_level.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,15 +8,12 @@
 #include <cstdio>
 #include <vector>
 
-#include "convert.h"
 #include "error.h"
 #include "host_frame.h"
-#include "image_io.h"
 #include "metrics.h"
 #include "nlm3d_guide.h"
 #include "nlm3d_reference.h"
 #include "noise.h"
-#include "noise_estimate.h"
 #include "stream_denoiser.h"
 #include "test_support.h"
 
@@ -256,24 +253,12 @@ TEST(Nlm3dGuide, PassesPerFormat) {
   EXPECT_EQ(shape(PixelFormat::Y444, 3), "1x1:012 ");
 }
 
-// Streams a clip through a StreamDenoiser, popping after every push, and returns the outputs.
+// Streams a clip through a StreamDenoiser (feed, then drain), checking the
+// window's bound after every frame, and returns the outputs.
 std::vector<HostFrame> run_stream(StreamDenoiser& d, const std::vector<HostFrame>& clip) {
-  std::vector<HostFrame> out;
-  auto drain = [&] {
-    for (;;) {
-      HostFrame f(clip[0].view().format, clip[0].view().width, clip[0].view().height);
-      if (!d.pop(f.view())) break;
-      out.push_back(std::move(f));
-    }
-  };
-  for (const auto& f : clip) {
-    d.push(f.view());
-    drain();
+  return test::run_clip(d, clip, [&] {
     EXPECT_LE(d.held(), d.settings().nlm.chunk_size + d.settings().nlm.reach());
-  }
-  d.finish();
-  drain();
-  return out;
+  });
 }
 
 bool same_frames(const std::vector<HostFrame>& a, const std::vector<HostFrame>& b) {
@@ -391,46 +376,9 @@ TEST(Nlm3dStream, LatencyAndResetAndBadFrames) {
   EXPECT_FALSE(d->pop(out.view()));
   HostFrame wrong(PixelFormat::GRAY8, 15, 12);
   EXPECT_THROW(d->push(wrong.view()), InvalidArgument);
-  DenoiseSettings s = small_nlm(4);
-  EXPECT_THROW(FrameDenoiser::create(Backend::Cpu, s), InvalidArgument);  // temporal modes need a stream
-}
-
-TEST(NoiseEstimate, WithinTenPercentOnRealPhotos) {
-  int used = 0;
-  for (const char* file : {"camera.png", "moon.png", "astronaut.png", "coffee.png", "chelsea.png", "brick.png"}) {
-    tools::Image img;
-    try {
-      img = tools::to_8bit(tools::read_image(test::test_data_dir() + "/" + file));
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << e.what() << " (run scripts/fetch-test-data.sh)";
-      continue;
-    }
-    const HostFrame frame = tools::image_to_frame(img);
-    const PlaneView clean = components(frame.view())[0];
-    std::printf("%-14s", file);
-    for (double sigma : {5.0, 10.0, 20.0, 30.0, 40.0}) {
-      HostFrame noisy(PixelFormat::GRAY8, clean.width, clean.height);
-      const PlaneView n = components(noisy.view())[0];
-      for (int y = 0; y < clean.height; ++y)
-        for (int x = 0; x < clean.width; ++x) n.set(x, y, clean.get(x, y));
-      add_gaussian_noise(n, sigma, 42);
-      const double est = estimate_noise_sigma(n);
-      std::printf("  %4.0f -> %5.2f", sigma, est);
-      EXPECT_NEAR(est, sigma, 0.1 * sigma) << file << " sigma " << sigma;
-    }
-    std::printf("\n");
-    ++used;
-  }
-  EXPECT_EQ(used, 6);
-}
-
-TEST(NoiseEstimate, SixteenBitIsInEightBitUnits) {
-  test::HostPlane p(256, 256, 2, 10);
-  p.view.shift = 6;
-  for (int y = 0; y < 256; ++y)
-    for (int x = 0; x < 256; ++x) p.view.set(x, y, 512);
-  add_gaussian_noise(p.view, 12.0, 1);  // 12 in 8-bit units = 48 in 10-bit
-  EXPECT_NEAR(estimate_noise_sigma(p.view), 12.0, 1.2);
+  HostFrame one(PixelFormat::GRAY8, 16, 12), two(PixelFormat::GRAY8, 16, 12);
+  EXPECT_FALSE(d->per_frame());
+  EXPECT_THROW(d->process(one.view(), two.view()), InvalidArgument);  // a window: push() and pop()
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "convert.h"
-#include "denoiser.h"
 #include "host_frame.h"
 #include "image_io.h"
 #include "metrics.h"
@@ -86,21 +85,7 @@ double mean_psnr(const std::vector<HostFrame>& out, const Clip& c) {
 std::vector<HostFrame> stream_all(Backend b, const DenoiseSettings& s, const Clip& c) {
   const FrameView& f0 = c.noisy[0].view();
   auto d = StreamDenoiser::create(b, s, f0.format, f0.width, f0.height);
-  std::vector<HostFrame> out;
-  auto drain = [&] {
-    for (;;) {
-      HostFrame f(f0.format, f0.width, f0.height);
-      if (!d->pop(f.view())) return;
-      out.push_back(std::move(f));
-    }
-  };
-  for (const auto& f : c.noisy) {
-    d->push(f.view());
-    drain();
-  }
-  d->finish();
-  drain();
-  return out;
+  return test::run_clip(*d, c.noisy);
 }
 
 void check_quality(Backend backend, int frames, int w, int h) {

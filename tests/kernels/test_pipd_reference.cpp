@@ -193,14 +193,55 @@ TEST(Settings, OutOfRangeValuesAreRejectedWithTheirName) {
     }
   }
   DenoiseSettings s;
-  s.pipd.max_length = 24;  // not a multiple of 5
-  EXPECT_THROW(validate(s), InvalidArgument);
-  s = DenoiseSettings();
   s.pipd.thickness = 2;
   EXPECT_THROW(validate(s), InvalidArgument);
   s = DenoiseSettings();
   s.pipd.tmax = 0.5;  // fractional thresholds are fine
   EXPECT_NO_THROW(validate(s));
+}
+
+TEST(Settings, MaxLengthMapsOntoWholeSegmentsWithOneRule) {
+  // n is the paper's maximum isoline length: the isoline grows by whole segments
+  // of l pixels within it, and always has its first: max(1, floor(n / l)).
+  PipdParams p;
+  EXPECT_EQ(p.max_segments(), 5);  // the paper's n = 25, l = 5
+  p.max_length = 24;
+  EXPECT_EQ(p.max_segments(), 4);
+  p.segment_length = 4;
+  EXPECT_EQ(p.max_segments(), 6);
+  p.max_length = 3;
+  EXPECT_EQ(p.max_segments(), 1);
+  // No pair of the table's ranges is invalid, in whatever order the two are set.
+  const ParamSpec &l = *find_param("segment-length"), &n = *find_param("max-length");
+  for (int sl = int(l.min); sl <= int(l.max); ++sl)
+    for (int len = int(n.min); len <= int(n.max); ++len) {
+      DenoiseSettings s;
+      l.set(s, sl);
+      n.set(s, len);
+      EXPECT_NO_THROW(validate(s)) << "l " << sl << " n " << len;
+      EXPECT_EQ(s.pipd.max_segments(), std::max(1, len / sl));
+    }
+}
+
+TEST(PipdReference, MaxLengthBetweenMultiplesFiltersAsTheMultipleBelow) {
+  // Vertical stripes with mild noise and a lenient Tmax: isolines run long, so
+  // the fifth segment (n = 25) changes pixels that n = 20 and n = 24 leave alike.
+  HostPlane in(48, 40, 1, 8), n20(48, 40, 1, 8), n24(48, 40, 1, 8), n25(48, 40, 1, 8);
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 48; ++x) in.view.set(x, y, 60 + 80 * ((x / 12) % 2) + ((x * 37 + y * 101) * 53) % 17);
+  PipdParams p;
+  p.tmax = 100;
+  int differ = 0;
+  for (auto [len, out] : {std::pair{20, &n20}, std::pair{24, &n24}, std::pair{25, &n25}}) {
+    p.max_length = len;
+    pipd_reference(in.view, out->view, Mode::Pipd, p, 1);
+  }
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 48; ++x) {
+      ASSERT_EQ(n24.view.get(x, y), n20.view.get(x, y)) << x << "," << y;
+      differ += n25.view.get(x, y) != n20.view.get(x, y);
+    }
+  EXPECT_GT(differ, 0) << "the test content never grows a fifth segment";
 }
 
 TEST(Settings, NamesRoundTrip) {

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "convert.h"
-#include "denoiser.h"
 #include "host_frame.h"
 #include "image_io.h"
 #include "metrics.h"
@@ -68,7 +67,7 @@ Row measure(const std::string& file) {
     DenoiseSettings s;
     s.mode = kConfigs[c].mode;
     s.pipd = kConfigs[c].params;
-    FrameDenoiser::create(Backend::Cpu, s)->process(noisy.view(), out.view());
+    test::denoise_frame(Backend::Cpu, s, noisy.view(), out.view());
     r.gain[c] = psnr(components(out.view())[0], clean) - r.noisy;
     std::printf(" %s %+5.2f", kConfigs[c].name, r.gain[c]);
   }

@@ -1,16 +1,20 @@
 // test_support.h: helpers shared by the kernels/ tests: owned host planes,
-// deterministic random content, real test images, and the GPU skip rule.
+// deterministic random content, real test images, one frame through the front
+// door, and the GPU skip rule.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "denoiser.h"
+#include "error.h"
+#include "host_frame.h"
 #include "plane.h"
+#include "stream_pump.h"
 
 namespace cdn::test {
 
@@ -47,6 +51,36 @@ inline void fill_random(const PlaneView& p, std::uint64_t seed) {
 inline std::string test_data_dir() {
   const char* d = std::getenv("CDN_TEST_DATA");
   return d ? d : ".testdata";
+}
+
+// One frame through a stream of its own format and size, for every mode (the
+// window of a temporal mode then holds just that frame).
+inline void denoise_frame(Backend backend, const DenoiseSettings& s, const FrameView& in, const FrameView& out) {
+  auto d = StreamDenoiser::create(backend, s, in.format, in.width, in.height);
+  int n = 0;
+  FunctionSink sink([&] { return out; }, [&] { return ++n > 0; });
+  feed(*d, in, sink);
+  drain(*d, sink);
+  if (n != 1) throw Error("denoise_frame: " + std::to_string(n) + " frames out for one");
+}
+
+// A clip through the front door's loop (feed every frame, then drain): the
+// outputs in order. `after_feed`, if given, runs after each feed().
+inline std::vector<HostFrame> run_clip(StreamDenoiser& d, const std::vector<HostFrame>& clip,
+                                       const std::function<void()>& after_feed = {}) {
+  std::vector<HostFrame> out;
+  FunctionSink sink(
+      [&] {
+        out.emplace_back(d.format(), d.width(), d.height());
+        return out.back().view();
+      },
+      [] { return true; });
+  for (const HostFrame& f : clip) {
+    feed(d, f.view(), sink);
+    if (after_feed) after_feed();
+  }
+  drain(d, sink);
+  return out;
 }
 
 #define CDN_REQUIRE_GPU()                                                           \

@@ -1,8 +1,9 @@
-// test_temporal_lanes.cpp: the temporal mode's scheduling over several workers
+// test_temporal_lanes.cpp: the temporal window's scheduling over several workers
 // (lanes: the CUDA backend's devices) without a GPU: a backend whose lanes are
 // threads that finish their chunks after random delays. Frames must come out
 // complete, in order, computed from the right window, within the stated latency
-// and memory bounds, with chunks really running side by side.
+// and memory bounds, with chunks really running side by side; for centred
+// windows (nlm3d's) and causal ones (current and past frames only).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,17 +16,18 @@
 #include <vector>
 
 #include "host_frame.h"
+#include "stream_denoiser.h"
 #include "temporal_stream.h"
 
 namespace cdn {
 namespace {
 
-// A stand-in filter: output(t) = sum of the inputs t - reach .. t + reach (clamped
-// to the stream), modulo 256, on 1x1 GRAY8 frames.
+// A stand-in filter: output(t) = sum of the inputs t - before .. t + after
+// (clamped to the stream), modulo 256, on 1x1 GRAY8 frames.
 class ThreadLanes final : public TemporalStream {
  public:
-  ThreadLanes(const DenoiseSettings& s, int lanes)
-      : TemporalStream(s, PixelFormat::GRAY8, 1, 1, lanes), workers_(lanes) {}
+  ThreadLanes(const DenoiseSettings& s, const WindowShape& w, int lanes)
+      : TemporalStream(s, w, PixelFormat::GRAY8, 1, 1, lanes), workers_(lanes) {}
   ~ThreadLanes() override { reset(); }
   Backend backend() const override { return Backend::Cpu; }
 
@@ -53,12 +55,12 @@ class ThreadLanes final : public TemporalStream {
       max_running_ = std::max(max_running_, ++running_now_);
     }
     const int delay = static_cast<int>(rng_() % 6);
-    const int reach = settings_.nlm.reach();
-    w.thread = std::thread([this, &w, chunk, delay, reach] {
+    const WindowShape shape = shape_;
+    w.thread = std::thread([this, &w, chunk, delay, shape] {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay));
       for (int t = chunk.begin; t < chunk.end; ++t) {
         int sum = 0;
-        for (int k = -reach; k <= reach; ++k) {
+        for (int k = -shape.before; k <= shape.after; ++k) {
           const int u = std::clamp(t + k, 0, chunk.stream_length - 1);
           sum += components(*chunk.window[u - chunk.window_begin])[0].get(0, 0);
         }
@@ -102,25 +104,34 @@ DenoiseSettings settings(int chunk) {
   return s;
 }
 
-int expected(int t, int n, int reach) {
+int expected(int t, int n, const WindowShape& w) {
   int sum = 0;
-  for (int k = -reach; k <= reach; ++k) sum += (std::clamp(t + k, 0, n - 1) * 7 + 3) % 256;
+  for (int k = -w.before; k <= w.after; ++k) sum += (std::clamp(t + k, 0, n - 1) * 7 + 3) % 256;
   return sum % 256;
 }
 
-void run_stream(int lanes, int chunk, int n) {
-  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", chunk " + std::to_string(chunk) + ", frames " + std::to_string(n));
+// nlm3d's centred window (reach 2 either side), or a causal one of 3 past frames.
+WindowShape shape_of(const DenoiseSettings& s, bool causal) {
+  return causal ? WindowShape{3, 0, s.nlm.chunk_size} : window_shape(s);
+}
+
+void run_stream(int lanes, int chunk, int n, bool causal) {
+  SCOPED_TRACE("lanes " + std::to_string(lanes) + ", chunk " + std::to_string(chunk) + ", frames " +
+               std::to_string(n) + (causal ? ", causal" : ", centred"));
   const DenoiseSettings s = settings(chunk);
-  ThreadLanes lanes_stream(s, lanes);
-  StreamDenoiser& d = lanes_stream;
-  const int reach = s.nlm.reach();
-  EXPECT_EQ(d.latency_frames(), lanes * chunk - 1 + reach);
-  EXPECT_EQ(StreamDenoiser::latency_frames_for(s, lanes), d.latency_frames());
+  const WindowShape shape = shape_of(s, causal);
+  ThreadLanes lanes_stream(s, shape, lanes);
+  TemporalStream& d = lanes_stream;
+  EXPECT_EQ(d.latency_frames(), lanes * chunk - 1 + shape.after);
+  if (!causal) {
+    EXPECT_EQ(shape.after, s.nlm.reach());
+    EXPECT_EQ(StreamDenoiser::latency_frames_for(s, lanes), d.latency_frames());
+  }
   HostFrame in(PixelFormat::GRAY8, 1, 1), out(PixelFormat::GRAY8, 1, 1);
   int popped = 0;
   auto take = [&](int pushed) {
-    while (d.pop(out.view())) {
-      EXPECT_EQ(components(out.view())[0].get(0, 0), expected(popped, n, reach)) << "frame " << popped;
+    while (d.pop(out.view(), nullptr)) {
+      EXPECT_EQ(components(out.view())[0].get(0, 0), expected(popped, n, shape)) << "frame " << popped;
       if (pushed < n) {
         EXPECT_LE(pushed - 1 - popped, d.latency_frames()) << "frame " << popped << " came out late";
       }
@@ -129,48 +140,53 @@ void run_stream(int lanes, int chunk, int n) {
   };
   for (int t = 0; t < n; ++t) {
     components(in.view())[0].set(0, 0, (t * 7 + 3) % 256);
-    d.push(in.view());
+    d.push(in.view(), nullptr);
     take(t + 1);
-    EXPECT_LE(lanes_stream.frames_alive(), TemporalStream::frames_needed(s, lanes)) << "after frame " << t;
+    EXPECT_LE(lanes_stream.frames_alive(), TemporalStream::frames_needed(shape, lanes)) << "after frame " << t;
+    // A causal window of one-frame chunks on one lane gives each frame back at its push.
+    if (causal && chunk == 1 && lanes == 1) {
+      EXPECT_EQ(popped, t + 1);
+    }
   }
   d.finish();
   take(n);
   EXPECT_EQ(popped, n) << "frames out must equal frames in";
   EXPECT_EQ(d.held(), 0);
-  EXPECT_LE(lanes_stream.max_frames_alive(), TemporalStream::frames_needed(s, lanes));
+  EXPECT_LE(lanes_stream.max_frames_alive(), TemporalStream::frames_needed(shape, lanes));
   if (lanes > 1 && n >= 3 * lanes * chunk) {
     EXPECT_GE(lanes_stream.max_concurrent(), 2) << "chunks never ran side by side";
   }
 }
 
 TEST(TemporalLanes, FramesComeOutInOrderWithinTheBounds) {
-  for (int lanes : {1, 2, 3})
-    for (int chunk : {1, 4, 7})
-      for (int n : {1, 2, 5, 60}) run_stream(lanes, chunk, n);
+  for (bool causal : {false, true})
+    for (int lanes : {1, 2, 3})
+      for (int chunk : {1, 4, 7})
+        for (int n : {1, 2, 5, 60}) run_stream(lanes, chunk, n, causal);
 }
 
 TEST(TemporalLanes, ResetWhileChunksRunDropsEverything) {
   const DenoiseSettings s = settings(3);
-  ThreadLanes lanes_stream(s, 3);
-  StreamDenoiser& d = lanes_stream;
+  ThreadLanes lanes_stream(s, window_shape(s), 3);
+  TemporalStream& d = lanes_stream;
   HostFrame in(PixelFormat::GRAY8, 1, 1), out(PixelFormat::GRAY8, 1, 1);
   for (int t = 0; t < 20; ++t) {
     components(in.view())[0].set(0, 0, t);
-    d.push(in.view());  // no pops: chunks run, outputs wait
+    d.push(in.view(), nullptr);  // no pops: chunks run, outputs wait
   }
   d.reset();
   EXPECT_EQ(d.held(), 0);
   EXPECT_EQ(lanes_stream.frames_alive(), 0);
-  EXPECT_FALSE(d.pop(out.view()));
+  EXPECT_FALSE(d.pop(out.view(), nullptr));
   // A new stream after the reset starts from frame 0.
   for (int t = 0; t < 3; ++t) {
     components(in.view())[0].set(0, 0, (t * 7 + 3) % 256);
-    d.push(in.view());
+    d.push(in.view(), nullptr);
   }
   d.finish();
   int popped = 0;
-  while (d.pop(out.view())) {
-    EXPECT_EQ(components(out.view())[0].get(0, 0), expected(popped, 3, s.nlm.reach()));
+  while (d.pop(out.view(), nullptr)) {
+    EXPECT_EQ(components(out.view())[0].get(0, 0), expected(popped, 3, window_shape(s)));
     ++popped;
   }
   EXPECT_EQ(popped, 3);

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "denoiser.h"
+#include "backend.h"
 #include "frame.h"
 #include "noise.h"
 #include "settings.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 
 namespace cdn_test {
 
@@ -163,7 +163,7 @@ inline Diff compare(const cdn::FrameView& a, const cdn::FrameView& b) {
 // The kernels/ CPU result for `in` (a host frame).
 inline std::unique_ptr<HostFrame> cpu_reference(const cdn::FrameView& in, const cdn::DenoiseSettings& s) {
   auto out = std::make_unique<HostFrame>(in.format, in.width, in.height);
-  cdn::FrameDenoiser::create(cdn::Backend::Cpu, s)->process(in, out->view);
+  cdn::StreamDenoiser::create(cdn::Backend::Cpu, s, in.format, in.width, in.height)->process(in, out->view);
   return out;
 }
 
@@ -209,27 +209,21 @@ inline Closeness closeness(const cdn::FrameView& a, const cdn::FrameView& b, int
   return c;
 }
 
-// The kernels/ CPU temporal result for a stream of host frames (all one format
-// and size): cdn::StreamDenoiser pushed frame by frame, popped until false
-// after every push, then finished.
+// The kernels/ CPU result for a stream of host frames (all one format and
+// size): cdn::StreamDenoiser fed frame by frame, then drained (stream_pump.h).
 inline std::vector<std::unique_ptr<HostFrame>> stream_reference(const std::vector<cdn::FrameView>& in,
                                                                  const cdn::DenoiseSettings& s) {
   std::vector<std::unique_ptr<HostFrame>> out;
   if (in.empty()) return out;
   auto sd = cdn::StreamDenoiser::create(cdn::Backend::Cpu, s, in[0].format, in[0].width, in[0].height);
-  auto pop_all = [&] {
-    for (;;) {
-      auto f = std::make_unique<HostFrame>(in[0].format, in[0].width, in[0].height);
-      if (!sd->pop(f->view)) break;
-      out.push_back(std::move(f));
-    }
-  };
-  for (const cdn::FrameView& v : in) {
-    sd->push(v);
-    pop_all();
-  }
-  sd->finish();
-  pop_all();
+  cdn::FunctionSink sink(
+      [&] {
+        out.push_back(std::make_unique<HostFrame>(in[0].format, in[0].width, in[0].height));
+        return out.back()->view;
+      },
+      [] { return true; });
+  for (const cdn::FrameView& v : in) cdn::feed(*sd, v, sink);
+  cdn::drain(*sd, sink);
   return out;
 }
 

@@ -26,7 +26,7 @@ TEST(CudaAddNoiseElement, PropertyDefaults) {
 }
 
 TEST(CudaAddNoiseElement, FrameNUsesSeedPlusN) {
-  for (const char* fmt : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"}) {
+  for (const char* fmt : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8", "GRAY16_LE"}) {
     SCOPED_TRACE(fmt);
     const int w = 37, h = 21;
     const GstVideoInfo info = video_info(fmt, w, h);

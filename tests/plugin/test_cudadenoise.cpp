@@ -16,7 +16,7 @@ using namespace cdn_test;
 
 namespace {
 
-const char* const kSystemFormats[] = {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"};
+const char* const kSystemFormats[] = {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8", "GRAY16_LE"};
 
 GstHarness* denoise_harness(const std::string& format, int w, int h, const char* props = "") {
   GstHarness* hs = gst_harness_new_parse((std::string("cudadenoise name=dn backend=cpu ") + props).c_str());
@@ -33,8 +33,16 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
   GstElementFactory* f = gst_element_factory_find("cudadenoise");
   ASSERT_NE(f, nullptr) << "plugin not found: is GST_PLUGIN_PATH_1_0 the build's plugin dir?";
   EXPECT_STREQ(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS), "Filter/Effect/Video");
-  EXPECT_NE(std::string(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_DESCRIPTION)).find("PI-PD"),
-            std::string::npos);
+  // The element's and the plugin's descriptions name every mode.
+  const std::string description = gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_DESCRIPTION);
+  GstPlugin* plugin = gst_plugin_feature_get_plugin(GST_PLUGIN_FEATURE(f));
+  ASSERT_NE(plugin, nullptr);
+  const std::string plugin_description = gst_plugin_get_description(plugin);
+  gst_object_unref(plugin);
+  for (const char* name : {"PI-PD", "hybrid PI-PD", "NLM-3D", "BM3D"}) {
+    EXPECT_NE(description.find(name), std::string::npos) << name << " missing in: " << description;
+    EXPECT_NE(plugin_description.find(name), std::string::npos) << name << " missing in: " << plugin_description;
+  }
   const GList* templates = gst_element_factory_get_static_pad_templates(f);
   int n = 0;
   for (const GList* l = templates; l; l = l->next, ++n) {
@@ -51,9 +59,11 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
       EXPECT_TRUE(gst_caps_can_intersect(caps, one)) << t->name_template << " lacks CUDA " << fmt;
       gst_caps_unref(one);
     }
-    GstCaps* gray = gst_caps_from_string(caps_string("GRAY8", 16, 16, true).c_str());
-    EXPECT_FALSE(gst_caps_can_intersect(caps, gray)) << "GRAY8 has no CUDA allocator layout in 1.22";
-    gst_caps_unref(gray);
+    for (const char* fmt : {"GRAY8", "GRAY16_LE"}) {
+      GstCaps* gray = gst_caps_from_string(caps_string(fmt, 16, 16, true).c_str());
+      EXPECT_FALSE(gst_caps_can_intersect(caps, gray)) << fmt << " has no CUDA allocator layout in 1.22";
+      gst_caps_unref(gray);
+    }
 #endif
     gst_caps_unref(caps);
   }
@@ -82,7 +92,16 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
         << blurb;
     EXPECT_TRUE(ps->flags & GST_PARAM_MUTABLE_PLAYING) << p.name;
     EXPECT_TRUE(ps->flags & GST_PARAM_DOC_SHOW_DEFAULT) << p.name;
-    if (p.integer) {
+    if (p.choices) {  // an enumerated parameter: an enum whose nicks are the choices
+      ASSERT_TRUE(G_IS_PARAM_SPEC_ENUM(ps)) << p.name;
+      GEnumClass* ec = G_PARAM_SPEC_ENUM(ps)->enum_class;
+      for (int k = 0; p.choices[k]; ++k) {
+        const GEnumValue* ev = g_enum_get_value_by_nick(ec, p.choices[k]);
+        ASSERT_NE(ev, nullptr) << p.choices[k];
+        EXPECT_EQ(ev->value, (int)p.min + k) << p.choices[k];
+      }
+      EXPECT_EQ(G_PARAM_SPEC_ENUM(ps)->default_value, (int)p.def) << p.name;
+    } else if (p.integer) {
       ASSERT_TRUE(G_IS_PARAM_SPEC_INT(ps)) << p.name;
       auto* pi = G_PARAM_SPEC_INT(ps);
       EXPECT_EQ(pi->minimum, (int)p.min) << p.name;
@@ -104,12 +123,18 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
     // The table's default is DenoiseSettings{}'s.
     EXPECT_DOUBLE_EQ(p.get(cdn::DenoiseSettings{}), p.def) << p.name;
   }
-  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 6) << "segment-length, max-length, tmax, t2max, thickness, direction-prefilter";
+  EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 5) << "segment-length, max-length, tmax, thickness, direction-prefilter";
+  EXPECT_EQ(groups[cdn::ParamGroup::Hybrid], 1) << "t2max";
   EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 9)
       << "search-radius, temporal-radius, neighbour-search-radius, patch-radius, patch-shape, motion-search, "
          "distance-offset, strength, chunk-size";
-  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 3) << "bm3d-step, bm3d-window, bm3d-phases";
+  EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
+      << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
+  // T2max is the hybrid mode's edge detector: pipd never reads it.
+  const std::string t2max = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "t2max"));
+  EXPECT_NE(t2max.find("Applies to mode hybrid"), std::string::npos) << t2max;
+  EXPECT_EQ(t2max.find("pipd"), std::string::npos) << t2max;
   gst_object_unref(e);
 }
 
@@ -180,8 +205,8 @@ TEST(CudaDenoiseElement, InvalidValuesAreRejectedAndOldValuesKept) {
 }
 
 TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
-  // (5, 25) -> (4, 24): each single step is an invalid pair, so the element keeps
-  // the request and filters with the last valid pair until both are set.
+  // (5, 25) -> (4, 24) one property at a time: every pair is valid (isolines of
+  // floor(n / l) segments), so each step applies at once and reads back as set.
   const GstVideoInfo info = video_info("GRAY8", 48, 40);
   GstHarness* hs = denoise_harness("GRAY8", 48, 40);
   GstElement* e = harness_element(hs);
@@ -189,12 +214,14 @@ TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
   g_object_set(e, "max-length", 24, nullptr);
   int v = 0;
   g_object_get(e, "max-length", &v, nullptr);
-  EXPECT_EQ(v, 24);  // kept as requested
-  cdn::DenoiseSettings s;  // frames still use (5, 25)
+  EXPECT_EQ(v, 24);
+  cdn::DenoiseSettings s;
+  s.pipd.max_length = 24;  // 4 segments of 5
   expect_denoised(hs, info, make_frame(info, 1), s);
   g_object_set(e, "segment-length", 4, nullptr);
-  s.pipd.segment_length = 4;
-  s.pipd.max_length = 24;
+  g_object_get(e, "segment-length", &v, nullptr);
+  EXPECT_EQ(v, 4);
+  s.pipd.segment_length = 4;  // 6 segments of 4
   expect_denoised(hs, info, make_frame(info, 2), s);
   gst_object_unref(e);
   gst_harness_teardown(hs);
@@ -304,6 +331,54 @@ TEST(CudaDenoiseElement, TimestampsDurationsFlagsPreserved) {
     gst_buffer_unref(out);
   }
   gst_harness_teardown(hs);
+}
+
+// Metas that do not depend on the pixels (a crop, a region of interest) stay on
+// the frame, per frame and through the temporal window, as GstVideoFilter keeps
+// them; the input's GstVideoMeta (tagged with its memory) does not: the output
+// buffer's layout is its own.
+TEST(CudaDenoiseElement, KeepsVideoMetasThatDoNotDependOnThePixels) {
+  const GstVideoInfo info = video_info("NV12", 48, 32);
+  for (const char* props : {"mode=hybrid", "mode=nlm3d chunk-size=2 temporal-radius=1 search-radius=1 sigma=10"}) {
+    SCOPED_TRACE(props);
+    GstHarness* hs = denoise_harness("NV12", 48, 32, props);
+    const int n = 3;
+    for (int i = 0; i < n; ++i) {
+      GstBuffer* in = make_frame(info, 40 + i, true);
+      GST_BUFFER_PTS(in) = i * GST_SECOND;
+      GstVideoCropMeta* crop = gst_buffer_add_video_crop_meta(in);
+      crop->x = 2 + i;
+      crop->y = 4;
+      crop->width = 40;
+      crop->height = 24 - i;
+      gst_buffer_add_video_region_of_interest_meta(in, "face", 6, 8 + i, 16, 12);
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+    }
+    ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+    ASSERT_EQ(gst_harness_buffers_in_queue(hs), (guint)n);
+    for (int i = 0; i < n; ++i) {
+      GstBuffer* out = gst_harness_pull(hs);
+      ASSERT_NE(out, nullptr);
+      EXPECT_EQ(GST_BUFFER_PTS(out), i * GST_SECOND);
+      const GstVideoCropMeta* crop = gst_buffer_get_video_crop_meta(out);
+      ASSERT_NE(crop, nullptr) << "frame " << i << " lost its crop meta";
+      EXPECT_EQ(crop->x, 2u + i);
+      EXPECT_EQ(crop->y, 4u);
+      EXPECT_EQ(crop->width, 40u);
+      EXPECT_EQ(crop->height, 24u - i);
+      const GstVideoRegionOfInterestMeta* roi = gst_buffer_get_video_region_of_interest_meta_id(out, 0);
+      ASSERT_NE(roi, nullptr) << "frame " << i << " lost its region of interest";
+      EXPECT_EQ(roi->roi_type, g_quark_from_string("face"));
+      EXPECT_EQ(roi->y, 8u + i);
+      EXPECT_EQ(roi->w, 16u);
+      const GstVideoMeta* vmeta = gst_buffer_get_video_meta(out);
+      if (vmeta) {
+        EXPECT_NE(vmeta->stride[0], 48 + 24) << "the input's padded layout came along";
+      }
+      gst_buffer_unref(out);
+    }
+    gst_harness_teardown(hs);
+  }
 }
 
 TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {
@@ -462,6 +537,31 @@ TEST(CudaDenoiseElement, CudaMemoryWithoutContextFailsWithReadableMessage) {
     for (const auto& w : *list) all += "\n  " + w;
   EXPECT_TRUE(explained) << "no readable message from cudadenoise:" << all;
   gst_object_unref(pipeline);
+}
+
+// Interlaced caps: refused with an error that says so (filtering a woven frame
+// as one picture would mix its fields), never filtered as if progressive.
+TEST(CudaDenoiseElement, InterlacedCapsAreRefusedWithAMessage) {
+  for (const char* mode : {"interleaved", "mixed"}) {
+    SCOPED_TRACE(mode);
+    GstElement* pipeline = gst_parse_launch(
+        ("appsrc name=src format=time caps=" + caps_string("I420", 64, 48) + ",interlace-mode=" + mode +
+         " ! cudadenoise name=dn backend=cpu ! fakesink")
+            .c_str(),
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+    gst_element_set_state(pipeline, GST_STATE_PAUSED);
+    gst_app_src_push_buffer(GST_APP_SRC(src), make_frame(video_info("I420", 64, 48), 1));
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    const BusResult r = run_to_end(pipeline);
+    ASSERT_FALSE(r.errors.empty()) << "interlaced caps were taken";
+    EXPECT_EQ(r.errors[0].rfind("dn: ", 0), 0u) << r.errors[0];
+    EXPECT_NE(r.errors[0].find(std::string("the input is interlaced (interlace-mode=") + mode + ")"),
+              std::string::npos) << r.errors[0];
+    gst_object_unref(src);
+    gst_object_unref(pipeline);
+  }
 }
 
 TEST(CudaDenoiseElement, BackendCudaWithoutDeviceFailsToStart) {

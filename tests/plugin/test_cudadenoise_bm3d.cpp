@@ -7,6 +7,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <string>
@@ -35,7 +36,7 @@ cdn::DenoiseSettings bm3d_settings(double sigma) {
 }  // namespace
 
 TEST(CudaDenoiseBm3d, EverySystemFormatEqualsKernelsResult) {
-  for (const char* format : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8"}) {
+  for (const char* format : {"NV12", "I420", "P010_10LE", "P016_LE", "Y444", "GRAY8", "GRAY16_LE"}) {
     const GstVideoInfo info = video_info(format, 37, 29);  // odd sizes
     GstHarness* hs = bm3d_harness(format, 37, 29, "sigma=18");
     expect_denoised(hs, info, make_frame(info, 5), bm3d_settings(18));
@@ -108,18 +109,32 @@ TEST(CudaDenoiseBm3d, FlushAbandonsASlowFrameAtOnce) {
 TEST(CudaDenoiseBm3d, StoppingDoesNotWaitForASlowFrame) {
   GstElement* pipeline = gst_parse_launch(
       ("appsrc name=src format=time caps=" + caps_string("GRAY8", kSlowW, kSlowH) +
-       " ! cudadenoise backend=cpu mode=bm3d sigma=20 ! fakesink")
+       " ! cudadenoise backend=cpu mode=bm3d sigma=20 ! fakesink name=sink signal-handoffs=true")
           .c_str(),
       nullptr);
   ASSERT_NE(pipeline, nullptr);
   GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  std::atomic<int> frames_out{0};
+  g_signal_connect(sink, "handoff", G_CALLBACK(+[](GstElement*, GstBuffer*, GstPad*, gpointer n) {
+                     ++*static_cast<std::atomic<int>*>(n);
+                   }),
+                   &frames_out);
   ASSERT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_ASYNC);
   gst_app_src_push_buffer(GST_APP_SRC(src), make_frame(video_info("GRAY8", kSlowW, kSlowH), 3));
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // The frame is in progress: the streaming thread took it from appsrc and
+  // nothing has come out yet.
+  guint64 queued = 1;
+  g_object_get(src, "current-level-buffers", &queued, nullptr);
+  ASSERT_EQ(queued, 0u) << "the frame never reached the denoiser";
+  ASSERT_EQ(frames_out.load(), 0) << "the frame finished too fast to test stopping";
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(gst_element_set_state(pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(ms, 1500) << "stopping waited for the frame in progress";
+  EXPECT_EQ(frames_out.load(), 0) << "the frame was finished, not abandoned";
+  gst_object_unref(sink);
   gst_object_unref(src);
   gst_object_unref(pipeline);
 }

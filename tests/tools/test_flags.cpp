@@ -76,6 +76,44 @@ TEST(Flags, ChoiceParamsTakeTheirNames) {
   EXPECT_NE(p.help().find("cube|2d"), std::string::npos) << p.help();
 }
 
+
+TEST(Flags, EnumeratedParamsTakeTheirNames) {
+  int enumerated = 0;
+  for (const cdn::ParamSpec& spec : cdn::param_specs()) {
+    if (!spec.choices) continue;
+    ++enumerated;
+    for (int k = 0; spec.choices[k]; ++k) {
+      cdn::DenoiseSettings s;
+      FlagParser p;
+      p.add_param_flags(&s);
+      const std::string arg = std::string("--") + spec.name + "=" + spec.choices[k];
+      const Args args({arg.c_str()});
+      p.parse(args.argc(), args.argv());
+      EXPECT_EQ(spec.get(s), spec.min + k) << arg;
+      EXPECT_NE(p.help().find(spec.choices[k]), std::string::npos) << spec.name;
+    }
+    cdn::DenoiseSettings s;  // the numbers are still taken
+    FlagParser p;
+    p.add_param_flags(&s);
+    const std::string arg = std::string("--") + spec.name + "=" + std::to_string(int(spec.max));
+    const Args args({arg.c_str()});
+    p.parse(args.argc(), args.argv());
+    EXPECT_EQ(spec.get(s), spec.max) << arg;
+  }
+  EXPECT_GE(enumerated, 1) << "bm3d-profile";
+  cdn::DenoiseSettings s;
+  FlagParser p;
+  p.add_param_flags(&s);
+  const Args args({"--bm3d-profile", "reference"});
+  p.parse(args.argc(), args.argv());
+  EXPECT_EQ(s.bm3d.profile, cdn::Bm3dProfile::Reference);
+  cdn::DenoiseSettings bad;
+  FlagParser q;
+  q.add_param_flags(&bad);
+  const Args wrong({"--bm3d-profile", "best"});
+  EXPECT_THROW(q.parse(wrong.argc(), wrong.argv()), UsageError);
+}
+
 TEST(Flags, BadValuesAreRejected) {
   for (auto bad : std::vector<std::vector<const char*>>{{"--tmax", "1000"},
                                                         {"--tmax", "-1"},
@@ -123,7 +161,7 @@ TEST(Flags, HelpListsEveryParameterWithRangeAndDefault) {
 }
 
 TEST(Flags, GroupFilterAddsOnlyThatGroupsFlags) {
-  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm}) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Hybrid, cdn::ParamGroup::Nlm}) {
     cdn::DenoiseSettings s;
     FlagParser p;
     p.add_param_flags(&s, g);
@@ -162,6 +200,7 @@ TEST(Flags, HeadingsGoIntoHelpAndAreNotFlags) {
   EXPECT_EQ(p.parse(args.argc(), args.argv()), std::vector<std::string>{"More things"});
   EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Pipd), "Parameters of --mode pipd, hybrid");
   EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Nlm), "Parameters of --mode nlm3d");
+  EXPECT_EQ(cdn::tools::param_group_title(cdn::ParamGroup::Hybrid), "Parameters of --mode hybrid");
 }
 
 TEST(Flags, SwitchesPositionalsAndDoubleDash) {
@@ -217,7 +256,8 @@ TEST(ImageOptions, BadCombinationsAreUsageErrors) {
   EXPECT_THROW(image_options({"--mode", "bm4d"}), UsageError);
   EXPECT_THROW(image_options({"--backend", "gpu"}), UsageError);
   EXPECT_THROW(image_options({"--planes", "chroma"}), UsageError);
-  EXPECT_THROW(image_options({"--max-length", "24"}), UsageError);  // not a multiple of 5
+  EXPECT_NO_THROW(image_options({"--max-length", "24"}));  // 4 segments of 5: every length is valid
+  EXPECT_THROW(image_options({"--bm3d-window", "20"}), UsageError);  // even
   EXPECT_THROW(image_options({"--thickness", "2"}), UsageError);
   EXPECT_THROW(image_options({"a.png", "b.png"}), UsageError);
   EXPECT_THROW(image_options({"--builtin", "a.png"}), UsageError);
@@ -255,7 +295,8 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
     EXPECT_NE(u.find(cdn::mode_name(m)), std::string::npos) << cdn::mode_name(m);
   }
   std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
-  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d, cdn::ParamGroup::Noise}) {
+  for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Hybrid, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d,
+                            cdn::ParamGroup::Noise}) {
     const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
     ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;
     headings.push_back({at, g});

@@ -1,10 +1,14 @@
-// test_image_io.cpp: PNG and PGM round trips, error reporting, and reading the
-// real test images when scripts/fetch-test-data.sh has fetched them.
+// test_image_io.cpp: PNG and PGM round trips, error reporting, size limits on
+// crafted headers, writing through symlinks, and reading the real test images
+// when scripts/fetch-test-data.sh has fetched them.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +113,92 @@ TEST_F(ImageIo, WritingReplacesAnExistingFile) {
   const Image second = pattern(9, 5, 3, 8);
   cdn::tools::write_image(path("x.png"), second);
   expect_same(cdn::tools::read_image(path("x.png")), second);
+}
+
+// ---- crafted headers: sizes are checked before anything is allocated -------
+
+std::uint32_t crc32(const std::string& bytes) {
+  std::uint32_t c = 0xffffffffu;
+  for (unsigned char b : bytes) {
+    c ^= b;
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
+std::string be32(std::uint32_t v) {
+  return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                     static_cast<char>(v)};
+}
+
+std::string png_chunk(const std::string& type, const std::string& data) {
+  return be32(static_cast<std::uint32_t>(data.size())) + type + data + be32(crc32(type + data));
+}
+
+// A PNG of a few dozen bytes whose header claims w x h (8-bit RGB, or 16-bit RGBA).
+std::string crafted_png(std::uint32_t w, std::uint32_t h, bool deep) {
+  std::string ihdr = be32(w) + be32(h);
+  ihdr += deep ? std::string("\x10\x06\x00\x00\x00", 5) : std::string("\x08\x02\x00\x00\x00", 5);
+  const std::string idat("\x78\x9c\x03\x00\x00\x00\x00\x01", 8);  // an empty zlib stream
+  return std::string("\x89PNG\r\n\x1a\n", 8) + png_chunk("IHDR", ihdr) + png_chunk("IDAT", idat) +
+         png_chunk("IEND", "");
+}
+
+// In a child limited to 1 GiB of address space (an unchecked header would
+// allocate gigabytes): exits 0 when read_image throws ImageError whose message
+// contains `want`, 1 for another error, 2 for no error.
+[[noreturn]] void read_with_little_memory(const std::string& file, const std::string& want) {
+  rlimit lim;
+  lim.rlim_cur = lim.rlim_max = 1ull << 30;
+  ::setrlimit(RLIMIT_AS, &lim);
+  try {
+    cdn::tools::read_image(file);
+  } catch (const ImageError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(std::strstr(e.what(), want.c_str()) ? 0 : 1);
+  } catch (...) {
+    std::exit(1);
+  }
+  std::exit(2);
+}
+
+void expect_refused_cheaply(const std::string& file, const std::string& want) {
+  EXPECT_EXIT(read_with_little_memory(file, want), ::testing::ExitedWithCode(0), "") << want;
+}
+
+TEST_F(ImageIo, CraftedPngHeadersAreRefusedBeforeAllocating) {
+  const std::string huge = crafted_png(100000, 100000, false);
+  EXPECT_LT(huge.size(), 80u);
+  std::ofstream(path("huge.png"), std::ios::binary) << huge;
+  expect_refused_cheaply(path("huge.png"), "image too large: 100000x100000");
+  // Within the side limit but more pixels than allowed.
+  std::ofstream(path("many.png"), std::ios::binary) << crafted_png(60000, 60000, false);
+  expect_refused_cheaply(path("many.png"), "image too large: 60000x60000");
+  // Within the limits (about 1.9 GB decoded), but the file cannot hold it.
+  std::ofstream(path("small.png"), std::ios::binary) << crafted_png(16000, 15000, true);
+  expect_refused_cheaply(path("small.png"), "cannot fit in");
+}
+
+TEST_F(ImageIo, CraftedPgmHeadersAreRefusedBeforeAllocating) {
+  std::ofstream(path("huge.pgm"), std::ios::binary) << "P5\n60000 60000\n65535\n";
+  expect_refused_cheaply(path("huge.pgm"), "image too large");
+  std::ofstream(path("short.pgm"), std::ios::binary) << "P5\n16000 16000\n65535\n" << std::string(100, 'x');
+  expect_refused_cheaply(path("short.pgm"), "truncated PGM data: a 16000x16000 image needs 512000000 bytes");
+}
+
+TEST_F(ImageIo, WritingThroughASymlinkKeepsTheLink) {
+  fs::create_directories(dir_ / "real");
+  const Image first = pattern(8, 8, 1, 8), second = pattern(9, 5, 3, 8);
+  cdn::tools::write_image(path("real/x.png"), first);
+  fs::create_symlink("real/x.png", dir_ / "link.png");  // relative to the link's directory
+  cdn::tools::write_image(path("link.png"), second);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.png"));
+  expect_same(cdn::tools::read_image(path("real/x.png")), second);
+  // A dangling link: the file it names is created.
+  fs::create_symlink("real/new.png", dir_ / "dangling.png");
+  cdn::tools::write_image(path("dangling.png"), first);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "dangling.png"));
+  expect_same(cdn::tools::read_image(path("real/new.png")), first);
 }
 
 TEST(TestPicture, IsDeterministicAndNotFlat) {

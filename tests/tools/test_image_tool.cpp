@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 
-#include "denoiser.h"
+#include "backend.h"
 #include "image_io.h"
 
 #ifndef CDN_IMAGE_TOOL
@@ -121,6 +123,80 @@ TEST_F(ImageTool, ExitCodes) {
   if (!cdn::cuda_available()) {
     EXPECT_EQ(run("'" + path("small.png") + "' --backend cuda").code, 4);
   }
+}
+
+// The transcode tool's rule (tools/common/output_path.h): never the input,
+// never an existing file without -y, -n refuses, symlinks written through.
+TEST_F(ImageTool, OutputsNeverOverwriteTheInputOrAnExistingFileWithoutY) {
+  cdn::tools::Image small(24, 24, 1, 8);
+  for (std::size_t i = 0; i < small.data.size(); ++i) small.data[i] = static_cast<std::uint8_t>(i * 7);
+  cdn::tools::write_image(path("in.png"), small);
+  const std::string in = "'" + path("in.png") + "' --backend cpu ";
+  const auto in_bytes = fs::file_size(path("in.png"));
+
+  Result r = run(in + "-o '" + path("in.png") + "' -y");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("the output is the input file"), std::string::npos) << r.out;
+  fs::create_symlink(path("in.png"), path("link.png"));
+  fs::create_hard_link(path("in.png"), path("hard.png"));
+  for (const char* other : {"link.png", "hard.png"}) {
+    r = run(in + "-o '" + path(other) + "' -y");
+    EXPECT_EQ(r.code, 2) << other << ": " << r.out;
+  }
+  r = run(in + "--add-noise 5 --save-noisy '" + path("in.png") + "' -y");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_EQ(fs::file_size(path("in.png")), in_bytes);
+  EXPECT_TRUE(cdn::tools::read_image(path("in.png")).data == small.data) << "the input was written over";
+
+  { std::ofstream(path("exists.png")) << "precious"; }
+  r = run(in + "-o '" + path("exists.png") + "'");
+  EXPECT_EQ(r.code, 5) << r.out;
+  EXPECT_NE(r.out.find("already exists (use -y to overwrite it)"), std::string::npos) << r.out;
+  r = run(in + "-o '" + path("exists.png") + "' -n");
+  EXPECT_EQ(r.code, 5) << r.out;
+  EXPECT_NE(r.out.find("not overwriting (-n)"), std::string::npos) << r.out;
+  EXPECT_EQ(run(in + "-o '" + path("exists.png") + "' -y -n").code, 2);
+  std::ifstream f(path("exists.png"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(f), {}), "precious");
+  r = run(in + "-o '" + path("exists.png") + "' -y");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(cdn::tools::read_image(path("exists.png")).width, 24);
+
+  // A symlink output is written through: the link stays, its target is replaced.
+  fs::create_directories(dir_ / "real");
+  fs::create_symlink("real/target.png", dir_ / "out-link.png");
+  r = run(in + "-o '" + path("out-link.png") + "'");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out-link.png"));
+  EXPECT_EQ(cdn::tools::read_image(path("real/target.png")).width, 24);
+}
+
+TEST_F(ImageTool, OutputNamesAndFormatsAreChecked) {
+  cdn::tools::Image rgb(16, 16, 3, 8);
+  cdn::tools::write_image(path("rgb.png"), rgb);
+  const std::string in = "'" + path("rgb.png") + "' --backend cpu ";
+  Result r = run(in + "-o '" + path("x.jpg") + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("writes PNG (.png) or binary PGM (.pgm) only, not .jpg"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("x.jpg")));
+  EXPECT_EQ(run(in + "-o '" + path("noext") + "'").code, 2);
+  EXPECT_EQ(run(in + "-o -").code, 2);
+  EXPECT_EQ(run("- --backend cpu").code, 2);
+  // Colour into PGM: a usage error, found before any denoising.
+  r = run(in + "-o '" + path("x.pgm") + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("PGM holds gray images only"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("x.pgm")));
+  EXPECT_EQ(run(in + "-o '" + path("UPPER.PNG") + "'").code, 0);
+}
+
+TEST_F(ImageTool, JsonFailuresPrintAnErrorObject) {
+  Result r = run("'" + path("missing.png") + "' --json");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\{"error":"[^"]*missing\.png[^"]*","code":3\})"))) << r.out;
+  r = run("--tmax 1000 --json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\{"error":"--tmax[^"]*","code":2\})"))) << r.out;
 }
 
 TEST_F(ImageTool, GrayPgmWithReference) {

@@ -1,5 +1,6 @@
-// test_options.cpp: cudadenoise-transcode's command line (tools/transcode/options.h)
-// and how its quality flags map onto each encoder (encoder_options.h). No FFmpeg.
+// test_options.cpp: cudadenoise-transcode's command line (tools/transcode/options.h),
+// how its quality flags map onto each encoder (encoder_options.h) and the
+// progress line (progress.h). No FFmpeg.
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -9,6 +10,7 @@
 #include "encoder_options.h"
 #include "flags.h"
 #include "options.h"
+#include "progress.h"
 
 namespace {
 
@@ -119,7 +121,7 @@ TEST(TranscodeOptions, Errors) {
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--codec", "av1"}), "--codec: 'av1' is not one of h264|hevc");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--mode", "x"}), "--mode: 'x' is not one of " + mode_choices());
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}), "--preset: 'p4' is not a preset (ultrafast ... placebo)");
-  EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--max-length", "24"}).find("multiple of segment-length"),
+  EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--bm3d-window", "20"}).find("expected an odd number"),
             std::string::npos);
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--tmax", "101"}), "--tmax: 101 is out of range [0, 100]");
 }
@@ -188,6 +190,26 @@ TEST(EncoderOptions, Nvenc) {
   EXPECT_EQ(s.options.count("cq"), 0u);
   EXPECT_EQ(nvenc_preset("veryslow"), "p7");
   EXPECT_EQ(nvenc_preset("medium"), "p4");
+}
+
+TEST(Options, PipesDecodeErrorsAndJson) {
+  TranscodeOptions o = parse({"-i", "-", "-o", "-"});
+  EXPECT_TRUE(o.output_is_pipe());
+  EXPECT_FALSE(o.fail_on_decode_error);
+  EXPECT_TRUE(parse({"-i", "a.mkv", "-o", "pipe:1", "-xerror"}).fail_on_decode_error);
+  EXPECT_TRUE(parse({"-i", "a.mkv", "-o", "b.mkv", "--fail-on-decode-error"}).fail_on_decode_error);
+  EXPECT_FALSE(parse({"-i", "a.mkv", "-o", "b.mkv"}).output_is_pipe());
+  EXPECT_FALSE(parse({"-i", "a.mkv", "-f", "null"}).output_is_pipe());
+}
+
+// The temporal mode gives frames back a chunk at a time: the ETA comes from
+// the frames out so far, and while none has come out there is none.
+TEST(Progress, LineAndEta) {
+  EXPECT_EQ(progress_line(40, 0, 1.5, 0, 10, 300), "frame=     0 in=    40 fps=   0.0 speed= 0.00x elapsed=0:00:02 eta=?");
+  EXPECT_EQ(progress_line(60, 48, 1.6, 1.6, 10, 300), "frame=    48 in=    60 fps=  30.0 speed= 1.00x elapsed=0:00:02 eta=0:00:08");
+  EXPECT_EQ(progress_line(48, 48, 2.0, 2.0, 4.0, 0), "frame=    48 fps=  24.0 speed= 1.00x elapsed=0:00:02 eta=0:00:02");
+  EXPECT_EQ(format_clock(3725), "1:02:05");
+  EXPECT_EQ(format_clock(-1), "?");
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 // losslessly encoded (--lossless), decoded to raw yuv420p. Skipped without a
 // usable CUDA device or without the ffmpeg CLI.
 #include "clip_support.h"
-#include "denoiser.h"
+#include "backend.h"
 
 namespace {
 
@@ -165,6 +165,22 @@ TEST_F(TranscodeGpu, MissingDeviceExits6) {
   EXPECT_NE(r.err.find("cannot open CUDA device 63"), std::string::npos) << r.err;
   EXPECT_TRUE(files_containing(g_clips.dir, ".part").empty());
   EXPECT_FALSE(fs::exists(out("o.mkv")));
+}
+
+// Interlaced H.264 through NVDEC: the fields are filtered apart as pitched
+// half-height views of the device frame (every other line), as on the CPU.
+TEST_F(TranscodeGpu, InterlacedFieldsOnTheDeviceEqualTheCpuPath) {
+  const std::string in = out("fields.mkv");
+  make_with_ffmpeg("-f lavfi -i \"color=gray:s=96x72:r=25,format=gray,geq=lum='if(mod(Y\\,2)\\,180\\,60)',"
+                   "noise=alls=12:allf=t,format=yuv420p\" -frames:v 6 -vf setfield=tff -c:v libx264 -qp 0 "
+                   "-preset ultrafast -flags +ildct+ilme -x264opts tff=1 " + quote(in));
+  for (const char* mode : {"pipd", "hybrid"}) {
+    std::vector<std::uint8_t> gpu, cpu;
+    const ToolRun g = both(in, std::string("--mode ") + mode, &gpu, &cpu);
+    EXPECT_NE(g.err.find("each field is filtered on its own"), std::string::npos) << g.err;
+    const Diff d = compare(gpu, cpu);
+    EXPECT_EQ(d.differing, 0u) << mode << ": max difference " << d.max;
+  }
 }
 
 }  // namespace

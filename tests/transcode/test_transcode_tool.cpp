@@ -6,7 +6,7 @@
 #include <fcntl.h>
 
 #include "clip_support.h"
-#include "denoiser.h"
+#include "backend.h"
 
 namespace {
 
@@ -187,7 +187,7 @@ TEST_F(Transcode, BadArgumentsExit2) {
   const std::string in = "-i " + quote(g_clips.noisy) + " -o " + quote(out("o.mkv")) + " ";
   expect_failure(in + "--tmax 200", 2, "--tmax: 200 is out of range \\[0, 100\\]");
   expect_failure(in + "--mode nosuchmode", 2, "--mode: 'nosuchmode' is not one of pipd\\|hybrid");
-  expect_failure(in + "--max-length 24", 2, "max-length = 24 must be a positive multiple of segment-length");
+  expect_failure(in + "--bm3d-window 20", 2, "bm3d-window = 20 is invalid: expected an odd number");
   expect_failure(in + "--crf 60", 2, "--crf: 60 is out of range");
   expect_failure(in + "--crf 20 --bitrate 2M", 2, "--crf and --bitrate exclude each other");
   expect_failure(in + "--bitrate 2X", 2, "--bitrate: '2X' is not a bit rate");

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "content.h"
-#include "denoiser.h"
+#include "stream_denoiser.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -31,17 +31,14 @@ struct Profile {
   Bm3dParams params;
 };
 
-Profile reference_profile() { return {"reference", Bm3dParams{}}; }
-Profile fast_profile() {
-  Profile p{"fast", Bm3dParams{}};
-  p.params.step = 8;
-  p.params.window = 19;
-  p.params.phases = 1;
+Profile named_profile(Bm3dProfile profile) {
+  Profile p{bm3d_profile_name(profile), Bm3dParams{}};
+  p.params.profile = profile;
   return p;
 }
 
 #ifdef CDN_HAVE_CUDA
-void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool shared_aggregation = false) {
+void gpu_row(const FrameView& host, const Profile& profile, int iterations) {
   const int filtered = format_info(host.format).components;
   CudaFramePool pool(host.format, host.width, host.height, 2);
   auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
@@ -49,7 +46,6 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   Bm3dCuda bm3d;
   bm3d.enable_timing(true);
-  bm3d.set_shared_aggregation(shared_aggregation);
   const std::vector<double> sigma(filtered, 25.0 * (1 << (format_info(host.format).bit_depth - 8)));
   std::vector<double> total, match, filter, other;
   for (int i = 0; i <= iterations; ++i) {
@@ -65,9 +61,9 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations, bool
     other.push_back(t.other);
   }
   const double ms = median(total);
-  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f%s\n", profile.name, host.width,
+  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f\n", profile.name, host.width,
               host.height, format_name(host.format), "gpu", ms, median(match), median(filter), median(other),
-              1000.0 / ms, bm3d.device_bytes() / 1048576.0, shared_aggregation ? "  (aggregation in shared memory)" : "");
+              1000.0 / ms, bm3d.device_bytes() / 1048576.0);
   std::fflush(stdout);
 }
 #endif
@@ -77,7 +73,7 @@ void cpu_row(const FrameView& host, const Profile& profile) {
   s.mode = Mode::Bm3d;
   s.bm3d = profile.params;
   s.sigma = 25;
-  auto d = FrameDenoiser::create(Backend::Cpu, s);
+  auto d = StreamDenoiser::create(Backend::Cpu, s, host.format, host.width, host.height);
   HostFrame out(host.format, host.width, host.height);
   const auto a = std::chrono::steady_clock::now();
   d->process(host, out.view());
@@ -99,16 +95,24 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
 #ifdef CDN_HAVE_CUDA
   if (gpu) {
     for (const auto& [w, h] : sizes) {
-      for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
-        const HostFrame in = make_frame(source, f, w, h);
-        gpu_row(in.view(), reference_profile(), iterations);
-        if (w == 1920 && f == PixelFormat::GRAY8) gpu_row(in.view(), reference_profile(), iterations, true);
-      }
+      for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12})
+        for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference}) {
+          const HostFrame in = make_frame(source, f, w, h);
+          gpu_row(in.view(), named_profile(profile), iterations);
+        }
       const HostFrame in = make_frame(source, PixelFormat::GRAY8, w, h);
-      gpu_row(in.view(), fast_profile(), iterations);
+      for (Bm3dProfile profile : {Bm3dProfile::Fast, Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid,
+                                  Bm3dProfile::Draft})
+        gpu_row(in.view(), named_profile(profile), iterations);
+      const HostFrame nv12 = make_frame(source, PixelFormat::NV12, w, h);
+      gpu_row(nv12.view(), named_profile(Bm3dProfile::Balanced), iterations);
     }
-    const HostFrame big = make_frame(source, PixelFormat::GRAY8, 7680, 4320);
-    gpu_row(big.view(), reference_profile(), 1);
+    // Device memory at 4K and 8K (the filter grows to the largest frame it sees).
+    for (const auto& [w, h] : {std::pair{3840, 2160}, std::pair{7680, 4320}}) {
+      const HostFrame big = make_frame(source, PixelFormat::GRAY8, w, h);
+      for (Bm3dProfile profile : {Bm3dProfile::Reference, Bm3dProfile::Balanced, Bm3dProfile::Rapid})
+        gpu_row(big.view(), named_profile(profile), 1);
+    }
   }
 #else
   (void)gpu;
@@ -116,8 +120,9 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
 #endif
   if (cpu && !sizes.empty()) {
     const HostFrame in = make_frame(source, PixelFormat::GRAY8, sizes[0].first, sizes[0].second);
-    cpu_row(in.view(), reference_profile());
-    cpu_row(in.view(), fast_profile());
+    cpu_row(in.view(), named_profile(Bm3dProfile::Paper));
+    cpu_row(in.view(), named_profile(Bm3dProfile::Reference));
+    cpu_row(in.view(), named_profile(Bm3dProfile::Fast));
   }
 }
 

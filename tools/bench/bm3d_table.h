@@ -8,12 +8,14 @@
 
 namespace cdn::bench {
 
-// For each size, GRAY8 (a luma plane) and NV12 (all planes) with the default
-// (reference) profile, and GRAY8 with the fast profile: GPU milliseconds per
+// For each size, GRAY8 (a luma plane) and NV12 (all planes) with the paper and
+// the reference profiles, GRAY8 with the fast, balanced, quick, rapid and draft
+// profiles and NV12 with balanced: GPU milliseconds per
 // frame split into block matching, filtering with aggregation, and the rest
 // (conversion, guides, division), frames per second and the device memory the
-// filter holds; medians over `iterations` runs after one warm-up. Then the
-// memory of a 7680x4320 frame, and the CPU reference at the first size.
+// filter holds; medians over `iterations` runs after one warm-up. Then time and
+// memory at 3840x2160 and 7680x4320 (reference, balanced, rapid), and the CPU
+// reference at the first size.
 void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>& sizes, int iterations, bool gpu,
                 bool cpu);
 

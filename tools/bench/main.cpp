@@ -4,7 +4,7 @@
 // Content is real: the luma of a photo (camera.png, or the built-in test
 // picture when the test data is absent) tiled with mirroring to the frame size,
 // chroma from the same picture's colour, plus AWGN sigma 25. Never zeros.
-// "kernel" is the device time of FrameDenoiser::enqueue on device frames (what
+// "kernel" is the device time of StreamDenoiser::enqueue on device frames (what
 // the element and the transcode tool pay on the zero-copy path), between CUDA
 // events on the same stream; "end-to-end" is process on host frames: upload, filter, download.
 // Timings are medians over --iterations runs after --warmup runs.
@@ -20,11 +20,10 @@
 #include "nlm3d_table.h"
 #include "content.h"
 #include "convert.h"
-#include "denoiser.h"
 #include "host_frame.h"
 #include "image_io.h"
 #include "noise.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 #include "test_picture.h"
 
 #ifdef CDN_HAVE_CUDA
@@ -66,7 +65,7 @@ void usage() {
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
       "scaling over several GPUs, and its kernels alone for the named settings (paper, video, fast;\n"
-      "docs/NLM3D.md) in GRAY8 and NV12; then bm3d at each size (reference and fast profiles, block matching,\n"
+      "docs/NLM3D.md) in GRAY8 and NV12; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
       "filtering and the rest apart, device memory) and on the CPU at the first size.");
 }
 
@@ -79,7 +78,7 @@ struct Result {
   double kernel_ms = 0, e2e_ms = 0;
 };
 
-Result time_cpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
+Result time_cpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
   std::vector<double> t;
   den.process(in, out);  // warm-up: page faults, thread start
   for (int i = 0; i < o.cpu_iterations; ++i) {
@@ -93,7 +92,7 @@ Result time_cpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, c
 }
 
 #ifdef CDN_HAVE_CUDA
-Result time_gpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
+Result time_gpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
   cudaStream_t stream;
   cudaEvent_t start, stop;
   CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -136,7 +135,8 @@ Result time_gpu(FrameDenoiser& den, const FrameView& in, const FrameView& out, c
 
 #ifdef CDN_HAVE_CUDA
 // The temporal mode: a stream of device frames through StreamDenoiser, pushing
-// and popping as the element does; ms per frame over `frames` frames after a
+// and popping every ready frame (stream_pump.h) as the element does; ms per
+// frame over `frames` frames after a
 // warm-up stream, the 50-frame chunk included whole. Making the denoiser (its
 // frame pools, allocated up front) is timed apart, into *setup_ms when given: an
 // element or the transcode tool does it once per stream. *longest_push_ms: the
@@ -158,15 +158,15 @@ double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames,
     const auto b = clock::now();
     int out = 0;
     double longest = 0;
+    FunctionSink sink([&] { return dout->view(); }, [&] { return ++out > 0; });
     for (int i = 0; i < n; ++i) {
       const auto p = clock::now();
       d->push(din->view());
       longest = std::max(longest, ms_since(p));
-      while (d->pop(dout->view())) ++out;
+      pop_ready(*d, sink);
     }
     if (longest_push_ms) *longest_push_ms = longest;
-    d->finish();
-    while (d->pop(dout->view())) ++out;
+    drain(*d, sink);
     if (out != n) throw Error("bench: frames out differ from frames in");
     return ms_since(b);
   };
@@ -266,12 +266,12 @@ int main(int argc, char** argv) {
           };
 #ifdef CDN_HAVE_CUDA
           if (gpu) {
-            auto den = FrameDenoiser::create(Backend::Cuda, s);
+            auto den = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
             row("gpu", time_gpu(*den, in.view(), out.view(), o));
           }
 #endif
           if (o.cpu) {
-            auto den = FrameDenoiser::create(Backend::Cpu, s);
+            auto den = StreamDenoiser::create(Backend::Cpu, s, f, w, h);
             row("cpu", time_cpu(*den, in.view(), out.view(), o));
           }
         }

@@ -107,33 +107,37 @@ void FlagParser::add_param_flags(DenoiseSettings* settings, ParamGroup group) {
 }
 
 void FlagParser::add_param_flag(DenoiseSettings* settings, const ParamSpec& spec) {
-  // A spec's word (e.g. "auto") is accepted in place of its word_value, and a
-  // choice's names (e.g. "cube", "2d") in place of their numbers.
+  // A spec's word (e.g. "auto") is accepted in place of its word_value.
   const bool def_is_word = spec.word && spec.def == spec.word_value;
   std::ostringstream help;
-  std::string names;
-  if (spec.names)
-    for (int v = static_cast<int>(spec.min); v <= static_cast<int>(spec.max); ++v)
-      names += (names.empty() ? "" : "|") + std::string(spec.names[v - static_cast<int>(spec.min)]);
-  if (spec.names)
-    help << spec.blurb << " [" << names << ", default " << param_value_text(spec, spec.def) << "]";
-  else
-    help << spec.blurb << " [" << format_number(spec.min, spec.integer) << ".." << format_number(spec.max, spec.integer)
-         << (spec.word ? std::string(" or ") + spec.word : "") << ", default "
-         << (def_is_word ? spec.word : format_number(spec.def, spec.integer)) << "]";
-  std::string metavar = spec.names ? names : spec.integer ? "N" : "X";
+  help << spec.blurb << " [" << format_number(spec.min, spec.integer) << ".." << format_number(spec.max, spec.integer)
+       << (spec.word ? std::string(" or ") + spec.word : "") << ", default "
+       << (def_is_word ? spec.word : format_number(spec.def, spec.integer)) << "]";
+  std::string metavar = spec.integer ? "N" : "X";
   if (spec.word) metavar += std::string("|") + spec.word;
+  if (spec.choices) {  // an enumerated parameter: its names, the numbers still accepted
+    help.str("");
+    help << spec.blurb << " [";
+    metavar.clear();
+    for (int k = 0; spec.choices[k]; ++k) {
+      help << (k ? ", " : "") << spec.choices[k] << " (" << spec.min + k << ")";
+      metavar += (k ? "|" : "") + std::string(spec.choices[k]);
+    }
+    help << "; default " << spec.choices[static_cast<int>(spec.def - spec.min)] << "]";
+  }
   const ParamSpec* p = &spec;
   add(std::string("--") + spec.name, metavar, help.str(),
       [p, settings](const std::string& flag, const std::string& v) {
-        double named = 0;
-        if (p->word && v == p->word)
+        if (p->word && v == p->word) {
           p->set(*settings, p->word_value);
-        else if (p->names && parse_param_value(*p, v, &named) && named == std::floor(named) && named >= p->min &&
-                 named <= p->max)
-          p->set(*settings, named);
-        else
-          p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
+          return;
+        }
+        for (int k = 0; p->choices && p->choices[k]; ++k)
+          if (v == p->choices[k]) {
+            p->set(*settings, p->min + k);
+            return;
+          }
+        p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
       });
 }
 

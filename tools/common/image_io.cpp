@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <png.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+
+#include "output_path.h"
 
 namespace cdn::tools {
 
@@ -31,6 +34,22 @@ bool ends_with(const std::string& s, const std::string& tail) {
   for (std::size_t i = 0; i < tail.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(s[s.size() - tail.size() + i])) != tail[i]) return false;
   return true;
+}
+
+// The file's size in bytes, or -1 when it is not a regular file (a pipe).
+long long file_size(std::FILE* f) {
+  struct stat st;
+  return ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<long long>(st.st_size) : -1;
+}
+
+// "" when a width x height image is within the documented limits, else why not.
+std::string size_problem(long w, long h) {
+  if (w <= 0 || h <= 0) return "invalid size " + std::to_string(w) + "x" + std::to_string(h);
+  if (w > kMaxImageSide || h > kMaxImageSide || static_cast<long long>(w) * h > kMaxImagePixels)
+    return "image too large: " + std::to_string(w) + "x" + std::to_string(h) + " (the limit is " +
+           std::to_string(kMaxImageSide) + " pixels a side and " + std::to_string(kMaxImagePixels) +
+           " pixels in all)";
+  return "";
 }
 
 // 16-bit samples are big-endian in PNG and PGM, host order in Image.
@@ -61,6 +80,7 @@ struct PngState {
   std::vector<png_bytep> rows;
   std::vector<std::uint8_t> bytes;  // big-endian copy for writing
   std::string error = "invalid PNG";
+  long long file_bytes = -1;  // for the size check; -1: unknown
 };
 
 void png_error_fn(png_structp png, png_const_charp msg) {
@@ -83,6 +103,21 @@ bool png_read(std::FILE* f, PngState* st) {
   }
   png_init_io(png, f);
   png_read_info(png, info);
+  {
+    // Before any transformation: the size the header claims, against the limits
+    // and against what the file's compressed data can expand to.
+    // (Messages go into st->error: nothing with a destructor may live here across the jump.)
+    const long w = static_cast<long>(png_get_image_width(png, info)), h = static_cast<long>(png_get_image_height(png, info));
+    st->error = size_problem(w, h);
+    if (!st->error.empty()) png_longjmp(png, 1);
+    const long long raw = static_cast<long long>(png_get_rowbytes(png, info)) * h;
+    if (st->file_bytes >= 0 && raw > st->file_bytes * kMaxDeflateRatio + 4096) {
+      st->error = "truncated or corrupt: a " + std::to_string(w) + "x" + std::to_string(h) +
+                  " PNG cannot fit in " + std::to_string(st->file_bytes) + " bytes";
+      png_longjmp(png, 1);
+    }
+    st->error = "invalid PNG";
+  }
   const int colour = png_get_color_type(png, info);
   if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (colour == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);
@@ -158,7 +193,13 @@ long pgm_number(std::FILE* f) {
 Image read_pgm(std::FILE* f, const std::string& path) {
   const long w = pgm_number(f), h = pgm_number(f), maxval = pgm_number(f);
   if (w <= 0 || h <= 0 || maxval <= 0 || maxval > 65535) fail(path, "invalid PGM header");
-  if (w > 65535 || h > 65535) fail(path, "PGM too large");
+  const std::string why = size_problem(w, h);
+  if (!why.empty()) fail(path, why);
+  const long long need = static_cast<long long>(w) * h * (maxval < 256 ? 1 : 2);
+  const long long size = file_size(f), left = size - std::ftell(f);
+  if (size >= 0 && need > left)
+    fail(path, "truncated PGM data: a " + std::to_string(w) + "x" + std::to_string(h) + " image needs " +
+                   std::to_string(need) + " bytes, the file has " + std::to_string(left));
   Image img(static_cast<int>(w), static_cast<int>(h), 1, maxval < 256 ? 8 : 16);
   if (std::fread(img.data.data(), 1, img.data.size(), f) != img.data.size()) fail(path, "truncated PGM data");
   swap_from_big_endian(img);
@@ -176,13 +217,15 @@ Image read_pgm(std::FILE* f, const std::string& path) {
 
 // Writes through `write_body` into a new temporary file next to `path` (created
 // with the usual 0666 & ~umask permissions), then renames it over `path`.
+// A symlink at `path` is written through: the file it names is replaced.
 template <typename Body>
 void write_atomically(const std::string& path, Body write_body) {
   static std::atomic<unsigned> counter{0};
+  const std::string target = resolve_output_path(path);
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    tmp = target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -197,7 +240,7 @@ void write_atomically(const std::string& path, Body write_body) {
   bool ok = write_body(f.get(), &why);
   if (ok && std::fflush(f.get()) != 0) ok = false, why = errno_text();
   if (std::fclose(f.release()) != 0 && ok) ok = false, why = errno_text();
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, why = errno_text();
+  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) ok = false, why = errno_text();
   if (!ok) {
     ::unlink(tmp.c_str());
     fail(path, "cannot write: " + why);
@@ -221,6 +264,7 @@ Image read_image(const std::string& path) {
   if (got == 8 && png_sig_cmp(magic, 0, 8) == 0) {
     std::rewind(f.get());
     PngState st;
+    st.file_bytes = file_size(f.get());
     if (!png_read(f.get(), &st)) fail(path, st.error);
     swap_from_big_endian(st.image);
     return std::move(st.image);

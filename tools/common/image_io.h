@@ -6,7 +6,14 @@
 // 255 or 65535 are rescaled to the full 8- or 16-bit range. Writing picks PGM for
 // a ".pgm" name (gray only) and PNG otherwise, and goes through a temporary file
 // in the same directory that is renamed over the target: a reader never sees a
-// half-written file. Failures throw ImageError with the path and the reason.
+// half-written file. A symlink is written through (the file it names is
+// replaced). Failures throw ImageError with the path and the reason.
+//
+// Reading checks the header's size before allocating anything: each side at
+// most kMaxImageSide pixels, at most kMaxImagePixels pixels in all, and no more
+// pixel data than the file can hold (PGM: the bytes after the header; PNG: the
+// compressed data can expand at most kMaxDeflateRatio times, deflate's limit).
+// A crafted header claiming 100000x100000 fails at once, allocating nothing.
 #pragma once
 
 #include <stdexcept>
@@ -20,6 +27,10 @@ class ImageError : public std::runtime_error {
  public:
   explicit ImageError(const std::string& what) : std::runtime_error(what) {}
 };
+
+constexpr long kMaxImageSide = 65535;
+constexpr long long kMaxImagePixels = 1LL << 28;  // 268 megapixels (16384 x 16384)
+constexpr long long kMaxDeflateRatio = 1032;
 
 Image read_image(const std::string& path);
 void write_image(const std::string& path, const Image& image);  // by extension

@@ -1,31 +1,20 @@
-// json.h: building one-line JSON objects for the tools' machine-readable output.
+// json.h: the tools' machine-readable output, one JSON object per line, through
+// nlohmann-json (Debian's nlohmann-json3-dev).
 //
-// Keys keep the order they were added in. Strings are escaped; doubles that are
-// not finite (an infinite PSNR, a NaN SSIM) are written as null, since JSON has
-// no inf or NaN.
+// Json keeps keys in the order they were set. json_line() writes an object
+// without spaces or a newline; doubles that are not finite (an infinite PSNR,
+// a NaN SSIM) come out as null, since JSON has no inf or NaN, and bytes that
+// are not UTF-8 (a file name) are replaced rather than thrown on.
 #pragma once
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace cdn::tools {
 
-class JsonLine {
- public:
-  JsonLine& add(const std::string& key, const std::string& value);
-  JsonLine& add(const std::string& key, const char* value);
-  JsonLine& add(const std::string& key, double value);
-  JsonLine& add(const std::string& key, int value);
-  JsonLine& add(const std::string& key, long long value);
-  JsonLine& add(const std::string& key, bool value);
-  JsonLine& add_null(const std::string& key);
-  // {"key":value,...} without a newline.
-  std::string str() const { return "{" + body_ + "}"; }
+using Json = nlohmann::ordered_json;
 
- private:
-  JsonLine& raw(const std::string& key, const std::string& json_value);
-  std::string body_;
-};
-
-std::string json_escape(const std::string& s);  // with the quotes
+inline std::string json_line(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 }  // namespace cdn::tools

@@ -37,15 +37,4 @@ std::vector<int> parse_frame_list(const std::string& flag, const std::string& te
   return out;
 }
 
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return out;
-    start = tab + 1;
-  }
-}
-
 }  // namespace cdn::eval

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "denoiser.h"
+#include "backend.h"
 #include "error.h"
 #include "flags.h"
 #include "json.h"
@@ -83,14 +83,14 @@ int cmd_denoise(int argc, const char* const* argv) {
   const FrameView& f0 = clip.frames[0].view();
   for (Backend b : backend_list)
     for (Mode m : mode_list) {
-      tools::JsonLine j;
-      j.add("mode", mode_name(m)).add("tag", tag).add("requested_backend", backend_name(b));
-      j.add("frames", static_cast<int>(clip.frames.size())).add("width", f0.width).add("height", f0.height);
-      j.add("format", format_name(f0.format)).add("temporal", is_temporal(m));
+      tools::Json j;
+      j["mode"] = mode_name(m), j["tag"] = tag, j["requested_backend"] = backend_name(b);
+      j["frames"] = static_cast<int>(clip.frames.size()), j["width"] = f0.width, j["height"] = f0.height;
+      j["format"] = format_name(f0.format), j["temporal"] = is_temporal(m);
       std::string why;
       if (b == Backend::Cuda && !cuda_available(&why)) {
-        j.add("error", "cuda backend unusable: " + why);
-        std::printf("%s\n", j.str().c_str());
+        j["error"] = "cuda backend unusable: " + why;
+        std::printf("%s\n", tools::json_line(j).c_str());
         std::fflush(stdout);
         continue;
       }
@@ -100,15 +100,15 @@ int cmd_denoise(int argc, const char* const* argv) {
       const std::string out =
           out_dir + "/" + mode_name(m) + (tag.empty() ? "" : "-" + tag) + "-" + backend_name(r.backend) + ".y4m";
       write_y4m(out, clip.info, r.output);
-      j.add("backend", backend_name(r.backend)).add("output", out);
-      j.add("e2e_ms", r.e2e_ms).add("e2e_samples", r.e2e_samples);
-      j.add("timing_frames", is_temporal(m) ? static_cast<int>(ping_pong(clip.frames, static_cast<int>(timing_frames)).size())
-                                            : 1);
-      if (r.device_ms >= 0) j.add("device_ms", r.device_ms).add("device_samples", r.device_samples);
-      else j.add_null("device_ms");
-      j.add("sigma_given", sigma_given(s));
-      j.add("threads", r.backend == Backend::Cpu ? static_cast<int>(std::thread::hardware_concurrency()) : 0);
-      std::printf("%s\n", j.str().c_str());
+      j["backend"] = backend_name(r.backend), j["output"] = out;
+      j["e2e_ms"] = r.e2e_ms, j["e2e_samples"] = r.e2e_samples;
+      j["timing_frames"] =
+          is_temporal(m) ? static_cast<int>(ping_pong(clip.frames, static_cast<int>(timing_frames)).size()) : 1;
+      j["device_ms"] = nullptr;
+      if (r.device_ms >= 0) j["device_ms"] = r.device_ms, j["device_samples"] = r.device_samples;
+      j["sigma_given"] = sigma_given(s);
+      j["threads"] = r.backend == Backend::Cpu ? static_cast<int>(std::thread::hardware_concurrency()) : 0;
+      std::printf("%s\n", tools::json_line(j).c_str());
       std::fflush(stdout);
     }
   return kOk;

@@ -26,25 +26,12 @@ int cmd_estimate(int argc, const char* const* argv) {
     return kOk;
   }
   if (input.empty()) throw tools::UsageError("--input is required");
-  Y4mReader r(input);
-  HostFrame f(r.info().format, r.info().width, r.info().height);
-  for (int i = 0; i <= static_cast<int>(frame); ++i)
-    if (!r.read(f.view())) throw Y4mError(input + ": has no frame " + std::to_string(static_cast<int>(frame)));
-  std::string planes = "[";
-  double luma = 0;
-  for (const PlaneView& p : components(f.view())) {
-    const double s = estimate_noise_sigma(p);
-    if (planes.size() == 1) luma = s;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.4f", planes.size() > 1 ? "," : "", s);
-    planes += buf;
-  }
-  planes += "]";
-  tools::JsonLine j;
-  j.add("input", input).add("frame", static_cast<int>(frame)).add("sigma_luma", luma);
-  std::string line = j.str();
-  line.insert(line.size() - 1, ",\"sigma_planes\":" + planes);
-  std::printf("%s\n", line.c_str());
+  const HostFrame f = read_y4m_frame(input, static_cast<int>(frame));
+  tools::Json j;
+  j["input"] = input, j["frame"] = static_cast<int>(frame), j["sigma_luma"] = nullptr;
+  for (const PlaneView& p : components(f.view())) j["sigma_planes"].push_back(estimate_noise_sigma(p));
+  j["sigma_luma"] = j["sigma_planes"][0];
+  std::printf("%s\n", tools::json_line(j).c_str());
   return kOk;
 }
 

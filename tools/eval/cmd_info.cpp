@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "commands.h"
-#include "denoiser.h"
+#include "backend.h"
 #include "flags.h"
 #include "gpu_info.h"
 #include "json.h"
@@ -24,27 +24,20 @@ int cmd_info(int argc, const char* const* argv) {
     std::printf("Usage: cudadenoise-eval info\nOne JSON line: modes, CUDA, GPU, CPU threads.\n");
     return kOk;
   }
-  std::string modes = "[";
-  for (Mode m : all_modes()) {
-    tools::JsonLine j;
-    j.add("name", mode_name(m)).add("temporal", is_temporal(m)).add("takes_sigma", takes_sigma(m));
-    j.add("description", mode_description(m));
-    modes += (modes.size() > 1 ? "," : "") + j.str();
-  }
-  modes += "]";
   const GpuInfo g = query_gpu();
-  tools::JsonLine j;
-  j.add("cuda_built", built_with_cuda()).add("cuda_available", g.available);
+  tools::Json j;
+  j["cuda_built"] = built_with_cuda(), j["cuda_available"] = g.available;
   if (g.available) {
-    j.add("gpu", g.name).add("gpu_sms", g.sms).add("gpu_cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
-    j.add("gpu_memory_gib", g.memory_gib).add("cuda_driver", g.driver_version).add("cuda_runtime", g.runtime_version);
+    j["gpu"] = g.name, j["gpu_sms"] = g.sms, j["gpu_cc"] = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
+    j["gpu_memory_gib"] = g.memory_gib, j["cuda_driver"] = g.driver_version, j["cuda_runtime"] = g.runtime_version;
   } else {
-    j.add("gpu_why", g.why);
+    j["gpu_why"] = g.why;
   }
-  j.add("hardware_threads", static_cast<int>(std::thread::hardware_concurrency()));
-  std::string line = j.str();
-  line.insert(line.size() - 1, ",\"modes\":" + modes);
-  std::printf("%s\n", line.c_str());
+  j["hardware_threads"] = static_cast<int>(std::thread::hardware_concurrency());
+  for (Mode m : all_modes())
+    j["modes"].push_back({{"name", mode_name(m)}, {"temporal", is_temporal(m)}, {"takes_sigma", takes_sigma(m)},
+                          {"description", mode_description(m)}});
+  std::printf("%s\n", tools::json_line(j).c_str());
   return kOk;
 }
 

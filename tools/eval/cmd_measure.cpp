@@ -15,11 +15,11 @@ namespace cdn::eval {
 
 namespace {
 
-std::string score_json(const PlaneScore& p, bool expected) {
-  tools::JsonLine j;
-  j.add("psnr", p.psnr).add("ssim", p.ssim).add("mse", p.mse);
-  if (expected) j.add("expected_noisy_psnr", p.expected_noisy_psnr);
-  return j.str();
+tools::Json score_json(const PlaneScore& p, bool expected) {
+  tools::Json j;
+  j["psnr"] = p.psnr, j["ssim"] = p.ssim, j["mse"] = p.mse;
+  if (expected) j["expected_noisy_psnr"] = p.expected_noisy_psnr;
+  return j;
 }
 
 }  // namespace
@@ -44,14 +44,11 @@ int cmd_measure(int argc, const char* const* argv) {
   for (const std::string& f : files) {
     const Clip test = read_y4m(f);
     const ClipScore s = score_clip(clean.frames, test.frames, frames, sigma);
-    std::string planes = "[";
-    for (const PlaneScore& p : s.planes) planes += (planes.size() > 1 ? "," : "") + score_json(p, sigma >= 0);
-    planes += "]";
-    tools::JsonLine j;
-    j.add("file", f).add("frames", s.frames);
-    std::string line = j.str();
-    line.insert(line.size() - 1, ",\"planes\":" + planes + ",\"all\":" + score_json(s.all, sigma >= 0));
-    std::printf("%s\n", line.c_str());
+    tools::Json j;
+    j["file"] = f, j["frames"] = s.frames, j["planes"] = tools::Json::array();
+    for (const PlaneScore& p : s.planes) j["planes"].push_back(score_json(p, sigma >= 0));
+    j["all"] = score_json(s.all, sigma >= 0);
+    std::printf("%s\n", tools::json_line(j).c_str());
   }
   return kOk;
 }

@@ -48,9 +48,9 @@ int cmd_pan(int argc, const char* const* argv) {
   info.fps_num = static_cast<int>(fps), info.fps_den = 1;
   info.range = Range::Full;
   write_y4m(out, info, clip);
-  tools::JsonLine j;
-  j.add("width", s.width).add("height", s.height).add("format", format_name(info.format)).add("frames", s.frames);
-  std::printf("%s\n", j.str().c_str());
+  tools::Json j;
+  j["width"] = s.width, j["height"] = s.height, j["format"] = format_name(info.format), j["frames"] = s.frames;
+  std::printf("%s\n", tools::json_line(j).c_str());
   return kOk;
 }
 

@@ -98,11 +98,11 @@ int cmd_prepare(int argc, const char* const* argv) {
     }
     write_y4m(noisy_out, info, noisy);
   }
-  tools::JsonLine j;
-  j.add("width", info.width).add("height", info.height).add("format", format_name(info.format));
-  j.add("frames", static_cast<int>(clean.size())).add("range", range_name(info.range));
-  j.add("fps_num", info.fps_num).add("fps_den", info.fps_den).add("sigma", sigma);
-  std::printf("%s\n", j.str().c_str());
+  tools::Json j;
+  j["width"] = info.width, j["height"] = info.height, j["format"] = format_name(info.format);
+  j["frames"] = static_cast<int>(clean.size()), j["range"] = range_name(info.range);
+  j["fps_num"] = info.fps_num, j["fps_den"] = info.fps_den, j["sigma"] = sigma;
+  std::printf("%s\n", tools::json_line(j).c_str());
   return kOk;
 }
 

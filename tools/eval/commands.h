@@ -20,14 +20,11 @@ int cmd_pan(int argc, const char* const* argv);
 int cmd_denoise(int argc, const char* const* argv);
 int cmd_measure(int argc, const char* const* argv);
 int cmd_estimate(int argc, const char* const* argv);
-int cmd_montage(int argc, const char* const* argv);
-int cmd_plot(int argc, const char* const* argv);
+int cmd_crop(int argc, const char* const* argv);
 
 // "WxH+X+Y" (or "WxH" at 0,0); throws tools::UsageError naming `flag`.
 Region parse_region(const std::string& flag, const std::string& text);
 // "3,4,5", "2-6" or a mix ("0,4-6"); empty text gives an empty list (all frames).
 std::vector<int> parse_frame_list(const std::string& flag, const std::string& text);
-// Splits a line at tabs.
-std::vector<std::string> split_tabs(const std::string& line);
 
 }  // namespace cdn::eval

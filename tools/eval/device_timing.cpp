@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "denoiser.h"
 #include "error.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 #include "timing_stats.h"
 
 #ifdef CDN_HAVE_CUDA
@@ -50,23 +49,24 @@ DeviceTiming time_on_device(const std::vector<FrameView>& clip, const DenoiseSet
       out.push_back(pool.acquire(stream));
       upload(clip[k], in.back()->view());
     }
-    if (is_temporal(settings.mode)) {
+    auto d = StreamDenoiser::create(Backend::Cuda, settings, f0.format, f0.width, f0.height);
+    if (!d->per_frame()) {
       for (int r = 0; r < warmup + repeat; ++r) {
-        auto d = StreamDenoiser::create(Backend::Cuda, settings, f0.format, f0.width, f0.height);
-        const auto t0 = std::chrono::steady_clock::now();
-        int m = 0;
-        for (int k = 0; k < n; ++k) {
-          d->push(in[k]->view());
-          while (m < n && d->pop(out[m]->view())) ++m;
+        if (r > 0) {  // a new stream for each run (its frames' memory freed first)
+          d.reset();
+          d = StreamDenoiser::create(Backend::Cuda, settings, f0.format, f0.width, f0.height);
         }
-        d->finish();
-        while (m < n && d->pop(out[m]->view())) ++m;
+        StreamDenoiser& w = *d;
+        int m = 0;
+        FunctionSink sink([&] { return out[m]->view(); }, [&] { return ++m > 0; });
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < n; ++k) feed(w, in[k]->view(), sink);
+        drain(w, sink);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (m != n) throw Error("device stream gave back fewer frames than it took");
         if (r >= warmup) t.push_back(ms / n);
       }
     } else {
-      auto d = FrameDenoiser::create(Backend::Cuda, settings);
       for (int r = 0; r < warmup; ++r) d->process(in[0]->view(), out[0]->view(), stream);
       for (int i = 0; i < std::max(n, repeat); ++i) {
         const int k = i % n;

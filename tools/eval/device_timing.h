@@ -14,9 +14,9 @@ struct DeviceTiming {
   int samples = 0;
 };
 
-// Per-frame modes: CUDA events around FrameDenoiser::enqueue on device frames,
+// Per-frame modes: CUDA events around StreamDenoiser::enqueue on device frames,
 // max(frames, repeat) samples after `warmup` calls. Temporal modes: wall time of
-// the StreamDenoiser push/pop loop on device frames per frame, `repeat` runs
+// the StreamDenoiser feed/drain loop on device frames per frame, `repeat` runs
 // after `warmup` runs. Uploads are not timed.
 DeviceTiming time_on_device(const std::vector<FrameView>& frames, const DenoiseSettings& settings, int warmup,
                             int repeat);

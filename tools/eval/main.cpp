@@ -8,8 +8,7 @@
 //   cudadenoise-eval denoise --input n.y4m --modes all --backends cuda,cpu --out-dir out/
 //   cudadenoise-eval measure --clean c.y4m [--frames 4-6] [--sigma 25] out/*.y4m
 //   cudadenoise-eval estimate --input clip.y4m
-//   cudadenoise-eval montage --spec crops.tsv -o crops.png
-//   cudadenoise-eval plot --spec plot.tsv -o plot.png
+//   cudadenoise-eval crop --input out.y4m --frame 8 --region 128x128+340+180 -o crop.png
 //
 // Exit codes (commands.h): 0 ok, 2 bad arguments, 3 unreadable input or
 // unwritable output, 4 CUDA error, 1 anything else.
@@ -41,8 +40,7 @@ const Command kCommands[] = {
     {"denoise", cmd_denoise, "run cudadenoise modes on a y4m, timed; one JSON line per run"},
     {"measure", cmd_measure, "PSNR/SSIM per plane of y4m files against the clean one"},
     {"estimate", cmd_estimate, "noise sigma estimate of a y4m frame, per plane"},
-    {"montage", cmd_montage, "the labelled crops figure (PNG) from a spec file"},
-    {"plot", cmd_plot, "the speed-against-quality figure (PNG) from a spec file"},
+    {"crop", cmd_crop, "a region of a y4m frame as an RGB PNG (for the report's crops figure)"},
 };
 
 void usage(std::FILE* out) {

@@ -5,10 +5,9 @@
 #include <chrono>
 #include <memory>
 
-#include "denoiser.h"
 #include "device_timing.h"
 #include "error.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 #include "timing_stats.h"
 
 namespace cdn::eval {
@@ -21,21 +20,14 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// Pushes the frames through a fresh stream, popping after every push into
-// out[n % out.size()]; returns ms per frame (creation not included).
-double stream_once(Backend backend, const DenoiseSettings& s, const std::vector<FrameView>& in,
-                   std::vector<HostFrame>& out, Backend* used) {
-  const FrameView& f0 = in.at(0);
-  auto d = StreamDenoiser::create(backend, s, f0.format, f0.width, f0.height);
-  if (used) *used = d->backend();
-  const auto t0 = Clock::now();
+// Feeds the frames through a stream and drains it, frame n going into
+// out[n % out.size()]; returns ms per frame.
+double stream_once(StreamDenoiser& d, const std::vector<FrameView>& in, std::vector<HostFrame>& out) {
   std::size_t n = 0;
-  for (const FrameView& f : in) {
-    d->push(f);
-    while (d->pop(out[n % out.size()].view())) ++n;
-  }
-  d->finish();
-  while (d->pop(out[n % out.size()].view())) ++n;
+  FunctionSink sink([&] { return out[n % out.size()].view(); }, [&] { return ++n > 0; });
+  const auto t0 = Clock::now();
+  for (const FrameView& f : in) feed(d, f, sink);
+  drain(d, sink);
   const double ms = ms_since(t0);
   if (n != in.size())
     throw Error("the stream gave back " + std::to_string(n) + " of " + std::to_string(in.size()) + " frames");
@@ -70,29 +62,36 @@ ModeRun run_mode(const std::vector<HostFrame>& clip, Backend backend, const Deno
   for (const HostFrame& f : clip) r.output.emplace_back(f.view().format, f.view().width, f.view().height);
   std::vector<FrameView> timed = ping_pong(clip, timing_frames);
   std::vector<double> e2e;
-  if (is_temporal(settings.mode)) {
+  const FrameView& f0 = clip[0].view();
+  auto d = StreamDenoiser::create(backend, settings, f0.format, f0.width, f0.height);
+  r.backend = d->backend();
+  if (!d->per_frame()) {
+    // A window: timed over whole streams, each in a new denoiser (made before the clock starts).
     std::vector<FrameView> views;
     for (const HostFrame& f : clip) views.push_back(f.view());
-    const double out_ms = stream_once(backend, settings, views, r.output, &r.backend);
+    const double out_ms = stream_once(*d, views, r.output);
+    d.reset();  // its frames' memory, before the timed runs make theirs
     if (timed.size() == views.size() && warmup == 0 && repeat == 1) {
       e2e.push_back(out_ms);  // the output run is the one timed run
     } else {
       std::vector<HostFrame> scratch;
       scratch.emplace_back(clip[0].view().format, clip[0].view().width, clip[0].view().height);
       for (int i = 0; i < warmup + repeat && (e2e.empty() || !over_budget()); ++i) {
-        const double ms = stream_once(backend, settings, timed, scratch, nullptr);
+        auto fresh = StreamDenoiser::create(backend, settings, f0.format, f0.width, f0.height);
+        const double ms = stream_once(*fresh, timed, scratch);
         if (i >= warmup) e2e.push_back(ms);
       }
     }
   } else {
-    auto d = FrameDenoiser::create(backend, settings);
-    r.backend = d->backend();
-    for (int i = 0; i < warmup && !over_budget(); ++i) d->process(clip[0].view(), r.output[0].view());
+    // Frame by frame: each one's feed() timed.
+    std::size_t k = 0;
+    FunctionSink sink([&] { return r.output[k].view(); }, [] { return true; });
+    for (int i = 0; i < warmup && !over_budget(); ++i) feed(*d, clip[0].view(), sink);
     const int samples = std::max<int>(static_cast<int>(clip.size()), repeat);
     for (int i = 0; i < samples && (i < static_cast<int>(clip.size()) || !over_budget()); ++i) {
-      const std::size_t k = static_cast<std::size_t>(i) % clip.size();
+      k = static_cast<std::size_t>(i) % clip.size();
       const auto t0 = Clock::now();
-      d->process(clip[k].view(), r.output[k].view());
+      feed(*d, clip[k].view(), sink);
       e2e.push_back(ms_since(t0));
     }
   }

@@ -1,14 +1,15 @@
 // mode_runner.h: runs one cudadenoise mode on one backend over a clip and times
 // it, the way docs/PERFORMANCE.md does:
 //
-// - end-to-end: host frames in and out. Per-frame modes: wall time of
-//   FrameDenoiser::process per frame (upload, filter, download on the GPU).
-//   Temporal modes: wall time of pushing and popping the whole clip through a
-//   StreamDenoiser, divided by its frame count (created before the clock starts).
+// - end-to-end: host frames in and out, through a StreamDenoiser and the loop of
+//   stream_pump.h. Per-frame modes: wall time of each frame's feed() (upload,
+//   filter, download on the GPU). Temporal modes: wall time of feeding and
+//   draining the whole clip, divided by its frame count (the stream made before
+//   the clock starts).
 // - device (CUDA only): frames already in GPU memory. Per-frame modes: device
-//   time between CUDA events around FrameDenoiser::enqueue (the kernels).
-//   Temporal modes: wall time of the StreamDenoiser push/pop loop on device
-//   frames per frame (kernels plus the stream's device-to-device copies).
+//   time between CUDA events around StreamDenoiser::enqueue (the kernels).
+//   Temporal modes: wall time of the feed/drain loop on device frames per frame
+//   (kernels plus the stream's device-to-device copies).
 //
 // Each time is the median of the samples taken after `warmup` untimed runs:
 // per-frame modes take max(frames, repeat) samples, one per call, cycling over

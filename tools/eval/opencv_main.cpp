@@ -76,7 +76,7 @@ int run(int argc, char** argv) {
     out.emplace_back(clip.info.format, clip.info.width, clip.info.height);
     for (const PlaneView& p : components(clip.frames[f].view())) planes[f].push_back(plane_mat(p));
   }
-  std::string times = "[";
+  tools::Json times = tools::Json::array();
   for (int f = 0; f < n; ++f) {
     const std::vector<PlaneView> dst = components(out[f].view());
     const auto t0 = std::chrono::steady_clock::now();
@@ -94,20 +94,15 @@ int run(int argc, char** argv) {
       if (d.data != dst[c].data) throw std::runtime_error("OpenCV reallocated the output plane");
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.3f", f ? "," : "", ms);
-    times += buf;
+    times.push_back(ms);
   }
-  times += "]";
   write_y4m(output, clip.info, out);
-  tools::JsonLine j;
-  j.add("method", method).add("h", h).add("template", static_cast<int>(tmpl)).add("search", static_cast<int>(search));
-  j.add("temporal", method == "multi" ? static_cast<int>(temporal) : 1);
-  j.add("threads", cv::getNumThreads()).add("framework", parallel_framework());
-  j.add("opencv", CV_VERSION).add("frames", n);
-  std::string line = j.str();
-  line.insert(line.size() - 1, ",\"ms\":" + times);
-  std::printf("%s\n", line.c_str());
+  tools::Json j;
+  j["method"] = method, j["h"] = h, j["template"] = static_cast<int>(tmpl), j["search"] = static_cast<int>(search);
+  j["temporal"] = method == "multi" ? static_cast<int>(temporal) : 1;
+  j["threads"] = cv::getNumThreads(), j["framework"] = parallel_framework();
+  j["opencv"] = CV_VERSION, j["frames"] = n, j["ms"] = times;
+  std::printf("%s\n", tools::json_line(j).c_str());
   return 0;
 }
 

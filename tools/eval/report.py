@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # report.py: the quality-and-speed report of cudadenoise against its peers
 # (issue 7), one command: every cudadenoise mode on the GPU and the CPU and
 # FFmpeg's and OpenCV's denoisers on the same noisy photos and clips in the same
@@ -10,7 +10,8 @@
 #   tools/eval/report.py --preset tiny --out /tmp/r   # CI size, CPU is enough
 #   tools/eval/report.py --calibrate          # re-derive the peers' strengths (tools/eval/peer_params.json)
 #
-# Standard library only. Needs a build (cudadenoise-eval, and cudadenoise-eval-
+# Python 3.9+ with matplotlib (Debian: python3-matplotlib, for /usr/bin/python3;
+# figures only, harness/draw.py). Needs a build (cudadenoise-eval, and cudadenoise-eval-
 # opencv for the OpenCV peers), ffmpeg (or .gpu-runtime), .testdata/ and, for
 # real clips, .testdata/video (scripts/fetch-eval-data.sh).
 import argparse
@@ -25,7 +26,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from harness import config, figures, markdown, peers  # noqa: E402
+try:
+    from harness import config, figures, markdown, peers  # noqa: E402
+except ImportError as e:   # matplotlib (harness/draw.py)
+    sys.exit(f'report.py: {e}')
 from harness.content import prepare_clip, prepare_still  # noqa: E402
 from harness.env import Env, HarnessError, machine_facts  # noqa: E402
 from harness.ffmpeg_run import run_filter  # noqa: E402
@@ -113,7 +117,7 @@ def run_report(args):
 def write_outputs(env, results, facts, out, fig_dir, work):
     groups = markdown.aggregate(results)
     for g in groups:
-        figures.speed_plot(env, g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), facts)
+        figures.speed_plot(g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), facts)
     markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results')
     with open(os.path.join(fig_dir, 'results.json.part'), 'w') as f:
         json.dump(strip_paths(results, work), f, indent=1, sort_keys=True)

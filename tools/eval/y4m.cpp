@@ -1,139 +1,174 @@
-// y4m.cpp: YUV4MPEG2 reading and writing (y4m.h).
+// y4m.cpp: YUV4MPEG2 reading and writing through FFmpeg's libavformat (y4m.h):
+// the yuv4mpegpipe demuxer gives one rawvideo packet per frame (planes packed,
+// rows unpadded); the muxer of FFmpeg 5.1 takes wrapped AVFrames, made by
+// libavcodec's wrapped_avframe encoder.
 #include "y4m.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <sstream>
+#include <cstdio>
 
-#include <unistd.h>
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+}
 
 namespace cdn::eval {
 
 namespace {
 
-constexpr const char* kMagic = "YUV4MPEG2";
-
 [[noreturn]] void fail(const std::string& path, const std::string& why) { throw Y4mError(path + ": " + why); }
 
-// Reads one line (up to '\n', which is consumed and not returned); false at EOF.
-bool read_line(std::FILE* f, std::string* line, std::size_t max) {
-  line->clear();
-  for (int c; (c = std::fgetc(f)) != EOF;) {
-    if (c == '\n') return true;
-    line->push_back(static_cast<char>(c));
-    if (line->size() > max) return true;
+std::string av_error(int err) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(err, buf, sizeof buf);
+  return buf;
+}
+
+AVPixelFormat av_format(PixelFormat f) {
+  switch (f) {
+    case PixelFormat::GRAY8: return AV_PIX_FMT_GRAY8;
+    case PixelFormat::I420: return AV_PIX_FMT_YUV420P;
+    case PixelFormat::Y444: return AV_PIX_FMT_YUV444P;
+    default: throw Y4mError(std::string("y4m cannot hold ") + format_name(f));
   }
-  return !line->empty();
+}
+
+void check_frame(const std::string& path, const Y4mInfo& info, const FrameView& frame) {
+  if (frame.format != info.format || frame.width != info.width || frame.height != info.height)
+    fail(path, "frame does not match the stream's format and size");
 }
 
 }  // namespace
 
-Y4mInfo parse_y4m_header(const std::string& line) {
-  std::istringstream in(line);
-  std::string tok;
-  if (!(in >> tok) || tok != kMagic) throw Y4mError("not a YUV4MPEG2 stream");
-  Y4mInfo info;
-  std::string colour = "420jpeg";
-  while (in >> tok) {
-    const char key = tok[0];
-    const std::string val = tok.substr(1);
-    if (key == 'W') info.width = std::atoi(val.c_str());
-    else if (key == 'H') info.height = std::atoi(val.c_str());
-    else if (key == 'C') colour = val;
-    else if (key == 'F') {
-      if (std::sscanf(val.c_str(), "%d:%d", &info.fps_num, &info.fps_den) != 2 || info.fps_num <= 0 ||
-          info.fps_den <= 0)
-        throw Y4mError("bad frame rate " + val);
-    } else if (key == 'I') {
-      if (val != "p" && val != "?") throw Y4mError("interlaced streams are not supported (I" + val + ")");
-    } else if (key == 'X') {
-      if (val == "COLORRANGE=FULL") info.range = Range::Full;
-      else if (val == "COLORRANGE=LIMITED") info.range = Range::Limited;
+void Y4mReader::Close::operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+void Y4mReader::Close::operator()(AVPacket* p) const { av_packet_free(&p); }
+
+Y4mReader::Y4mReader(const std::string& path) : path_(path), packet_(av_packet_alloc()) {
+  AVFormatContext* ctx = nullptr;
+  const int err = avformat_open_input(&ctx, path.c_str(), av_find_input_format("yuv4mpegpipe"), nullptr);
+  if (err == AVERROR(ENOENT) || err == AVERROR(EACCES)) fail(path, av_error(err));
+  if (err < 0) fail(path, "not a y4m file that libavformat can read (" + av_error(err) + ")");
+  format_.reset(ctx);
+  if (!packet_ || ctx->nb_streams != 1) fail(path, "not a y4m stream");
+  const AVStream* st = ctx->streams[0];
+  const AVCodecParameters* par = st->codecpar;
+  switch (par->format) {
+    case AV_PIX_FMT_GRAY8: info_.format = PixelFormat::GRAY8; break;
+    case AV_PIX_FMT_YUV420P: info_.format = PixelFormat::I420; break;
+    case AV_PIX_FMT_YUV444P: info_.format = PixelFormat::Y444; break;
+    default: {
+      const char* name = av_get_pix_fmt_name(static_cast<AVPixelFormat>(par->format));
+      fail(path, std::string("pixel format ") + (name ? name : "?") + " is not supported (mono, 420*, 444; 8 bits)");
     }
   }
-  if (info.width <= 0 || info.height <= 0) throw Y4mError("missing or bad W/H");
-  if (colour == "mono") info.format = PixelFormat::GRAY8;
-  else if (colour == "420" || colour == "420jpeg" || colour == "420paldv" || colour == "420mpeg2")
-    info.format = PixelFormat::I420;
-  else if (colour == "444") info.format = PixelFormat::Y444;
-  else throw Y4mError("colour space C" + colour + " is not supported (mono, 420*, 444)");
-  return info;
+  if (par->field_order != AV_FIELD_PROGRESSIVE && par->field_order != AV_FIELD_UNKNOWN)
+    fail(path, "interlaced streams are not supported");
+  info_.width = par->width, info_.height = par->height;
+  info_.fps_num = st->avg_frame_rate.num, info_.fps_den = st->avg_frame_rate.den;
+  if (info_.width <= 0 || info_.height <= 0) fail(path, "bad size");
+  if (info_.fps_num <= 0 || info_.fps_den <= 0) fail(path, "bad frame rate");
+  info_.range = par->color_range == AVCOL_RANGE_JPEG ? Range::Full
+                : par->color_range == AVCOL_RANGE_MPEG ? Range::Limited : Range::Unknown;
+  frame_bytes_ = av_image_get_buffer_size(av_format(info_.format), info_.width, info_.height, 1);
+  end_ = avio_tell(ctx->pb);
 }
 
-std::string y4m_header(const Y4mInfo& info) {
-  std::ostringstream o;
-  o << kMagic << " W" << info.width << " H" << info.height << " F" << info.fps_num << ":" << info.fps_den
-    << " Ip A1:1 C";
-  switch (info.format) {
-    case PixelFormat::GRAY8: o << "mono"; break;
-    case PixelFormat::I420: o << "420jpeg XYSCSS=420JPEG"; break;
-    case PixelFormat::Y444: o << "444 XYSCSS=444"; break;
-    default: throw Y4mError(std::string("y4m cannot hold ") + format_name(info.format));
-  }
-  if (info.range == Range::Full) o << " XCOLORRANGE=FULL";
-  if (info.range == Range::Limited) o << " XCOLORRANGE=LIMITED";
-  return o.str();
-}
-
-Y4mReader::Y4mReader(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "rb"), &std::fclose) {
-  if (!file_) fail(path, std::strerror(errno));
-  std::string line;
-  if (!read_line(file_.get(), &line, 4096)) fail(path, "empty file");
-  try {
-    info_ = parse_y4m_header(line);
-  } catch (const Y4mError& e) {
-    fail(path, e.what());
-  }
-}
+Y4mReader::~Y4mReader() = default;
 
 bool Y4mReader::read(const FrameView& frame) {
-  if (frame.format != info_.format || frame.width != info_.width || frame.height != info_.height)
-    fail(path_, "frame does not match the stream's format and size");
-  std::string line;
-  if (!read_line(file_.get(), &line, 4096)) return false;
-  if (line.compare(0, 5, "FRAME") != 0) fail(path_, "expected FRAME, got '" + line.substr(0, 16) + "'");
-  for (int p = 0; p < format_info(frame.format).planes; ++p) {
-    const std::size_t row = plane_row_bytes(frame.format, frame.width, p);
-    auto* base = static_cast<unsigned char*>(frame.data[p]);
-    for (int y = 0; y < plane_height(frame.format, frame.height, p); ++y)
-      if (std::fread(base + y * frame.pitch[p], 1, row, file_.get()) != row) fail(path_, "truncated frame");
+  check_frame(path_, info_, frame);
+  AVPacket* pkt = packet_.get();
+  av_packet_unref(pkt);
+  const int err = av_read_frame(format_.get(), pkt);
+  if (err == AVERROR_EOF) {
+    // The demuxer reports a cut-off last frame as the end: whatever follows the last whole frame.
+    if (avio_size(format_->pb) > end_) fail(path_, "truncated frame");
+    return false;
   }
+  if (err < 0) fail(path_, av_error(err));
+  if (pkt->size != frame_bytes_) fail(path_, "truncated frame");
+  end_ = pkt->pos + pkt->size;
+  std::uint8_t* src[4];
+  int src_pitch[4];
+  const AVPixelFormat f = av_format(info_.format);
+  av_image_fill_arrays(src, src_pitch, pkt->data, f, info_.width, info_.height, 1);
+  for (int p = 0; p < format_info(frame.format).planes; ++p)
+    av_image_copy_plane(static_cast<std::uint8_t*>(frame.data[p]), static_cast<int>(frame.pitch[p]), src[p],
+                        src_pitch[p], static_cast<int>(plane_row_bytes(frame.format, frame.width, p)),
+                        plane_height(frame.format, frame.height, p));
   return true;
 }
 
+void Y4mWriter::Close::operator()(AVFormatContext* c) const {
+  avio_closep(&c->pb);
+  avformat_free_context(c);
+}
+void Y4mWriter::Close::operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+void Y4mWriter::Close::operator()(AVPacket* p) const { av_packet_free(&p); }
+void Y4mWriter::Close::operator()(AVFrame* f) const { av_frame_free(&f); }
+
 Y4mWriter::Y4mWriter(const std::string& path, const Y4mInfo& info)
-    : path_(path), tmp_(path + ".part"), file_(std::fopen(tmp_.c_str(), "wb"), &std::fclose), info_(info) {
-  if (!file_) fail(tmp_, std::strerror(errno));
-  const std::string h = y4m_header(info) + "\n";
-  if (std::fwrite(h.data(), 1, h.size(), file_.get()) != h.size()) fail(tmp_, "write failed");
+    : path_(path), tmp_(path + ".part"), info_(info), packet_(av_packet_alloc()), frame_(av_frame_alloc()) {
+  AVFormatContext* ctx = nullptr;
+  int err = avformat_alloc_output_context2(&ctx, nullptr, "yuv4mpegpipe", tmp_.c_str());
+  if (err < 0) fail(tmp_, av_error(err));
+  format_.reset(ctx);
+  const AVCodec* codec = avcodec_find_encoder(AV_CODEC_ID_WRAPPED_AVFRAME);
+  encoder_.reset(codec ? avcodec_alloc_context3(codec) : nullptr);
+  AVStream* st = avformat_new_stream(ctx, nullptr);
+  if (!encoder_ || !st || !packet_ || !frame_) fail(tmp_, "cannot set up the y4m muxer");
+  AVCodecContext* enc = encoder_.get();
+  enc->pix_fmt = av_format(info.format);
+  enc->width = info.width, enc->height = info.height;
+  enc->time_base = {info.fps_den, info.fps_num};
+  enc->framerate = {info.fps_num, info.fps_den};
+  enc->sample_aspect_ratio = {1, 1};
+  enc->field_order = AV_FIELD_PROGRESSIVE;
+  enc->color_range = info.range == Range::Full ? AVCOL_RANGE_JPEG
+                     : info.range == Range::Limited ? AVCOL_RANGE_MPEG : AVCOL_RANGE_UNSPECIFIED;
+  if ((err = avcodec_open2(enc, codec, nullptr)) < 0 || (err = avcodec_parameters_from_context(st->codecpar, enc)) < 0)
+    fail(tmp_, av_error(err));
+  st->time_base = enc->time_base;
+  if ((err = avio_open(&ctx->pb, tmp_.c_str(), AVIO_FLAG_WRITE)) < 0) fail(tmp_, av_error(err));
+  if ((err = avformat_write_header(ctx, nullptr)) < 0) {
+    format_.reset();
+    std::remove(tmp_.c_str());
+    fail(tmp_, av_error(err));
+  }
 }
 
 Y4mWriter::~Y4mWriter() {
-  if (file_) {
-    file_.reset();
-    ::unlink(tmp_.c_str());
+  if (format_) {
+    format_.reset();
+    std::remove(tmp_.c_str());
   }
 }
 
 void Y4mWriter::write(const FrameView& frame) {
-  if (frame.format != info_.format || frame.width != info_.width || frame.height != info_.height)
-    fail(path_, "frame does not match the stream's format and size");
-  std::fputs("FRAME\n", file_.get());
-  for (int p = 0; p < format_info(frame.format).planes; ++p) {
-    const std::size_t row = plane_row_bytes(frame.format, frame.width, p);
-    const auto* base = static_cast<const unsigned char*>(frame.data[p]);
-    for (int y = 0; y < plane_height(frame.format, frame.height, p); ++y)
-      if (std::fwrite(base + y * frame.pitch[p], 1, row, file_.get()) != row) fail(tmp_, "write failed");
+  check_frame(path_, info_, frame);
+  AVFrame* f = frame_.get();  // points at our planes; the encoder copies them into its own buffer
+  f->format = encoder_->pix_fmt, f->width = info_.width, f->height = info_.height;
+  for (int p = 0; p < format_info(frame.format).planes; ++p)
+    f->data[p] = static_cast<std::uint8_t*>(frame.data[p]), f->linesize[p] = static_cast<int>(frame.pitch[p]);
+  f->pts = frames_++;
+  int err = avcodec_send_frame(encoder_.get(), f);
+  if (err >= 0) err = avcodec_receive_packet(encoder_.get(), packet_.get());
+  if (err >= 0) {
+    av_packet_rescale_ts(packet_.get(), encoder_->time_base, format_->streams[0]->time_base);
+    err = av_write_frame(format_.get(), packet_.get());
+    av_packet_unref(packet_.get());
   }
+  if (err < 0) fail(tmp_, "write failed: " + av_error(err));
 }
 
 void Y4mWriter::close() {
-  if (!file_) return;
-  const bool ok = std::fflush(file_.get()) == 0;
-  std::FILE* f = file_.release();
-  if (std::fclose(f) != 0 || !ok) fail(tmp_, "write failed");
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(path_, std::strerror(errno));
+  if (!format_) return;
+  int err = av_write_trailer(format_.get());
+  if (err >= 0) err = avio_closep(&format_->pb);
+  if (err < 0) fail(tmp_, "write failed: " + av_error(err));
+  format_.reset();
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(path_, "cannot rename " + tmp_ + " to it");
 }
 
 Clip read_y4m(const std::string& path) {
@@ -147,6 +182,15 @@ Clip read_y4m(const std::string& path) {
   }
   if (c.frames.empty()) fail(path, "no frames");
   return c;
+}
+
+HostFrame read_y4m_frame(const std::string& path, int index, Y4mInfo* info) {
+  Y4mReader r(path);
+  HostFrame f(r.info().format, r.info().width, r.info().height);
+  for (int i = 0; i <= index; ++i)
+    if (!r.read(f.view())) fail(path, "has no frame " + std::to_string(index));
+  if (info) *info = r.info();
+  return f;
 }
 
 void write_y4m(const std::string& path, const Y4mInfo& info, const std::vector<HostFrame>& frames) {

@@ -1,20 +1,26 @@
 // y4m.h: YUV4MPEG2 (.y4m) files, the lossless frame container of the evaluation
 // harness: every method reads its input from one and writes its output to one,
-// so all of them see and are judged on identical samples.
+// so all of them see and are judged on identical samples. Read and written
+// through FFmpeg's libavformat (yuv4mpegpipe), as FFmpeg's own peers do.
 //
-// Colour spaces: Cmono (GRAY8), C420, C420jpeg, C420paldv, C420mpeg2 (I420) and
-// C444 (Y444), 8 bits. XCOLORRANGE=FULL|LIMITED is read and written when known;
-// it only matters for display (frame_rgb.h): metrics work on the samples.
-// Failures throw Y4mError with the path and the reason.
+// Pixel formats: mono (GRAY8), 4:2:0 of any chroma siting (I420) and 4:4:4
+// (Y444), 8 bits, progressive. XCOLORRANGE=FULL|LIMITED is read and written
+// when known; it only matters for display (frame_rgb.h): metrics work on the
+// samples. Failures throw Y4mError with the path and the reason.
 #pragma once
 
-#include <cstdio>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "host_frame.h"
+
+struct AVCodecContext;
+struct AVFormatContext;
+struct AVFrame;
+struct AVPacket;
 
 namespace cdn::eval {
 
@@ -34,22 +40,25 @@ struct Y4mInfo {
   Range range = Range::Unknown;
 };
 
-// Parses a stream header line (without the newline); throws Y4mError.
-Y4mInfo parse_y4m_header(const std::string& line);
-// The header line for `info`, without the newline.
-std::string y4m_header(const Y4mInfo& info);
-
 class Y4mReader {
  public:
   explicit Y4mReader(const std::string& path);
+  ~Y4mReader();
   const Y4mInfo& info() const { return info_; }
   // Reads the next frame into `frame` (the file's format and size); false at the end.
   bool read(const FrameView& frame);
 
  private:
+  struct Close {
+    void operator()(AVFormatContext* c) const;
+    void operator()(AVPacket* p) const;
+  };
   std::string path_;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+  std::unique_ptr<AVFormatContext, Close> format_;
+  std::unique_ptr<AVPacket, Close> packet_;
   Y4mInfo info_;
+  int frame_bytes_ = 0;
+  std::int64_t end_ = 0;  // the file offset after the last whole frame read
 };
 
 class Y4mWriter {
@@ -61,9 +70,19 @@ class Y4mWriter {
   void close();
 
  private:
+  struct Close {
+    void operator()(AVFormatContext* c) const;
+    void operator()(AVCodecContext* c) const;
+    void operator()(AVPacket* p) const;
+    void operator()(AVFrame* f) const;
+  };
   std::string path_, tmp_;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
   Y4mInfo info_;
+  std::unique_ptr<AVFormatContext, Close> format_;  // null once closed
+  std::unique_ptr<AVCodecContext, Close> encoder_;  // wrapped_avframe: FFmpeg 5.1's muxer takes AVFrames
+  std::unique_ptr<AVPacket, Close> packet_;
+  std::unique_ptr<AVFrame, Close> frame_;
+  std::int64_t frames_ = 0;
 };
 
 struct Clip {
@@ -72,6 +91,8 @@ struct Clip {
 };
 
 Clip read_y4m(const std::string& path);
+// Frame `index` (from 0) of a clip, and its stream info through `info` if given.
+HostFrame read_y4m_frame(const std::string& path, int index, Y4mInfo* info = nullptr);
 void write_y4m(const std::string& path, const Y4mInfo& info, const std::vector<HostFrame>& frames);
 
 }  // namespace cdn::eval

@@ -5,15 +5,19 @@
 //   cudadenoise-image noisy.png --reference clean.png --mode hybrid --json
 //   cudadenoise-image noisy.png --mode nlm3d --sigma auto    # a one-frame stream
 //
-// Exit codes: 0 ok, 2 bad arguments, 3 unreadable input, 4 CUDA error,
-// 5 output not writable. All the work is in kernels/ and tools/common/.
+// Exit codes: 0 ok, 2 bad arguments (also an output that is an input, or a
+// colour image for a .pgm), 3 unreadable input, 4 CUDA error, 5 output exists
+// (without -y) or not writable; with --json a failure prints
+// {"error":"...","code":N}. All the work is in kernels/ and tools/common/.
+// Outputs follow tools/common/output_path.h, as the transcode tool's do.
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "convert.h"
-#include "denoiser.h"
 #include "error.h"
 #include "flags.h"
 #include "image_io.h"
@@ -21,7 +25,8 @@
 #include "metrics.h"
 #include "noise.h"
 #include "options.h"
-#include "stream_denoiser.h"
+#include "output_path.h"
+#include "stream_pump.h"
 #include "test_picture.h"
 
 namespace {
@@ -52,6 +57,35 @@ void save(const std::string& path, const Image& image) {
   }
 }
 
+bool is_pgm_name(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".pgm";
+}
+
+// Before any work: no output may be an input, replace a file without -y, or be
+// a directory; -o and --save-noisy must be different files.
+void check_outputs(const ImageOptions& o) {
+  const std::vector<std::string> inputs = {o.input, o.reference};
+  for (const std::string& out : {o.output, o.save_noisy}) {
+    if (out.empty()) continue;
+    const OutputCheck c = check_output(out, inputs, o.overwrite);
+    if (!c) throw Failure{c.problem == OutputProblem::IsInput ? kUsage : kUnwritable, c.message};
+  }
+  if (!o.output.empty() && !o.save_noisy.empty() &&
+      (o.output == o.save_noisy || same_file(o.output, o.save_noisy)))
+    throw Failure{kUsage, "-o and --save-noisy name the same file: " + o.output};
+}
+
+// PGM holds gray only: say so before denoising, as a usage error.
+void check_pgm_outputs(const ImageOptions& o, const Image& input) {
+  if (!input.is_colour()) return;
+  for (const std::string& out : {o.output, o.save_noisy})
+    if (is_pgm_name(out))
+      throw Failure{kUsage, out + ": PGM holds gray images only and the input is colour; use a .png name"};
+}
+
 const char* describe(const Image& img) {
   static const char* kNames[] = {"gray", "gray+alpha", "RGB", "RGBA"};
   return kNames[img.channels - 1];
@@ -68,7 +102,9 @@ Image prepare(Image img, const std::string& name, bool quiet) {
 
 int run(const ImageOptions& o) {
   const std::string name = o.input.empty() ? "builtin" : o.input;
+  check_outputs(o);
   Image input = prepare(o.input.empty() ? make_test_picture() : load(o.input), name, o.json);
+  check_pgm_outputs(o, input);
 
   // The clean reference: --reference, else the input itself when noise is added to it.
   bool have_reference = false;
@@ -91,24 +127,16 @@ int run(const ImageOptions& o) {
   HostFrame in = image_to_frame(noisy);
   const FrameView& iv = in.view();
   HostFrame out(iv.format, iv.width, iv.height);
-  Backend used;
-  double ms;
-  if (is_temporal(o.settings.mode)) {
-    // A temporal mode filters a stream: here a stream of one frame.
-    std::unique_ptr<StreamDenoiser> stream = StreamDenoiser::create(o.backend, o.settings, iv.format, iv.width, iv.height);
-    used = stream->backend();
-    const auto t0 = std::chrono::steady_clock::now();
-    stream->push(iv);
-    stream->finish();
-    if (!stream->pop(out.view())) throw Error("the temporal denoiser gave no frame for a one-frame stream");
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  } else {
-    std::unique_ptr<FrameDenoiser> denoiser = FrameDenoiser::create(o.backend, o.settings);
-    used = denoiser->backend();
-    const auto t0 = std::chrono::steady_clock::now();
-    denoiser->process(iv, out.view());
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
+  // Every mode as a stream of one frame (a temporal mode's window holds just it).
+  auto stream = StreamDenoiser::create(o.backend, o.settings, iv.format, iv.width, iv.height);
+  const Backend used = stream->backend();
+  int frames = 0;
+  FunctionSink sink([&] { return out.view(); }, [&] { return ++frames > 0; });
+  const auto t0 = std::chrono::steady_clock::now();
+  feed(*stream, iv, sink);
+  drain(*stream, sink);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (frames != 1) throw Error("the denoiser gave " + std::to_string(frames) + " frames for one");
 
   Image result = noisy;  // keeps alpha
   frame_to_image(out.view(), result);
@@ -121,17 +149,16 @@ int run(const ImageOptions& o) {
   }
 
   if (o.json) {
-    JsonLine j;
-    j.add("input", name).add("mode", mode_name(o.settings.mode)).add("backend", backend_name(used));
-    j.add("width", input.width).add("height", input.height);
+    Json j;
+    j["input"] = name, j["mode"] = mode_name(o.settings.mode), j["backend"] = backend_name(used);
+    j["width"] = input.width, j["height"] = input.height;
+    j["psnr_noisy"] = j["psnr_out"] = j["ssim_noisy"] = j["ssim_out"] = nullptr;
     if (have_reference) {
-      j.add("psnr_noisy", q_noisy.psnr).add("psnr_out", q_out.psnr);
-      j.add("ssim_noisy", q_noisy.ssim).add("ssim_out", q_out.ssim);
-    } else {
-      j.add_null("psnr_noisy").add_null("psnr_out").add_null("ssim_noisy").add_null("ssim_out");
+      j["psnr_noisy"] = q_noisy.psnr, j["psnr_out"] = q_out.psnr;
+      j["ssim_noisy"] = q_noisy.ssim, j["ssim_out"] = q_out.ssim;
     }
-    j.add("ms", ms);
-    std::printf("%s\n", j.str().c_str());
+    j["ms"] = ms;
+    std::printf("%s\n", json_line(j).c_str());
     return kOk;
   }
   std::printf("input:    %s, %dx%d %s %d-bit", name.c_str(), input.width, input.height, describe(input),
@@ -150,6 +177,21 @@ int run(const ImageOptions& o) {
   return kOk;
 }
 
+// One line on stderr; with --json also {"error":...,"code":...} on stdout, so a
+// script reading stdout always gets one JSON object.
+int fail(bool json, int code, const std::string& message) {
+  std::fprintf(stderr, "cudadenoise-image: %s\n", message.c_str());
+  if (json) std::printf("%s\n", json_line(Json{{"error", message}, {"code", code}}).c_str());
+  return code;
+}
+
+// Whether --json is among the arguments (for a failure before parsing completes).
+bool wants_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--json") return true;
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -157,8 +199,7 @@ int main(int argc, char** argv) {
   try {
     options = parse_image_options(argc, argv);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "cudadenoise-image: %s (see --help)\n", e.what());
-    return kUsage;
+    return fail(wants_json(argc, argv), kUsage, std::string(e.what()) + " (see --help)");
   }
   if (options.help) {
     std::fputs(image_usage().c_str(), stdout);
@@ -167,16 +208,12 @@ int main(int argc, char** argv) {
   try {
     return run(options);
   } catch (const Failure& f) {
-    std::fprintf(stderr, "cudadenoise-image: %s\n", f.message.c_str());
-    return f.code;
+    return fail(options.json, f.code, f.message);
   } catch (const InvalidArgument& e) {
-    std::fprintf(stderr, "cudadenoise-image: %s\n", e.what());
-    return kUsage;
+    return fail(options.json, kUsage, e.what());
   } catch (const Error& e) {  // CUDA failures, including --backend cuda without a device
-    std::fprintf(stderr, "cudadenoise-image: %s\n", e.what());
-    return kCuda;
+    return fail(options.json, kCuda, e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "cudadenoise-image: %s\n", e.what());
-    return 1;
+    return fail(options.json, 1, e.what());
   }
 }

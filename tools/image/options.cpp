@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "error.h"
@@ -13,10 +14,28 @@ namespace cdn::tools {
 
 namespace {
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Output names say what is written: .png or .pgm, nothing else (a .jpg holding PNG data would mislead).
+void check_image_name(const std::string& flag, const std::string& path) {
+  if (path.empty()) return;
+  if (is_pipe_name(path))
+    throw UsageError(flag + " " + path + ": writing to standard output is not supported; give a .png or .pgm file");
+  const std::string l = lower(path);
+  const auto dot = l.rfind('.'), slash = l.rfind('/');
+  const std::string ext = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : l.substr(dot);
+  if (ext != ".png" && ext != ".pgm")
+    throw UsageError(flag + " " + path + ": the image tool writes PNG (.png) or binary PGM (.pgm) only" +
+                     (ext.empty() ? "" : ", not " + ext));
+}
+
 struct Parser {
   FlagParser flags;
   ImageOptions o;
-  bool builtin = false;
+  bool builtin = false, yes = false, no = false;
   std::string mode = "pipd", backend = "auto", planes = planes_name(DenoiseSettings{}.planes);
 
   Parser() {
@@ -39,7 +58,10 @@ struct Parser {
     flags.add_string("--save-noisy", "PATH", "write the noisy input (with --add-noise)", &o.save_noisy);
     flags.add_string("--reference", "CLEAN", "clean image to measure PSNR/SSIM against", &o.reference);
     flags.add_switch("--builtin", "use the built-in 512x512 test picture (the default without INPUT)", &builtin);
-    flags.add_switch("--json", "print one JSON line instead of text", &o.json);
+    flags.add_switch("-y", "overwrite OUTPUT (and --save-noisy's file) if it exists", &yes);
+    flags.add_switch("-n", "never overwrite: fail if an output exists (the default without -y)", &no);
+    flags.add_switch("--json", "print one JSON line instead of text (on failure: {\"error\":..., \"code\":...})",
+                     &o.json);
     flags.add_switch("-h,--help", "show this help", &o.help);
     // The parameter flags last, under one heading per group (in the table's order).
     std::vector<ParamGroup> groups;
@@ -62,6 +84,12 @@ struct Parser {
       o.noise_sigma = 25;  // the built-in picture is clean: make the demo denoise something
     }
     if (!o.save_noisy.empty() && o.noise_sigma <= 0) throw UsageError("--save-noisy needs --add-noise");
+    if (o.input == "-" || o.input.rfind("pipe:", 0) == 0)
+      throw UsageError("INPUT " + o.input + ": reading standard input is not supported; give a .png or .pgm file");
+    check_image_name("-o", o.output);
+    check_image_name("--save-noisy", o.save_noisy);
+    if (yes && no) throw UsageError("-y and -n exclude each other");
+    o.overwrite = yes ? Overwrite::Yes : (no ? Overwrite::No : Overwrite::Refuse);
     parse_mode(mode, &o.settings.mode);
     parse_backend(backend, &o.backend);
     parse_planes(planes, &o.settings.planes);
@@ -96,8 +124,14 @@ std::string image_usage() {
          "Options:\n" +
          Parser().flags.help() +
          "\n"
-         "Exit codes: 0 success, 2 bad arguments, 3 unreadable input or reference,\n"
-         "4 CUDA error, 5 output not writable.\n";
+         "Outputs are .png or .pgm (gray only) files. Like ffmpeg, an existing output is\n"
+         "replaced only with -y, and an output that is the input file is refused; a symlink\n"
+         "is written through. Each file appears under its name only once it is complete.\n"
+         "\n"
+         "Exit codes: 0 success, 2 bad arguments (an output that is the input, a name that\n"
+         "is not .png/.pgm, a colour image for a .pgm), 3 unreadable input or reference\n"
+         "(also a header larger than the limits: 65535 pixels a side, 2^28 in all),\n"
+         "4 CUDA error, 5 output exists (without -y) or not writable.\n";
 }
 
 }  // namespace cdn::tools

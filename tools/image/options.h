@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "output_path.h"
 #include "settings.h"
 
 namespace cdn::tools {
@@ -18,12 +19,14 @@ struct ImageOptions {
   Backend backend = Backend::Auto;
   double noise_sigma = 0;  // AWGN added to the input (8-bit code values); 0: none
   std::uint64_t seed = 1;
+  Overwrite overwrite = Overwrite::Refuse;  // -y, -n
   bool json = false;
   bool help = false;
 };
 
 // Throws UsageError (flags.h) with a one-line message for anything wrong,
-// including parameter combinations that cdn::validate rejects.
+// including parameter combinations that cdn::validate rejects and output names
+// that are not .png or .pgm.
 ImageOptions parse_image_options(int argc, const char* const* argv);
 
 // The --help text.

@@ -63,9 +63,18 @@ Decoder::Decoder(AVFormatContext* format, AVStream* stream, const GpuDevice* gpu
   if (rc < 0) throw Failure(kExitInput, std::string("cannot open the ") + codec->name + " decoder: " + av_error(rc));
 }
 
+void Decoder::count_error(const std::string& what) {
+  if (errors_++ == 0) first_error_ = what;
+}
+
 void Decoder::send(const AVPacket* pkt) {
   const int rc = avcodec_send_packet(ctx_.get(), pkt);
   if (pkt) ++packets_;
+  if (pkt && (pkt->flags & AV_PKT_FLAG_CORRUPT)) count_error("packet " + std::to_string(packets_) + " is marked corrupt by the demuxer");
+  if (rc == AVERROR_INVALIDDATA) {  // FFmpeg skips the packet; so do we, counting it
+    count_error("packet " + std::to_string(packets_) + ": " + av_error(rc));
+    return;
+  }
   if (rc < 0 && rc != AVERROR_EOF)
     throw Failure(error_code(rc), "decoding the video failed at packet " + std::to_string(packets_) + ": " + av_error(rc));
 }
@@ -76,12 +85,28 @@ int Decoder::error_code(int averror) const {
 }
 
 bool Decoder::receive(AVFrame* frame) {
-  const int rc = avcodec_receive_frame(ctx_.get(), frame);
-  if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return false;
-  if (rc < 0)
-    throw Failure(error_code(rc), "decoding the video failed after packet " + std::to_string(packets_) + ": " +
-                                  av_error(rc));
-  return true;
+  for (;;) {
+    const int rc = avcodec_receive_frame(ctx_.get(), frame);
+    if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return false;
+    if (rc == AVERROR_INVALIDDATA) {  // a frame FFmpeg gave up on: counted, and on to the next
+      count_error("after packet " + std::to_string(packets_) + ": " + av_error(rc));
+      continue;
+    }
+    if (rc < 0)
+      throw Failure(error_code(rc), "decoding the video failed after packet " + std::to_string(packets_) + ": " +
+                                    av_error(rc));
+    ++frames_;
+    if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+      std::string why;
+      if (frame->decode_error_flags & FF_DECODE_ERROR_INVALID_BITSTREAM) why += ", invalid bitstream";
+      if (frame->decode_error_flags & FF_DECODE_ERROR_MISSING_REFERENCE) why += ", missing reference";
+      if (frame->decode_error_flags & FF_DECODE_ERROR_CONCEALMENT_ACTIVE) why += ", damage concealed";
+      if (frame->decode_error_flags & FF_DECODE_ERROR_DECODE_SLICES) why += ", slices lost";
+      if (frame->flags & AV_FRAME_FLAG_CORRUPT) why += ", marked corrupt";
+      count_error("frame " + std::to_string(frames_) + " is damaged (" + why.substr(2) + ")");
+    }
+    return true;
+  }
 }
 
 }  // namespace cdn::transcode

@@ -42,8 +42,21 @@ AVPixelFormat unjay(AVPixelFormat f) {
   }
 }
 
+// What y4m holds (yuv4mpegpipe's formats that cdn's layouts map to).
+const AVPixelFormat kY4mFormats[] = {AV_PIX_FMT_YUV420P,     AV_PIX_FMT_YUV422P,     AV_PIX_FMT_YUV444P,
+                                     AV_PIX_FMT_GRAY8,       AV_PIX_FMT_GRAY16LE,    AV_PIX_FMT_YUV420P10LE,
+                                     AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV420P16LE,
+                                     AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_NONE};
+
+bool interlaced(AVFieldOrder f) { return f != AV_FIELD_PROGRESSIVE && f != AV_FIELD_UNKNOWN; }
+
 // The format `codec` is given for host frames of format `src`.
 AVPixelFormat encoder_format(const AVCodec* codec, AVPixelFormat src) {
+  if (codec->id == AV_CODEC_ID_WRAPPED_AVFRAME) {
+    for (const AVPixelFormat* p = kY4mFormats; *p != AV_PIX_FMT_NONE; ++p)
+      if (*p == src || *p == unjay(src)) return *p;
+    return avcodec_find_best_pix_fmt_of_list(kY4mFormats, src, 0, nullptr);
+  }
   if (supports(codec, src)) return src;
   if (supports(codec, unjay(src))) return unjay(src);
   return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, src, 0, nullptr);
@@ -52,9 +65,15 @@ AVPixelFormat encoder_format(const AVCodec* codec, AVPixelFormat src) {
 }  // namespace
 
 Encoder::Encoder(const TranscodeOptions& o, AVFormatContext* in_format, AVStream* in_stream, const AVFrame* first,
-                 const GpuDevice* gpu, bool global_header, std::string* fallback_note) {
-  const std::vector<std::string> names = o.codec == "hevc" ? std::vector<std::string>{"hevc_nvenc", "libx265"}
-                                                           : std::vector<std::string>{"h264_nvenc", "libx264"};
+                 const GpuDevice* gpu, bool global_header, std::string* fallback_note, AVFieldOrder field_order,
+                 bool raw)
+    : field_order_(field_order), raw_(raw) {
+  if (interlaced(field_order) && o.codec == "hevc" && !raw)
+    throw Failure(kExitUsage, "the input is interlaced: HEVC encoders (libx265, NVENC) cannot keep its fields; use "
+                              "--codec h264, which encodes it interlaced");
+  const std::vector<std::string> names = raw ? std::vector<std::string>{"wrapped_avframe"}
+                                         : o.codec == "hevc" ? std::vector<std::string>{"hevc_nvenc", "libx265"}
+                                                             : std::vector<std::string>{"h264_nvenc", "libx264"};
   std::string failures;
   for (const std::string& name : names) {
     const bool nvenc = name.find("_nvenc") != std::string::npos;
@@ -65,7 +84,7 @@ Encoder::Encoder(const TranscodeOptions& o, AVFormatContext* in_format, AVStream
     if (nvenc && fallback_note) *fallback_note = name + " cannot encode here (" + why + ")";
     failures += (failures.empty() ? "" : "; ") + name + ": " + why;
   }
-  throw Failure(kExitCodec, "no usable " + o.codec + " encoder (" + failures + ")");
+  throw Failure(kExitCodec, "no usable " + (raw ? std::string("raw video") : o.codec) + " encoder (" + failures + ")");
 }
 
 bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormatContext* in_format,
@@ -80,12 +99,12 @@ bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormat
                                                             : in_stream->codecpar->sample_aspect_ratio;
   ctx->time_base = in_stream->time_base;  // frames keep the input's timestamps exactly
   ctx->framerate = av_guess_frame_rate(in_format, in_stream, nullptr);
-  ctx->color_range = first->color_range;
-  ctx->color_primaries = first->color_primaries;
-  ctx->color_trc = first->color_trc;
-  ctx->colorspace = first->colorspace;
+  // y4m has no timestamps: its muxer takes the frame rate from the time base.
+  if (raw_ && ctx->framerate.num > 0 && ctx->framerate.den > 0) ctx->time_base = av_inv_q(ctx->framerate);
   ctx->chroma_sample_location = first->chroma_location;
   if (global_header) ctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  ctx->field_order = field_order_;
+  if (interlaced(field_order_) && !raw_) ctx->flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME;
   if (nvenc && first->format == AV_PIX_FMT_CUDA) {
     ctx->pix_fmt = AV_PIX_FMT_CUDA;  // zero-copy: NVENC reads our pool's frames
     ctx->sw_pix_fmt = host_format_of(first);
@@ -104,6 +123,14 @@ bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormat
       ctx->thread_count = 0;
     }
   }
+  // The tags of the frames as the encoder gets them (converted, if they must be).
+  const ColourTags tags = ctx->pix_fmt == AV_PIX_FMT_CUDA
+                              ? converted_colour(first, host_format_of(first), host_format_of(first))
+                              : converted_colour(first, host_format_of(first), ctx->pix_fmt);
+  ctx->color_range = tags.range;
+  ctx->color_primaries = tags.primaries;
+  ctx->color_trc = tags.trc;
+  ctx->colorspace = tags.space;
   const EncoderSettings settings = encoder_settings(codec->name, o);
   AVDictionary* opts = nullptr;
   for (const auto& kv : settings.options) av_dict_set(&opts, kv.first.c_str(), kv.second.c_str(), 0);
@@ -117,12 +144,13 @@ bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormat
   }
   ctx_ = std::move(ctx);
   nvenc_ = nvenc;
+  in_tb_ = in_stream->time_base;
   if (ctx_->framerate.num > 0 && ctx_->framerate.den > 0)
     default_duration_ = av_rescale_q(1, av_inv_q(ctx_->framerate), ctx_->time_base);
   return true;
 }
 
-std::string Encoder::path_name() const { return nvenc_ ? "nvenc" : ctx_->codec->name; }
+std::string Encoder::path_name() const { return nvenc_ ? "nvenc" : raw_ ? "raw" : ctx_->codec->name; }
 
 void Encoder::send(FramePtr frame) {
   if (!frame) {
@@ -148,6 +176,10 @@ void Encoder::send(FramePtr frame) {
       frame = converter_.convert(frame.get(), ctx_->pix_fmt);
   }
   frame->pict_type = AV_PICTURE_TYPE_NONE;  // let the encoder choose its own frame types
+  if (av_cmp_q(in_tb_, ctx_->time_base) != 0) {  // raw output: frame numbers, not the input's clock
+    if (frame->pts != AV_NOPTS_VALUE) frame->pts = av_rescale_q(frame->pts, in_tb_, ctx_->time_base);
+    frame->pkt_duration = av_rescale_q(frame->pkt_duration, in_tb_, ctx_->time_base);
+  }
   if (frame->pts != AV_NOPTS_VALUE && frame->pkt_duration > 0) durations_[frame->pts] = frame->pkt_duration;
   if (frame->pts != AV_NOPTS_VALUE && (last_pts_ == AV_NOPTS_VALUE || frame->pts > last_pts_)) last_pts_ = frame->pts;
   const int rc = avcodec_send_frame(ctx_.get(), frame.get());

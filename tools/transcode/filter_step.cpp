@@ -29,13 +29,11 @@ void check_av(int rc, const char* what) {
 
 FilterStep::FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices)
     : gpu_(gpu), devices_(std::move(devices)), settings_(settings), denoise_(denoise) {
-  if (!denoise_ || is_temporal(settings.mode)) return;  // the stream denoiser needs the first frame
+  // The denoiser needs the first frame's format and size; bad settings fail now.
   try {
-    frame_denoiser_ = FrameDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings);
+    if (denoise_) validate(settings);
   } catch (const InvalidArgument& e) {
     throw Failure(kExitUsage, e.what());
-  } catch (const Error& e) {
-    throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("cannot start the denoiser: ") + e.what());
   }
 }
 
@@ -112,6 +110,30 @@ FramePtr FilterStep::new_output(const AVFrame* like, MemoryKind memory) {
   return out;
 }
 
+void* FilterStep::stream() const { return gpu_ ? gpu_->stream() : nullptr; }
+
+FrameView FilterStep::OneFrameSink::next() {
+  const AVFrame* like = step_.shells_.front().get();
+  if (!frame_) frame_ = step_.new_output(like, step_.memory_);  // a bottom field goes into its top's frame
+  PixelFormat format;
+  cdn_format_of(layout_of(like), &format);
+  const FrameView whole = frame_view(frame_.get(), format, step_.memory_);
+  return step_.fields_ ? field_view(whole, parity_) : whole;
+}
+
+bool FilterStep::OneFrameSink::take() {
+  if (step_.fields_ && parity_ == 0) {  // the top field is in; the bottom one completes the frame
+    parity_ = 1;
+    return true;
+  }
+  parity_ = 0;
+  step_.ready_.push_back(std::move(frame_));
+  step_.shells_.pop_front();
+  return false;  // one at a time: pop() asks for the next
+}
+
+int FilterStep::stream_height(const AVFrame* frame) const { return fields_ ? frame->height / 2 : frame->height; }
+
 void FilterStep::push(const AVFrame* in) {
   if (!denoise_) {
     FramePtr same = alloc_frame();
@@ -120,37 +142,6 @@ void FilterStep::push(const AVFrame* in) {
     return;
   }
   const Prepared p = prepare(in);
-  if (is_temporal(settings_.mode)) return push_temporal(p);
-  FramePtr out = new_output(p.frame, p.memory);
-  try {
-    frame_denoiser_->process(frame_view(p.frame, p.format, p.memory), frame_view(out.get(), p.format, p.memory),
-                             gpu_ ? gpu_->stream() : nullptr);
-  } catch (const Error& e) {
-    throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
-  }
-  ready_.push_back(std::move(out));
-}
-
-void FilterStep::push_temporal(const Prepared& p) {
-  void* stream = gpu_ ? gpu_->stream() : nullptr;
-  try {
-    if (!stream_denoiser_) {
-      stream_denoiser_ = StreamDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings_, p.format,
-                                                p.frame->width, p.frame->height,
-                                                gpu_ ? devices_ : std::vector<int>{});
-      stream_memory_ = p.memory;
-    }
-    if (p.memory != stream_memory_)
-      throw Failure(kExitInput, "the video switched between NVDEC and software decoding mid-stream: not supported");
-    stream_denoiser_->push(frame_view(p.frame, p.format, p.memory), stream);
-    // The window copy is queued on our stream; the NVDEC surface goes back to
-    // the decoder when the caller lets go of it, so let the copy finish first.
-    if (p.memory == MemoryKind::Device) gpu_->synchronize();
-  } catch (const InvalidArgument& e) {
-    throw Failure(kExitInput, std::string("the temporal denoiser cannot take this frame: ") + e.what());
-  } catch (const Error& e) {
-    throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
-  }
   // What the frame leaves behind until it comes out: its properties and layout.
   FramePtr shell = alloc_frame();
   check_av(av_frame_copy_props(shell.get(), p.frame), "cannot copy frame properties");
@@ -158,33 +149,52 @@ void FilterStep::push_temporal(const Prepared& p) {
   shell->width = p.frame->width;
   shell->height = p.frame->height;
   if (p.frame->hw_frames_ctx) shell->hw_frames_ctx = av_buffer_ref(p.frame->hw_frames_ctx);
-  shells_.push_back(std::move(shell));
-}
-
-FramePtr FilterStep::pop() {
-  if (!stream_denoiser_) {
-    if (ready_.empty()) return nullptr;
-    FramePtr out = std::move(ready_.front());
-    ready_.pop_front();
-    return out;
-  }
-  if (shells_.empty()) return nullptr;
-  const AVFrame* like = shells_.front().get();
-  FramePtr out = new_output(like, stream_memory_);
-  PixelFormat format;
-  cdn_format_of(layout_of(like), &format);
   try {
-    if (!stream_denoiser_->pop(frame_view(out.get(), format, stream_memory_), gpu_ ? gpu_->stream() : nullptr))
-      return nullptr;
+    // Another format or size: a new stream when the old one holds nothing (the
+    // encoder then says what it thinks of it); a window refuses the frame.
+    if (denoiser_ && denoiser_->held() == 0 &&
+        (denoiser_->format() != p.format || denoiser_->width() != p.frame->width ||
+         denoiser_->height() != stream_height(p.frame)))
+      denoiser_.reset();
+    if (!denoiser_) {
+      denoiser_ = StreamDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings_, p.format, p.frame->width,
+                                         stream_height(p.frame), gpu_ ? devices_ : std::vector<int>{});
+      memory_ = p.memory;
+    }
+    if (p.memory != memory_)
+      throw Failure(kExitInput, "the video switched between NVDEC and software decoding mid-stream: not supported");
+    shells_.push_back(std::move(shell));
+    // A per-frame mode filters straight into a new output frame; a window keeps
+    // the frame (copied before feed() returns: the NVDEC surface may go back).
+    const FrameView in_view = frame_view(p.frame, p.format, p.memory);
+    if (fields_) {  // interlaced: the top field, then the bottom one, each a frame of the stream
+      for (int parity = 0; parity < 2; ++parity) feed(*denoiser_, field_view(in_view, parity), sink_, stream());
+    } else {
+      feed(*denoiser_, in_view, sink_, stream());
+    }
+  } catch (const InvalidArgument& e) {
+    throw Failure(kExitInput, std::string("the denoiser cannot take this frame: ") + e.what());
   } catch (const Error& e) {
     throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
   }
-  shells_.pop_front();
+}
+
+FramePtr FilterStep::pop() {
+  if (ready_.empty() && denoiser_) {
+    try {
+      pop_ready(*denoiser_, sink_, stream());
+    } catch (const Error& e) {
+      throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
+    }
+  }
+  if (ready_.empty()) return nullptr;
+  FramePtr out = std::move(ready_.front());
+  ready_.pop_front();
   return out;
 }
 
 void FilterStep::finish() {
-  if (stream_denoiser_) stream_denoiser_->finish();
+  if (denoiser_) denoiser_->finish();  // pop() then gives every held frame
 }
 
 }  // namespace cdn::transcode

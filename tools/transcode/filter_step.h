@@ -1,9 +1,10 @@
 // filter_step.h: decoded frames in, denoised frames out, in the same order and
-// number: the only place the tool touches pixels. Stream-shaped (push, pop,
+// number: the only place the tool touches pixels, through cdn::StreamDenoiser
+// and its loop (stream_pump.h) for every mode. Stream-shaped (push, pop,
 // finish) because the temporal mode (nlm3d) holds a window of frames and gives
-// each back later (cdn::StreamDenoiser); per-frame modes (pipd, hybrid) give it
-// back at once (cdn::FrameDenoiser, which filters device frames in place of
-// their memory, zero-copy).
+// each back later; per-frame modes (pipd, hybrid, bm3d) filter each frame
+// straight into its output frame (device frames where they are: zero-copy).
+// Output frames are made one at a time, as pop() asks for them.
 //
 // CUDA frames (from NVDEC) are filtered on the device into frames of our own
 // AVHWFramesContext (same sw_format and size): decoder surfaces are read-only
@@ -12,6 +13,13 @@
 // downloads them itself, and each such frame counts as a host copy: on the
 // zero-copy path (nvdec -> cuda) host_copies() stays 0. Frame properties (pts,
 // duration, colour, side data) follow each frame through the filter.
+//
+// Interlaced video (set_fields): the per-frame modes filter each field on its
+// own, as a half-height frame of every other line (field_view, no copy), so
+// the two moments a frame holds are never mixed: the stream is then one of
+// fields (half the height), the top field of each frame before its bottom
+// field, each written into its field of the output frame. The temporal mode
+// takes whole frames only; the transcode refuses interlaced input for it.
 #pragma once
 
 #include <deque>
@@ -19,9 +27,8 @@
 #include <string>
 
 #include "av_ptr.h"
-#include "denoiser.h"
 #include "format_converter.h"
-#include "stream_denoiser.h"
+#include "stream_pump.h"
 
 namespace cdn::transcode {
 
@@ -30,9 +37,10 @@ class GpuDevice;
 class FilterStep {
  public:
   // `gpu` non-null selects the CUDA backend (made on the device's primary
-  // context, current after GpuDevice::open), else the CPU. `denoise` false
-  // passes frames through (--no-denoise). `devices`: the CUDA devices the
-  // temporal mode spreads its chunks over (StreamDenoiser::create). Throws Failure.
+  // context, current after GpuDevice::open, at the first frame), else the CPU.
+  // `denoise` false passes frames through (--no-denoise). `devices`: the CUDA
+  // devices the temporal mode spreads its chunks over (StreamDenoiser::create).
+  // Throws Failure.
   FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices = {});
   ~FilterStep();
 
@@ -42,6 +50,9 @@ class FilterStep {
   FramePtr pop();
   // End of the stream: every frame still held becomes ready.
   void finish();
+  // Filter the two fields of each frame apart (interlaced input, per-frame
+  // modes); set before the first frame.
+  void set_fields(bool separate) { fields_ = separate; }
 
   // "cuda", "cpu" or "none" (--no-denoise).
   const char* name() const;
@@ -57,25 +68,43 @@ class FilterStep {
     PixelFormat format = PixelFormat::GRAY8;
     MemoryKind memory = MemoryKind::Host;
   };
+  // Output frames, one per take() (two with fields: the top field's, then the
+  // bottom field's, into the same frame): each like the oldest frame still in
+  // the stream (its properties and layout), into ready_; then it stops for now.
+  class OneFrameSink final : public FrameSink {
+   public:
+    explicit OneFrameSink(FilterStep& step) : step_(step) {}
+    FrameView next() override;
+    bool take() override;
+
+   private:
+    FilterStep& step_;
+    FramePtr frame_;  // the output frame being written
+    int parity_ = 0;  // with fields: the field next() gives (0 top, 1 bottom)
+  };
+
   Prepared prepare(const AVFrame* in);
   // An empty frame like `like`: from our CUDA pool for device frames, else host.
   FramePtr new_output(const AVFrame* like, MemoryKind memory);
   void ensure_pool(const AVFrame* like);
-  void push_temporal(const Prepared& p);
+  void* stream() const;
+  // The height of the stream's frames: the frame's, or a field's.
+  int stream_height(const AVFrame* frame) const;
 
   const GpuDevice* gpu_;
   std::vector<int> devices_;
   DenoiseSettings settings_;
   bool denoise_;
-  std::unique_ptr<FrameDenoiser> frame_denoiser_;    // per-frame modes
-  std::unique_ptr<StreamDenoiser> stream_denoiser_;  // temporal modes, made on the first frame
-  MemoryKind stream_memory_ = MemoryKind::Host;
-  std::deque<FramePtr> ready_;   // per-frame modes: filtered frames
-  std::deque<FramePtr> shells_;  // temporal modes: properties of the frames still in the window
+  std::unique_ptr<StreamDenoiser> denoiser_;  // made on the first frame (its format and size)
+  MemoryKind memory_ = MemoryKind::Host;      // where the stream's frames are
+  OneFrameSink sink_{*this};
+  std::deque<FramePtr> ready_;   // filtered frames (--no-denoise: the input frames)
+  std::deque<FramePtr> shells_;  // properties of the frames in the denoiser, oldest first
   BufferPtr pool_;               // our AVHWFramesContext for device output frames
   FormatConverter converter_;
   long long host_copies_ = 0;
   std::string note_;
+  bool fields_ = false;
 };
 
 }  // namespace cdn::transcode

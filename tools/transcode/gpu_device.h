@@ -32,7 +32,7 @@ class GpuDevice {
 
   // The AVHWDeviceContext (AV_HWDEVICE_TYPE_CUDA) for codecs and frame pools.
   AVBufferRef* device() const { return device_.get(); }
-  // The cudaStream_t the device context uses; pass it to FrameDenoiser::process.
+  // The cudaStream_t the device context uses; pass it to the StreamDenoiser.
   void* stream() const { return stream_; }
   int index() const { return index_; }
   // Waits for everything queued on stream(). Throws Failure(kExitGpu).

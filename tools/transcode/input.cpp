@@ -9,6 +9,7 @@
 
 #include "errors.h"
 #include "interrupt.h"
+#include "output_path.h"
 
 namespace cdn::transcode {
 
@@ -18,18 +19,22 @@ double start_seconds(const AVFormatContext* ctx) {
   return ctx->start_time == AV_NOPTS_VALUE ? 0.0 : ctx->start_time / double(AV_TIME_BASE);
 }
 
+bool is_video(const AVStream* st) { return st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO; }
+bool is_cover_art(const AVStream* st) { return st->disposition & AV_DISPOSITION_ATTACHED_PIC; }
+
 }  // namespace
 
-Input::Input(const std::string& path) : path_(path) {
+Input::Input(const std::string& path) : path_(path), pipe_(tools::is_pipe_name(path)) {
   // Say plainly what is wrong with the path before FFmpeg tries protocols on it.
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw Failure(kExitInput, path + ": " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw Failure(kExitInput, path + ": is a directory");
+  if (!pipe_ && ::stat(path.c_str(), &st) != 0) throw Failure(kExitInput, path + ": " + std::strerror(errno));
+  if (!pipe_ && S_ISDIR(st.st_mode)) throw Failure(kExitInput, path + ": is a directory");
+  const std::string url = path == "-" ? "pipe:0" : path;  // "-" is standard input, as for ffmpeg
 
   ctx_ = avformat_alloc_context();
   if (!ctx_) throw std::bad_alloc();
   ctx_->interrupt_callback.callback = avio_interrupt_callback;
-  int rc = avformat_open_input(&ctx_, path.c_str(), nullptr, nullptr);  // frees ctx_ on failure
+  int rc = avformat_open_input(&ctx_, url.c_str(), nullptr, nullptr);  // frees ctx_ on failure
   if (rc < 0) {
     check_interrupted();
     throw Failure(kExitInput, path + ": " + av_error(rc));
@@ -39,19 +44,27 @@ Input::Input(const std::string& path) : path_(path) {
     check_interrupted();
     throw Failure(kExitInput, path + ": cannot read the stream parameters: " + av_error(rc));
   }
+  int first_real = -1;
+  bool cover_art = false;
+  for (unsigned i = 0; i < ctx_->nb_streams; ++i) {
+    const AVStream* s = ctx_->streams[i];
+    if (is_video(s) && is_cover_art(s)) cover_art = true;
+    if (is_video(s) && !is_cover_art(s) && first_real < 0) first_real = static_cast<int>(i);
+  }
+  if (first_real < 0)
+    throw Failure(kExitInput, path + (cover_art ? ": no video stream (only an attached picture, cover art)"
+                                                : ": no video stream"));
   const AVCodec* decoder = nullptr;
   rc = av_find_best_stream(ctx_, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
-  if (rc == AVERROR_DECODER_NOT_FOUND) {
-    // The best video stream has no decoder: name its codec.
-    for (unsigned i = 0; i < ctx_->nb_streams; ++i)
-      if (ctx_->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
-        const AVCodecID id = ctx_->streams[i]->codecpar->codec_id;
-        throw Failure(kExitCodec, path + (id == AV_CODEC_ID_NONE ? std::string(": the video codec is unknown to FFmpeg")
-                                                                 : std::string(": no decoder for the video codec '") +
-                                                                       avcodec_get_name(id) + "'"));
-      }
+  if (rc >= 0 && is_cover_art(ctx_->streams[rc])) rc = first_real;  // never the cover art
+  if (rc == AVERROR_DECODER_NOT_FOUND || (rc >= 0 && !avcodec_find_decoder(ctx_->streams[rc]->codecpar->codec_id))) {
+    // The video stream has no decoder: name its codec.
+    const AVCodecID id = ctx_->streams[rc >= 0 ? rc : first_real]->codecpar->codec_id;
+    throw Failure(kExitCodec, path + (id == AV_CODEC_ID_NONE ? std::string(": the video codec is unknown to FFmpeg")
+                                                             : std::string(": no decoder for the video codec '") +
+                                                                   avcodec_get_name(id) + "'"));
   }
-  if (rc < 0) throw Failure(kExitInput, path + ": no video stream");
+  if (rc < 0) rc = first_real;
   video_index_ = rc;
 }
 
@@ -63,7 +76,11 @@ bool Input::read(AVPacket* pkt) {
   if (rc < 0) {
     check_interrupted();
     const int err = rc == AVERROR_EOF ? ctx_->pb->error : rc;
-    throw Failure(kExitInput, path_ + ": read error: " + av_error(err));
+    const bool mp4 = std::strstr(ctx_->iformat->name, "mov") || std::strstr(ctx_->iformat->name, "mp4");
+    throw Failure(kExitInput, path_ + ": read error: " + av_error(err) +
+                                  (pipe_ && mp4 ? ". An MP4 or MOV whose index follows its media cannot be read from "
+                                                  "a pipe: give the file itself, or remux it with -movflags +faststart"
+                                                : ""));
   }
   const AVStream* st = ctx_->streams[pkt->stream_index];
   const int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;

@@ -1,5 +1,11 @@
-// input.h: the demuxer side: opens INPUT, picks the video stream, reads
-// packets, and keeps what it needs to tell a complete file from a truncated one.
+// input.h: the demuxer side: opens INPUT ("-" or "pipe:0": standard input),
+// picks the video stream, reads packets, and keeps what it needs to tell a
+// complete file from a truncated one.
+//
+// The video stream is FFmpeg's best video stream that is a real video: an
+// attached picture (cover art, AV_DISPOSITION_ATTACHED_PIC) is never taken for
+// it; if FFmpeg's choice is one, the first real video stream is used. Attached
+// pictures are copied like any other stream (output.h).
 #pragma once
 
 #include <string>
@@ -14,7 +20,8 @@ namespace cdn::transcode {
 class Input {
  public:
   // Throws Failure: kExitInput (missing, unreadable, not a media file, no
-  // video stream), kExitCodec (a video stream FFmpeg has no decoder for).
+  // video stream, only cover art), kExitCodec (a video stream FFmpeg has no
+  // decoder for).
   explicit Input(const std::string& path);
   ~Input();
   Input(const Input&) = delete;
@@ -24,6 +31,8 @@ class Input {
   AVStream* video() const { return ctx_->streams[video_index_]; }
   int video_index() const { return video_index_; }
   const std::string& path() const { return path_; }
+  // Reading standard input (or another pipe): nothing to stat, nothing to seek.
+  bool is_pipe() const { return pipe_; }
 
   // The next packet; false at the end of the file. Throws Failure(kExitInput)
   // on read errors (and the interrupt failure after Ctrl-C).
@@ -42,6 +51,7 @@ class Input {
   AVFormatContext* ctx_ = nullptr;
   int video_index_ = -1;
   double read_end_ = 0;
+  bool pipe_ = false;
 };
 
 }  // namespace cdn::transcode

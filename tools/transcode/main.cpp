@@ -1,10 +1,12 @@
 // main.cpp: cudadenoise-transcode, denoise the video of a media file with
-// FFmpeg's libav* around cdn::FrameDenoiser (see docs/TRANSCODE.md).
+// FFmpeg's libav* around cdn::StreamDenoiser (see docs/TRANSCODE.md).
 //
 //   cudadenoise-transcode -i noisy.mkv -o clean.mkv --mode hybrid
 //
 // This file only parses, runs and turns failures into one line and an exit
-// code (errors.h); the work is in transcode.cpp and the files it wires.
+// code (errors.h); the work is in transcode.cpp and the files it wires. With
+// --json a failure also prints {"error":"...","code":N}, so a script always
+// reads one JSON object; the JSON goes to stderr when OUTPUT is stdout.
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -15,6 +17,7 @@
 #include "ffmpeg_log.h"
 #include "flags.h"
 #include "interrupt.h"
+#include "json.h"
 #include "options.h"
 #include "transcode.h"
 
@@ -22,9 +25,22 @@ namespace {
 
 constexpr const char* kName = "cudadenoise-transcode";
 
-int fail(int code, const std::string& message) {
+// Where the --json line goes: stdout, unless the video goes there.
+std::FILE* json_stream(const cdn::transcode::TranscodeOptions& o) { return o.output_is_pipe() ? stderr : stdout; }
+
+int fail(int code, const std::string& message, const cdn::transcode::TranscodeOptions* json_for = nullptr) {
   std::fprintf(stderr, "%s: %s\n", kName, message.c_str());
+  if (json_for)
+    std::fprintf(json_stream(*json_for), "%s\n",
+                 cdn::tools::json_line(cdn::tools::Json{{"error", message}, {"code", code}}).c_str());
   return code;
+}
+
+// --json among the arguments, for a failure before parsing completes.
+bool wants_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--json") return true;
+  return false;
 }
 
 }  // namespace
@@ -35,7 +51,8 @@ int main(int argc, char** argv) {
   try {
     o = parse_transcode_options(argc, argv);
   } catch (const cdn::tools::UsageError& e) {
-    return fail(kExitUsage, std::string(e.what()) + " (see --help)");
+    o.json = wants_json(argc, argv);
+    return fail(kExitUsage, std::string(e.what()) + " (see --help)", o.json ? &o : nullptr);
   }
   if (o.help) {
     std::fputs(transcode_usage().c_str(), stdout);
@@ -50,7 +67,7 @@ int main(int argc, char** argv) {
   std::string message;
   try {
     const Summary s = run_transcode(o, note);
-    if (o.json) std::printf("%s\n", summary_json(s).c_str());
+    if (o.json) std::fprintf(json_stream(o), "%s\n", summary_json(s).c_str());
     else note(summary_text(s));
     return kExitOk;
   } catch (const Failure& f) {
@@ -65,6 +82,8 @@ int main(int argc, char** argv) {
     code = kExitFailure, message = e.what();
   }
   // A signal wins: whatever it broke (a read, a write) is not the cause.
-  if (interrupt_signal() != 0) return fail(128 + interrupt_signal(), interrupt_signal() == 2 ? "interrupted" : "terminated");
-  return fail(code, message);
+  const TranscodeOptions* json_for = o.json ? &o : nullptr;
+  if (interrupt_signal() != 0)
+    return fail(128 + interrupt_signal(), interrupt_signal() == 2 ? "interrupted" : "terminated", json_for);
+  return fail(code, message, json_for);
 }

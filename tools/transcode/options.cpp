@@ -27,9 +27,10 @@ struct Parser {
   bool yes = false, no = false, no_denoise = false;
 
   Parser() {
-    flags.add_string("-i,--input", "INPUT", "the video file to denoise", &o.input);
+    flags.add_string("-i,--input", "INPUT", "the video file to denoise ('-' or pipe:0: standard input)", &o.input);
     flags.add_string("-o,--output", "OUTPUT",
-                     "where to write the result; written to a temporary file beside it and renamed at the end",
+                     "where to write the result; written to a temporary file beside it and renamed at the end "
+                     "('-' or pipe:1: standard output, Matroska unless -f; -f yuv4mpegpipe: raw y4m frames)",
                      &o.output);
     flags.add_string("-f,--format", "NAME",
                      "output container (muxer) name, e.g. matroska, mp4, mov (default: from OUTPUT's extension); "
@@ -85,8 +86,19 @@ struct Parser {
                      &o.max_frames);
     flags.add_switch("-y", "overwrite OUTPUT if it exists", &yes);
     flags.add_switch("-n", "never overwrite OUTPUT: fail if it exists (the default without -y)", &no);
+    flags.add_switch("--autorotate",
+                     "turn the picture upright as the input's display matrix says (a phone clip's rotate 90) and "
+                     "drop the matrix, as ffmpeg -autorotate does; without it the matrix is kept (MP4/MOV)",
+                     &o.autorotate);
+    flags.add_switch("--fail-on-decode-error,-xerror",
+                     "stop with exit 3 at the first decode error (a damaged packet or frame; by default FFmpeg "
+                     "conceals them and they are counted, reported and put in --json)",
+                     &o.fail_on_decode_error);
     flags.add_switch("-q,--quiet", "print nothing but errors (and the --json line)", &o.quiet);
-    flags.add_switch("--json", "print one JSON line with the result on stdout at the end", &o.json);
+    flags.add_switch("--json",
+                     "print one JSON line with the result on stdout at the end (stderr when OUTPUT is stdout); on "
+                     "failure {\"error\":...,\"code\":...}",
+                     &o.json);
     flags.add_switch("-v,--verbose", "show FFmpeg's own log (decoder, encoder and muxer messages)", &o.verbose);
     flags.add_switch("-h,--help", "show this help", &o.help);
   }
@@ -160,9 +172,11 @@ std::string transcode_usage() {
   return "Usage: cudadenoise-transcode -i INPUT -o OUTPUT [options]\n"
          "\n"
          "Denoises the video stream of INPUT (--mode: PI-PD, hybrid PI-PD, NLM-3D, BM3D)\n"
-         "and writes OUTPUT, the video re-encoded as H.264 or HEVC. Audio, subtitles and\n"
-         "other streams are copied untouched; timestamps, time base, frame rate, frame\n"
-         "count and metadata are kept. With a CUDA GPU the frames are decoded by NVDEC, denoised and encoded\n"
+         "and writes OUTPUT, the video re-encoded as H.264 or HEVC. Audio, subtitles,\n"
+         "cover art and other streams are copied untouched; timestamps, time base, frame\n"
+         "rate, frame count, metadata, rotation (display matrix), colour range, matrix,\n"
+         "primaries and transfer, and the field order of interlaced video (filtered\n"
+         "field by field) are kept. With a CUDA GPU the frames are decoded by NVDEC, denoised and encoded\n"
          "by NVENC without leaving the GPU; where NVENC is missing (H100, H200) the\n"
          "denoised frames are encoded by libx264/libx265 on the CPU; where NVDEC cannot\n"
          "decode the codec, or there is no GPU, decoding (and without a GPU denoising)\n"
@@ -175,6 +189,7 @@ std::string transcode_usage() {
          "  0    success\n"
          "  2    bad arguments or parameter values\n"
          "  3    input missing, unreadable, corrupt or truncated, or a decode error\n"
+         "       with --fail-on-decode-error (without it they are counted and reported)\n"
          "  4    no decoder for the input's video codec, or no encoder for --codec\n"
          "  5    output exists (without -y), or cannot be created or written\n"
          "  6    GPU/CUDA failure, or --backend cuda without a usable GPU\n"

@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "output_path.h"
 #include "settings.h"
 
 namespace cdn::transcode {
 
-enum class Overwrite { Refuse, Yes, No };  // default, -y, -n
+using Overwrite = tools::Overwrite;  // default (Refuse), -y, -n
 
 struct TranscodeOptions {
   std::string input;
@@ -30,12 +31,16 @@ struct TranscodeOptions {
   std::string preset;  // x264-style name; empty: the encoder's default
   std::uint64_t max_frames = 0;  // 0: all
   Overwrite overwrite = Overwrite::Refuse;
+  bool fail_on_decode_error = false;
+  bool autorotate = false;  // --autorotate: apply the display matrix to the pixels (rotation.h)  // --fail-on-decode-error / -xerror: a damaged packet or frame is exit 3
   bool quiet = false;
   bool json = false;
   bool verbose = false;
   bool help = false;
 
   bool null_output() const { return format == "null"; }
+  // -o - or pipe:1: the result goes to standard output (and the --json line to stderr).
+  bool output_is_pipe() const { return !null_output() && tools::is_pipe_name(output); }
 };
 
 // Throws tools::UsageError (flags.h) with a one-line message for anything

@@ -3,13 +3,23 @@
 // renamed over OUTPUT only by finish(); destroying an unfinished Output removes
 // the temporary file. The container format is the one OUTPUT's name (or -f)
 // asks for, passed to libavformat explicitly since the temporary name differs.
+// OUTPUT is checked first by tools/common/output_path.h (never the input, -y,
+// -n); a symlink is written through: the file it names is replaced.
+//
+// OUTPUT "-", "pipe:" or "pipe:1" is standard output: written directly (no
+// temporary file), Matroska unless -f says otherwise; containers that must seek
+// back (mp4, mov, avi) are refused there. -f yuv4mpegpipe writes the denoised
+// frames raw (the only stream y4m holds; other streams are dropped with a note).
 //
 // Streams keep the input's order. The video stream gets the encoder's
-// parameters (set_video); every other stream is a stream copy: same codec
-// parameters, metadata and disposition, packets untouched but for their
-// timestamps, rescaled to the output stream's time base. Global metadata and
-// chapters are copied. Copied packets read before the header can be written
-// (it needs the video encoder, opened on the first frame) are queued.
+// parameters (set_video) and the input's stream side data (display matrix,
+// mastering display, ...); every other stream is a stream copy: same codec
+// parameters, side data, metadata and disposition, packets untouched but for
+// their timestamps, rescaled to the output stream's time base. An attached
+// picture (cover art) is copied as such, and into Matroska as an attachment
+// ("cover.png", image/png: what Matroska players show as cover art). Global
+// metadata and chapters are copied. Copied packets read before the header can
+// be written (it needs the video encoder, opened on the first frame) are queued.
 #pragma once
 
 #include <string>
@@ -23,8 +33,9 @@ namespace cdn::transcode {
 
 class Output {
  public:
-  // Throws Failure: kExitUsage (unknown container, OUTPUT is the input),
-  // kExitOutput (OUTPUT exists without -y, directory missing or not writable).
+  // Throws Failure: kExitUsage (unknown container, OUTPUT is the input, a
+  // container that cannot go to a pipe), kExitOutput (OUTPUT exists without
+  // -y, directory missing or not writable).
   Output(const Input& input, const TranscodeOptions& o);
   ~Output();
   Output(const Output&) = delete;
@@ -33,6 +44,10 @@ class Output {
   // Whether the encoder must put its headers in extradata (mp4, mkv, ...).
   bool needs_global_header() const;
   const char* format_name() const;
+  // Standard output (or another pipe): no temporary file, nothing to rename.
+  bool is_pipe() const { return pipe_; }
+  // The muxer takes raw frames (yuv4mpegpipe): the encoder is wrapped_avframe.
+  bool raw_video() const;
 
   // Gives the video stream the encoder's parameters and writes the header.
   void set_video(const AVCodecContext* encoder);
@@ -57,10 +72,14 @@ class Output {
   void create_temp_file();
   void add_streams();
   void write(AVPacket* pkt, int out_index, AVRational from_tb);
+  void add_attachment(const AVStream* cover);  // cover art into Matroska
   void close_and_remove();  // what the destructor does; also when the constructor fails
 
   const Input& input_;
   std::string target_, temp_;
+  std::string real_;  // the file finish() replaces: target_, or what the symlink target_ names
+  bool pipe_ = false;
+  bool autorotate_ = false;  // the display matrix goes into the pixels, not the stream
   AVFormatContext* ctx_ = nullptr;
   std::vector<int> map_;  // input stream -> output stream, -1: dropped
   std::vector<PacketPtr> pending_;

@@ -1,6 +1,8 @@
 // pixel_format.cpp: FFmpeg <-> cdn pixel formats (pixel_format.h).
 #include "pixel_format.h"
 
+#include <cstdint>
+
 extern "C" {
 #include <libavutil/pixdesc.h>
 }
@@ -24,7 +26,9 @@ bool cdn_format_of(AVPixelFormat av, PixelFormat* out) {
 
 AVPixelFormat conversion_target(AVPixelFormat av) {
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(av);
-  return d && d->comp[0].depth > 8 ? AV_PIX_FMT_P010LE : AV_PIX_FMT_YUV420P;
+  if (d && d->comp[0].depth > 8) return AV_PIX_FMT_P010LE;
+  const bool full_chroma = d && d->nb_components >= 3 && d->log2_chroma_w == 0 && d->log2_chroma_h == 0;
+  return full_chroma || (d && (d->flags & AV_PIX_FMT_FLAG_RGB)) ? AV_PIX_FMT_YUV444P : AV_PIX_FMT_YUV420P;
 }
 
 FrameView frame_view(const AVFrame* frame, PixelFormat format, MemoryKind memory) {
@@ -39,6 +43,18 @@ FrameView frame_view(const AVFrame* frame, PixelFormat format, MemoryKind memory
   }
   return v;
 }
+
+FrameView field_view(const FrameView& frame, int parity) {
+  FrameView f = frame;
+  f.height = frame.height / 2;
+  for (int p = 0; p < format_info(frame.format).planes; ++p) {
+    f.data[p] = static_cast<std::uint8_t*>(frame.data[p]) + frame.pitch[p] * parity;
+    f.pitch[p] = frame.pitch[p] * 2;
+  }
+  return f;
+}
+
+bool fields_fit(PixelFormat format, int height) { return height % (2 << format_info(format).chroma_shift_y) == 0; }
 
 const char* pix_fmt_name(int av) {
   const char* n = av_get_pix_fmt_name(static_cast<AVPixelFormat>(av));

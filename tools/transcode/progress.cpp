@@ -1,6 +1,7 @@
 // progress.cpp: the progress line and the summaries (progress.h).
 #include "progress.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -16,21 +17,30 @@ double Progress::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-void Progress::update(long long frames, double media_seconds) {
+std::string progress_line(long long frames_in, long long frames_out, double t, double media_seconds,
+                          double duration, long long total_frames) {
+  const double fps = t > 0 ? frames_out / t : 0;
+  const double speed = t > 0 ? media_seconds / t : 0;
+  double eta = -1;
+  if (frames_out > 0 && total_frames > 0 && fps > 0)
+    eta = std::max(0.0, (total_frames - frames_out) / fps);
+  else if (frames_out > 0 && duration > 0 && speed > 0)
+    eta = std::max(0.0, (duration - media_seconds) / speed);
+  char held[32] = "";
+  if (frames_in > frames_out) std::snprintf(held, sizeof held, " in=%6lld", frames_in);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "frame=%6lld%s fps=%6.1f speed=%5.2fx elapsed=%s eta=%s", frames_out, held, fps,
+                speed, format_clock(t).c_str(), format_clock(eta).c_str());
+  return buf;
+}
+
+void Progress::update(long long frames_in, long long frames_out, double media_seconds) {
   if (!show_) return;
   const auto now = std::chrono::steady_clock::now();
   if (drawn_ && now - last_ < std::chrono::milliseconds(250)) return;
   last_ = now;
-  const double t = elapsed();
-  const double fps = t > 0 ? frames / t : 0;
-  const double speed = t > 0 ? media_seconds / t : 0;
-  double eta = -1;
-  if (total_frames_ > 0 && fps > 0)
-    eta = (total_frames_ - frames) / fps;
-  else if (duration_ > 0 && speed > 0)
-    eta = (duration_ - media_seconds) / speed;
-  std::fprintf(stderr, "\rframe=%6lld fps=%6.1f speed=%5.2fx elapsed=%s eta=%s   ", frames, fps, speed,
-               format_clock(t).c_str(), format_clock(eta < 0 ? -1 : eta).c_str());
+  const std::string line = progress_line(frames_in, frames_out, elapsed(), media_seconds, duration_, total_frames_);
+  std::fprintf(stderr, "\r%s   ", line.c_str());
   std::fflush(stderr);
   drawn_ = true;
 }
@@ -49,20 +59,15 @@ std::string format_clock(double s) {
 }
 
 std::string summary_json(const Summary& s) {
-  tools::JsonLine j;
-  j.add("frames", s.frames).add("seconds", s.seconds).add("fps", s.fps());
-  j.add("decode", s.decode).add("filter", s.filter).add("encode", s.encode);
-  if (s.output.empty())
-    j.add_null("output");
-  else
-    j.add("output", s.output);
-  j.add("host_copies", s.host_copies).add("downloads", s.downloads);
-  j.add("codec", s.codec).add("mode", s.mode).add("media_seconds", s.media_seconds);
-  if (s.gpu.empty())
-    j.add_null("gpu");
-  else
-    j.add("gpu", s.gpu);
-  return j.str();
+  tools::Json j;
+  j["frames"] = s.frames, j["seconds"] = s.seconds, j["fps"] = s.fps();
+  j["decode"] = s.decode, j["filter"] = s.filter, j["encode"] = s.encode;
+  j["output"] = s.output.empty() ? tools::Json() : tools::Json(s.output);
+  j["host_copies"] = s.host_copies, j["downloads"] = s.downloads;
+  j["codec"] = s.codec, j["mode"] = s.mode, j["media_seconds"] = s.media_seconds;
+  j["decode_errors"] = s.decode_errors;
+  j["gpu"] = s.gpu.empty() ? tools::Json() : tools::Json(s.gpu);
+  return tools::json_line(j);
 }
 
 std::string summary_text(const Summary& s) {
@@ -72,6 +77,7 @@ std::string summary_text(const Summary& s) {
   std::string out = buf;
   out += ": decode " + s.decode + ", filter " + s.filter + ", encode " + s.encode;
   out += s.output.empty() ? " (no output)" : " -> " + s.output;
+  if (s.decode_errors > 0) out += " (" + std::to_string(s.decode_errors) + " decode errors)";
   return out;
 }
 

@@ -22,6 +22,7 @@ struct Summary {
   std::string gpu;      // device name, "" without
   long long host_copies = 0;  // host frames the CUDA filter had to upload
   long long downloads = 0;    // frames downloaded for a CPU encoder
+  long long decode_errors = 0;  // damaged packets and frames FFmpeg concealed (decoder.h)
   double fps() const { return seconds > 0 ? frames / seconds : 0; }
 };
 
@@ -30,8 +31,13 @@ class Progress {
   // `show`: draw the line (stderr is a terminal and not --quiet). duration and
   // total_frames (<= 0: unknown) give the ETA.
   Progress(bool show, double duration_seconds, long long total_frames);
-  // At most a few times a second.
-  void update(long long frames, double media_seconds);
+  // At most a few times a second; the first call draws at once. frames_in:
+  // decoded frames given to the filter; frames_out: denoised frames written
+  // (fewer while the temporal mode fills its window). Call it after draining
+  // the filter, not for each frame of a burst: the temporal mode gives back a
+  // chunk of frames at once, and a line drawn at the first of them would show
+  // one frame done and an ETA many times too long.
+  void update(long long frames_in, long long frames_out, double media_seconds);
   // Ends the line (if one was drawn).
   void finish();
   double elapsed() const;
@@ -46,6 +52,14 @@ class Progress {
 
 // "0:01:02" (h:mm:ss), "?" for negative or non-finite.
 std::string format_clock(double seconds);
+
+// The progress line (without the leading '\r'):
+// "frame=    48 fps=  30.0 speed= 1.00x elapsed=0:00:02 eta=0:00:08", with
+// " in=    96" after frame= while frames are held. The ETA is the frames (of
+// total_frames) or seconds (of duration) still to come at the rate so far; "?"
+// while no frame has come out.
+std::string progress_line(long long frames_in, long long frames_out, double elapsed, double media_seconds,
+                          double duration, long long total_frames);
 
 // {"frames":..,"seconds":..,"fps":..,"decode":..,"filter":..,"encode":..,"output":..,...}
 std::string summary_json(const Summary& s);

@@ -7,6 +7,11 @@
 // and frame rate come out as they went in. The encoder opens on the first
 // denoised frame, and the output header is written then; copied packets read
 // before that wait in Output.
+//
+// Decode errors (decoder.h) are counted and reported, or end the run with
+// --fail-on-decode-error. Interlaced input (a field order in the stream, or
+// interlaced frames) is filtered field by field by the per-frame modes and
+// encoded interlaced with its field order; the temporal mode refuses it.
 #include "transcode.h"
 
 #include <unistd.h>
@@ -23,6 +28,12 @@
 #include "input.h"
 #include "interrupt.h"
 #include "output.h"
+#include "pixel_format.h"
+#include "rotation.h"
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
 
 namespace cdn::transcode {
 
@@ -39,6 +50,12 @@ std::string seconds_text(double s) {
 class Pipeline {
  public:
   Pipeline(const TranscodeOptions& o, const std::function<void(const std::string&)>& note) : o_(o), note_(note) {}
+
+  // A note on its own line: a progress line being drawn is ended first.
+  void say(const std::string& message) {
+    if (progress_) progress_->finish();
+    note_(message);
+  }
   ~Pipeline() {
     if (progress_) progress_->finish();
   }
@@ -49,7 +66,8 @@ class Pipeline {
     open_gpu();
     decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
     filter_ = std::make_unique<FilterStep>(o_.settings, o_.denoise, gpu_.get(), o_.gpus);
-    for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) note_(n);
+    for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) say(n);
+    if (o_.autorotate) plan_rotation();
 
     const AVStream* video = input_->video();
     const long long nb = video->nb_frames > 0 ? video->nb_frames : 0;
@@ -63,6 +81,7 @@ class Pipeline {
       check_interrupted();
       if (pkt->stream_index == input_->video_index()) {
         decoder_->send(pkt.get());
+        check_decode_errors();
         drain_decoder();
       } else if (output_) {
         output_->write_copy(pkt.get());
@@ -75,6 +94,7 @@ class Pipeline {
     }
     filter_->finish();
     drain_filter();
+    progress_->update(frames_in_, summary_.frames, summary_.media_seconds);
     if (frames_in_ == 0) throw Failure(kExitInput, o_.input + ": no video frame could be decoded");
     if (summary_.frames != frames_in_)
       throw Failure(kExitFailure, "the filter returned " + std::to_string(summary_.frames) + " frames for " +
@@ -87,8 +107,12 @@ class Pipeline {
       drain_encoder();
     }
     check_interrupted();
-    progress_->update(summary_.frames, summary_.media_seconds);
+    progress_->update(frames_in_, summary_.frames, summary_.media_seconds);
     progress_->finish();
+    summary_.decode_errors = decoder_->errors();
+    if (summary_.decode_errors > 0)
+      say(std::to_string(summary_.decode_errors) + " decode error" + (summary_.decode_errors > 1 ? "s" : "") +
+            " (damaged packets or frames) in " + o_.input + ": FFmpeg concealed them, the output shows it there");
     if (o_.max_frames == 0) check_complete();
     if (output_) output_->finish();
 
@@ -109,14 +133,82 @@ class Pipeline {
     std::string why;
     gpu_ = GpuDevice::open(o_.gpu, &why);
     if (!gpu_ && o_.backend == Backend::Cuda) throw Failure(kExitGpu, "--backend cuda: " + why);
-    if (!gpu_ && o_.verbose) note_("no GPU (" + why + "): decoding, denoising and encoding on the CPU");
+    if (!gpu_ && o_.verbose) say("no GPU (" + why + "): decoding, denoising and encoding on the CPU");
   }
 
   void drain_decoder() {
     while (!done_ && decoder_->receive(frame_.get())) {
+      check_decode_errors();
       on_decoded(frame_.get());
       av_frame_unref(frame_.get());
     }
+    check_decode_errors();
+  }
+
+  // --autorotate: how many clockwise quarter turns the display matrix asks for.
+  void plan_rotation() {
+    const uint8_t* m = av_stream_get_side_data(input_->video(), AV_PKT_DATA_DISPLAYMATRIX, nullptr);
+    const int turns = m ? quarter_turns_of(reinterpret_cast<const int32_t*>(m)) : 0;
+    if (turns < 0) {
+      say("--autorotate: the display matrix is not a plain rotation by a right angle; it is kept as it is");
+      return;
+    }
+    quarter_turns_ = turns;
+    if (turns > 0) say("--autorotate: the picture is turned " + std::to_string(90 * turns) + " degrees clockwise");
+  }
+
+  // A denoised frame turned upright (on the host: CUDA frames are downloaded first).
+  FramePtr turned(FramePtr f) {
+    if (quarter_turns_ == 0) return f;
+    if (field_order_ != AV_FIELD_PROGRESSIVE)
+      throw Failure(kExitUsage, "--autorotate cannot turn interlaced video: its fields would become columns");
+    if (f->format == AV_PIX_FMT_CUDA) {
+      FramePtr host = alloc_frame();
+      int rc = av_hwframe_transfer_data(host.get(), f.get(), 0);
+      if (rc >= 0) rc = av_frame_copy_props(host.get(), f.get());
+      if (rc < 0) throw Failure(kExitGpu, "cannot download a frame to turn it: " + av_error(rc));
+      f = std::move(host);
+    }
+    return rotate_frame(f.get(), quarter_turns_);
+  }
+
+  // The first decode error is said at once; with --fail-on-decode-error it ends the run.
+  void check_decode_errors() {
+    if (decoder_->errors() == 0 || decode_error_noted_) return;
+    decode_error_noted_ = true;
+    const std::string what = o_.input + ": decode error: " + decoder_->first_error();
+    if (o_.fail_on_decode_error) throw Failure(kExitInput, what + " (--fail-on-decode-error)");
+    say(what + "; FFmpeg conceals it and the transcode goes on (--fail-on-decode-error stops instead)");
+  }
+
+  // Interlaced input, decided on the first frame: the stream's field order,
+  // else the frame's own flags. Never relabelled as progressive.
+  void check_interlacing(const AVFrame* first) {
+    const AVFieldOrder declared = input_->video()->codecpar->field_order;
+    if (declared != AV_FIELD_UNKNOWN && declared != AV_FIELD_PROGRESSIVE)
+      field_order_ = declared;
+    else if (first->interlaced_frame)
+      field_order_ = first->top_field_first ? AV_FIELD_TT : AV_FIELD_BB;
+    if (field_order_ == AV_FIELD_PROGRESSIVE) return;
+    static const char* kNames[] = {"unknown", "progressive", "tt", "bb", "tb", "bt"};
+    const std::string order = kNames[field_order_];
+    if (!o_.denoise) return;
+    if (is_temporal(o_.settings.mode))
+      throw Failure(kExitUsage, o_.input + " is interlaced (field order " + order + "): --mode " +
+                                    mode_name(o_.settings.mode) +
+                                    " filters whole frames and would mix their two fields; deinterlace it first "
+                                    "(e.g. ffmpeg -vf bwdif) or use a per-frame mode, which filters each field apart");
+    // The layout the fields are cut from: the frame's, or the one it is converted to.
+    PixelFormat layout;
+    const auto* hw = first->hw_frames_ctx ? reinterpret_cast<const AVHWFramesContext*>(first->hw_frames_ctx->data) : nullptr;
+    const AVPixelFormat f = hw ? hw->sw_format : static_cast<AVPixelFormat>(first->format);
+    if (!cdn_format_of(f, &layout)) cdn_format_of(conversion_target(f), &layout);
+    if (!fields_fit(layout, first->height))
+      throw Failure(kExitInput, o_.input + " is interlaced with a height (" + std::to_string(first->height) +
+                                    ") whose chroma lines do not split evenly into two fields");
+    filter_->set_fields(true);
+    say("the input is interlaced (field order " + order + "): each field is filtered on its own and the output "
+          "is encoded interlaced");
   }
 
   // Timestamps as decoded; only a missing or non-increasing pts is repaired
@@ -125,7 +217,7 @@ class Pipeline {
     int64_t pts = f->best_effort_timestamp;
     if (pts == AV_NOPTS_VALUE) pts = next_pts_;
     if (last_pts_ != AV_NOPTS_VALUE && pts <= last_pts_) {
-      if (!pts_repaired_) note_("the input has non-increasing video timestamps; repaired");
+      if (!pts_repaired_) say("the input has non-increasing video timestamps; repaired");
       pts_repaired_ = true;
       pts = last_pts_ + 1;
     }
@@ -138,19 +230,24 @@ class Pipeline {
       if (step <= 0) step = 1;
     }
     next_pts_ = pts + step;
+    frame_step_ = step;
   }
 
   // A decoded frame: into the filter; whatever the filter has ready goes on.
   void on_decoded(AVFrame* decoded) {
-    if (frames_in_ == 0) summary_.decode = decoded->format == AV_PIX_FMT_CUDA ? "nvdec" : "software";
+    if (frames_in_ == 0) {
+      summary_.decode = decoded->format == AV_PIX_FMT_CUDA ? "nvdec" : "software";
+      check_interlacing(decoded);
+    }
     fix_timestamp(decoded);
     filter_->push(decoded);
     ++frames_in_;
     if (!filter_->conversion_note().empty() && !conversion_noted_) {
-      note_(filter_->conversion_note());
+      say(filter_->conversion_note());
       conversion_noted_ = true;
     }
     drain_filter();
+    progress_->update(frames_in_, summary_.frames, summary_.media_seconds);  // after the burst, not in it
     if (o_.max_frames > 0 && frames_in_ >= static_cast<long long>(o_.max_frames)) done_ = true;
   }
 
@@ -162,8 +259,11 @@ class Pipeline {
   void on_filtered(FramePtr out) {
     const AVStream* v = input_->video();
     const int64_t start = v->start_time != AV_NOPTS_VALUE ? v->start_time : 0;
-    const double media = (out->pts - start) * av_q2d(v->time_base);
+    // Media time done: the end of this frame (its pts plus its duration), so 30 frames at 30 fps are 1.00 s.
+    const int64_t length = out->pkt_duration > 0 ? out->pkt_duration : frame_step_;
+    const double media = (out->pts + length - start) * av_q2d(v->time_base);
     if (output_) {
+      out = turned(std::move(out));
       if (!encoder_) {
         open_encoder(out.get());
       } else if (out->width != encoder_->context()->width || out->height != encoder_->context()->height) {
@@ -179,15 +279,15 @@ class Pipeline {
     }
     ++summary_.frames;
     summary_.media_seconds = std::max(summary_.media_seconds, media);
-    progress_->update(summary_.frames, summary_.media_seconds);
   }
 
   void open_encoder(const AVFrame* first) {
     std::string fallback;
     encoder_ = std::make_unique<Encoder>(o_, input_->format(), input_->video(), first, gpu_.get(),
-                                         output_->needs_global_header(), &fallback);
+                                         output_->needs_global_header(), &fallback, field_order_,
+                                         output_->raw_video());
     summary_.encode = encoder_->path_name();
-    if (!fallback.empty()) note_(fallback + "; encoding with " + summary_.encode + " on the CPU");
+    if (!fallback.empty()) say(fallback + "; encoding with " + summary_.encode + " on the CPU");
     output_->set_video(encoder_->context());
     announce_path();
   }
@@ -196,7 +296,7 @@ class Pipeline {
     std::string line = "path: decode " + summary_.decode + ", filter " + std::string(filter_->name()) + ", encode " +
                        summary_.encode;
     if (gpu_) line += " (GPU " + std::to_string(gpu_->index()) + ": " + gpu_->name() + ")";
-    note_(line);
+    say(line);
   }
 
   void drain_encoder() {
@@ -231,7 +331,11 @@ class Pipeline {
   Summary summary_;
   int64_t last_pts_ = AV_NOPTS_VALUE;
   int64_t next_pts_ = 0;
+  int64_t frame_step_ = 0;
+  int quarter_turns_ = 0;  // --autorotate  // the last frame's duration, for frames that carry none
   bool pts_repaired_ = false;
+  bool decode_error_noted_ = false;
+  AVFieldOrder field_order_ = AV_FIELD_PROGRESSIVE;
   bool conversion_noted_ = false;
   long long frames_in_ = 0;  // decoded frames pushed into the filter
   bool done_ = false;        // --frames reached: read no more

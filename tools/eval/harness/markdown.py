@@ -253,7 +253,7 @@ def write(results, groups, path, fig_dir_rel):
           'frames, SSIM averaged). Deterministic: the same inputs give the same quality numbers.',
           ] + ([
           f"- cudadenoise GPU: 'GPU ms/frame' is device time on frames already in GPU memory (per-frame modes: CUDA "
-          f"events around FrameDenoiser::enqueue; temporal modes: the StreamDenoiser push/pop loop on device frames "
+          f"events around StreamDenoiser::enqueue; temporal modes: the StreamDenoiser feed/drain loop on device frames "
           f"over a stream of {pre['temporal_timing_frames']} frames, the clip played back and forth, "
           f"{pre['temporal_repeat']} runs after one warm-up run; photos: one-frame streams); 'end-to-end' "
           'adds upload and download from host memory. Medians of '

@@ -1,0 +1,41 @@
+/* gstcudadenoiseproperties.h: cudadenoise's properties, made from the library:
+ * the `mode`, `planes` and `backend` enums (their nicks are cdn::mode_name,
+ * planes_name, backend_name) and one property per cdn::param_specs() entry, so
+ * that gst-inspect, the tools' --help and validation never drift apart. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "settings.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_DENOISE_MODE (gst_cuda_denoise_mode_get_type ())
+GType gst_cuda_denoise_mode_get_type (void);
+#define GST_TYPE_CUDA_DENOISE_PLANES (gst_cuda_denoise_planes_get_type ())
+GType gst_cuda_denoise_planes_get_type (void);
+#define GST_TYPE_CUDA_DENOISE_BACKEND (gst_cuda_denoise_backend_get_type ())
+GType gst_cuda_denoise_backend_get_type (void);
+
+G_END_DECLS
+
+/* Property ids: the enums, then one per cdn::param_specs() entry. */
+enum
+{
+  GST_CUDA_DENOISE_PROP_0,
+  GST_CUDA_DENOISE_PROP_MODE,
+  GST_CUDA_DENOISE_PROP_PLANES,
+  GST_CUDA_DENOISE_PROP_BACKEND,
+  GST_CUDA_DENOISE_PROP_PARAM_FIRST,
+};
+
+/* Installs every property on the class (defaults: cdn::DenoiseSettings{} and Auto). */
+void gst_cuda_denoise_install_properties (GObjectClass * klass);
+
+/* The table entry of a property id, or NULL for the enum properties. */
+const cdn::ParamSpec *gst_cuda_denoise_param_of (guint prop_id);
+
+/* `value` into settings (mode, planes or a table entry); FALSE for another id. */
+gboolean gst_cuda_denoise_settings_from_value (cdn::DenoiseSettings * s, guint prop_id, const GValue * value);
+/* The reverse; FALSE for another id. */
+gboolean gst_cuda_denoise_settings_to_value (const cdn::DenoiseSettings & s, guint prop_id, GValue * value);

@@ -1,0 +1,72 @@
+// noise_test_support.h: sources for the noise estimator's tests: the luma of a
+// real photo in floating point (before any rounding), rendered into 8-, 10- or
+// 16-bit planes with additive white Gaussian noise of a known sigma.
+//
+// "True sigma" is the std of the noise added here, in 8-bit code values. The
+// photos carry some noise of their own (docs/NOISE.md: the estimator reads
+// 0.1 to 1.3 on them); noise adds in quadrature, so a source noise s0 moves
+// the reading at sigma by sqrt(1 + (s0 / sigma)^2) - 1 (the tests say where
+// this matters). Rounding to 8 bits adds 1/12 to the variance (+1 % at sigma 2).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "convert.h"
+#include "image_io.h"
+#include "noise.h"
+#include "plane.h"
+#include "test_support.h"
+
+namespace cdn::test {
+
+struct LumaSource {
+  int width = 0, height = 0;
+  std::vector<double> v;  // 8-bit units, row-major
+  double at(int x, int y) const { return v[static_cast<std::size_t>(y) * width + x]; }
+};
+
+// The luma (BT.601 weights for colour) of .testdata/<file>; throws if absent.
+inline LumaSource photo_luma(const std::string& file) {
+  const tools::Image img = tools::read_image(test_data_dir() + "/" + file);
+  LumaSource s;
+  s.width = img.width;
+  s.height = img.height;
+  s.v.resize(static_cast<std::size_t>(s.width) * s.height);
+  const auto ch = img.colour_views();
+  const double unit = img.bit_depth == 16 ? 255.0 / 65535.0 : 1.0;
+  for (int y = 0; y < s.height; ++y)
+    for (int x = 0; x < s.width; ++x)
+      s.v[static_cast<std::size_t>(y) * s.width + x] =
+          ch.size() == 1 ? unit * ch[0].get(x, y)
+                         : unit * (0.299 * ch[0].get(x, y) + 0.587 * ch[1].get(x, y) + 0.114 * ch[2].get(x, y));
+  return s;
+}
+
+// The w x h window of `s` at (x0, y0) (clamped to the source).
+inline LumaSource crop(const LumaSource& s, int x0, int y0, int w, int h) {
+  LumaSource c;
+  c.width = w;
+  c.height = h;
+  c.v.resize(static_cast<std::size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      c.v[static_cast<std::size_t>(y) * w + x] = s.at(std::clamp(x0 + x, 0, s.width - 1), std::clamp(y0 + y, 0, s.height - 1));
+  return c;
+}
+
+// out = clamp(round((s + sigma * z) * 2^(depth - 8)), 0, max), z ~ N(0, 1) from `seed`.
+inline void render(const LumaSource& s, double sigma, std::uint64_t seed, const PlaneView& out) {
+  NoiseRng rng(seed);
+  const double scale = std::ldexp(1.0, out.bit_depth - 8);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      const double v = (s.at(x, y) + (sigma > 0 ? sigma * rng.gaussian() : 0.0)) * scale;
+      out.set(x, y, std::clamp(static_cast<int>(std::lround(v)), 0, out.max_value()));
+    }
+}
+
+}  // namespace cdn::test

@@ -1,0 +1,132 @@
+// test_gpu_noise_tracker.cpp: NoiseTracker on frames in device memory (the
+// sampled bands copied by noise_device_samples.cu) against the same frames in
+// host memory: the same estimates, bit for bit, once the one-frame lag of the
+// device path is taken into account; every format, odd sizes, a small frame
+// (sampled densely), 1080p. Skips, with the reason, where no CUDA device can be
+// used.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "frame_pool.h"
+#include "host_frame.h"
+#include "noise_test_support.h"
+#include "noise_tracker.h"
+#include "test_support.h"
+
+#ifdef CDN_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda_copy.h"
+#include "error.h"
+#endif
+
+namespace cdn {
+namespace {
+
+#ifdef CDN_HAVE_CUDA
+
+// Frame t of a pan over camera.png with noise sigma[c] on component c.
+HostFrame make_frame(PixelFormat f, int w, int h, int t, const std::vector<double>& sigma) {
+  static const test::LumaSource src = test::photo_luma("camera.png");
+  HostFrame frame(f, w, h);
+  const auto comps = components(frame.view());
+  for (std::size_t c = 0; c < comps.size(); ++c)
+    test::render(test::crop(src, 3 * t + 11 * static_cast<int>(c), 2 * t, comps[c].width, comps[c].height),
+                 sigma[c], 77 * t + c + 1, comps[c]);
+  return frame;
+}
+
+void expect_same(const NoiseTracker& dev, const NoiseTracker& host, const char* what) {
+  ASSERT_EQ(dev.sigma().size(), host.sigma().size()) << what;
+  for (std::size_t c = 0; c < host.sigma().size(); ++c) {
+    EXPECT_EQ(dev.sigma()[c], host.sigma()[c]) << what << " component " << c;
+    EXPECT_EQ(dev.last()[c].sigma, host.last()[c].sigma) << what << " component " << c;
+    EXPECT_EQ(dev.last()[c].selected, host.last()[c].selected) << what << " component " << c;
+    EXPECT_EQ(dev.last()[c].candidates, host.last()[c].candidates) << what << " component " << c;
+  }
+}
+
+void check(PixelFormat f, int w, int h) {
+  SCOPED_TRACE(std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
+  cudaStream_t stream;
+  CDN_CUDA_CHECK(cudaStreamCreate(&stream));
+  {
+    CudaFramePool pool(f, w, h, 3);
+    NoiseTracker host, dev;
+    const std::vector<double> sigma = {10, 4, 25};
+    const int frames = 6;
+    std::vector<CudaFramePool::Handle> held;  // a frame stays in use until its samples are read
+    for (int t = 0; t < frames; ++t) {
+      const std::vector<double> s = t < 3 ? sigma : std::vector<double>{30, 12, 5};  // a step at frame 3
+      HostFrame hf = make_frame(f, w, h, t, s);
+      auto d = pool.acquire(stream);
+      copy_frame_async(hf.view(), d->view(), stream);
+      dev.observe(d->view(), stream);
+      held.push_back(d);
+      if (held.size() > 2) held.erase(held.begin());
+      if (t == 0) {
+        // The first frame is estimated at once.
+        host.observe(hf.view());
+        expect_same(dev, host, "first frame");
+        continue;
+      }
+      // Later frames one frame late: the device tracker has estimated frames
+      // 0 .. t - 1, as the host tracker before it observes frame t.
+      expect_same(dev, host, "one frame late");
+      host.observe(hf.view());
+    }
+    dev.flush();
+    expect_same(dev, host, "after flush");
+    EXPECT_EQ(dev.frames(), host.frames());
+    EXPECT_EQ(dev.usable_frames(), host.usable_frames());
+    held.clear();
+  }
+  CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CDN_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
+  CDN_REQUIRE_GPU();
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::I420, PixelFormat::P010_10LE,
+                        PixelFormat::P016_LE, PixelFormat::Y444})
+    check(f, 333, 201);
+  check(PixelFormat::NV12, 96, 64);  // dense sampling: the rows as they are
+  check(PixelFormat::NV12, 1920, 1080);
+  check(PixelFormat::P010_10LE, 1920, 1080);
+}
+
+TEST(GpuNoiseTracker, ResetWithACopyInFlight) {
+  CDN_REQUIRE_GPU();
+  cudaStream_t stream;
+  CDN_CUDA_CHECK(cudaStreamCreate(&stream));
+  {
+    CudaFramePool pool(PixelFormat::NV12, 640, 360, 2);
+    NoiseTracker t;
+    for (int i = 0; i < 3; ++i) {
+      HostFrame hf = make_frame(PixelFormat::NV12, 640, 360, i, {8, 8, 8});
+      auto d = pool.acquire(stream);
+      copy_frame_async(hf.view(), d->view(), stream);
+      t.observe(d->view(), stream);
+    }
+    t.reset();  // takes the pending copy, forgets it
+    EXPECT_FALSE(t.known());
+    HostFrame hf = make_frame(PixelFormat::NV12, 640, 360, 5, {8, 8, 8});
+    auto d = pool.acquire(stream);
+    copy_frame_async(hf.view(), d->view(), stream);
+    t.observe(d->view(), stream);  // a new stream: its first frame at once
+    EXPECT_TRUE(t.known());
+    EXPECT_NEAR(t.sigma()[0], 8, 0.8);
+  }
+  CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CDN_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+#else
+
+TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) { GTEST_SKIP() << "built without CUDA"; }
+
+#endif
+
+}  // namespace
+}  // namespace cdn
