@@ -64,6 +64,7 @@ bool param_group_applies(ParamGroup g, Mode m) {
     case ParamGroup::Nlm: return m == Mode::Nlm3d;
     case ParamGroup::Bm3d: return m == Mode::Bm3d;
     case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d;
+    case ParamGroup::Vbm3d: return false;  // no mode runs it yet (see settings.h)
   }
   return false;
 }
@@ -207,6 +208,38 @@ const std::vector<ParamSpec>& param_specs() {
        "BM3D largest group (N) of phase 2: 8, 16 or 32; 0 or profile: the profile's (paper: 32)", true, 0, 32,
        0, [](const DenoiseSettings& s) { return double(s.bm3d.group2); },
        [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
+      {ParamGroup::Vbm3d, "vbm3d-profile",
+       "V-BM3D profile: 0 = quality, 1 = fast, 2 = the paper's (Dabov et al. 2007: no motion); the vbm3d-* "
+       "parameters below override it (docs/VBM3D.md)",
+       true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.profile); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.profile = int(v); }},
+      {ParamGroup::Vbm3d, "vbm3d-radius",
+       "V-BM3D frames searched before and after each frame, both phases (quality: 6, fast: 2, paper: 4)", true, -1, 8,
+       -1, [](const DenoiseSettings& s) { return double(s.vbm3d.radius); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.radius = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-step",
+       "V-BM3D pixels between reference patches, both phases (quality: 4 then 3, fast: 6, paper: 6 then 4)", true, -1,
+       8, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.step); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.step = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-window",
+       "V-BM3D side of the search window in the frame itself, odd (quality: 15, fast: 9, paper: 7)", true, -1, 63, -1,
+       [](const DenoiseSettings& s) { return double(s.vbm3d.window); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.window = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-predictive",
+       "V-BM3D side of the search window around each followed match in the other frames, odd (all profiles: 5)", true,
+       -1, 15, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.predictive); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.predictive = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-seeds", "V-BM3D matches followed from frame to frame (quality: 4, fast and paper: 2)",
+       true, -1, 8, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.seeds); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.seeds = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-phases",
+       "V-BM3D phases: 2 = hard thresholding then Wiener (quality, paper), 1 = basic estimate only (fast)", true, -1, 2,
+       -1, [](const DenoiseSettings& s) { return double(s.vbm3d.phases); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.phases = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-motion",
+       "V-BM3D: 1 = the search follows the motion estimated between frames (quality, fast), 0 = it does not (paper)",
+       true, -1, 1, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", -1},
       {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
        [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
@@ -252,6 +285,7 @@ void validate(const DenoiseSettings& s) {
                           "use it with motion-search=on, or a radius of 1 or more");
   if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector)");
+  validate(vbm3d_params(s.vbm3d));
   for (int n : {s.bm3d.group1, s.bm3d.group2})
     if (n != 0 && n != 8 && n != 16 && n != 32)
       throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "vbm3d_params.h"
+
 namespace cdn {
 
 enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d };
@@ -140,6 +142,7 @@ struct DenoiseSettings {
   PipdParams pipd;
   NlmParams nlm;
   Bm3dParams bm3d;
+  Vbm3dSettings vbm3d;  // the video mode's profile and overrides (vbm3d_params.h)
   // Noise std in 8-bit code values (scaled by 2^(depth-8) for deeper planes), for
   // nlm3d and bm3d; 0 = estimated from the first frame (noise_estimate.h).
   double sigma = 0;
@@ -150,7 +153,9 @@ struct DenoiseSettings {
 void validate(const DenoiseSettings& s);
 
 // Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
-enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise };  // Hybrid: the hybrid mode's own
+// Vbm3d: the video mode's (docs/VBM3D.md); it applies to no mode until the
+// temporal stream runs vbm3d (then: Mode::Vbm3d, and Noise applies to it too).
+enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise, Vbm3d };  // Hybrid: the hybrid mode's own
 bool param_group_applies(ParamGroup g, Mode m);
 
 // One numeric parameter: what the element's property and the tools' flag are made of.
