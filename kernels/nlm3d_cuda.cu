@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(n
 
   np::LaneSums<NV> sums;
   sums.clear();
-  for (int dt = -P.Rt; dt <= P.Rt; ++dt) {
+  for (int dt = -P.Rt; dt <= P.dt_last; ++dt) {
     const int tc = t + dt;
     if (tc < 0 || tc >= c.stream_length) continue;  // the same for the whole block
     int vx, vy;
@@ -302,6 +302,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
     P.R = params.search_radius_at(0);
     P.Rn = params.search_radius_at(1);
     P.Rt = params.temporal_radius;
+    P.dt_last = params.last_dt();
     P.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
     P.offset = static_cast<float>(nlm_distance_offset(params, sigma));
     if (params.motion_search) {
@@ -321,6 +322,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
     return;
   }
   if (params.motion_search) throw InvalidArgument("nlm3d: motion-search needs patch-shape=2d");
+  if (params.causal) throw InvalidArgument("nlm3d: causal needs patch-shape=2d");
   Args a;
   a.c = chunk;
   a.R = params.search_radius;

@@ -49,6 +49,7 @@ static_assert(kWarps * kRows == kTile, "square tiles");
 struct Params {
   NlmChunk c;
   int R = 1, Rn = 1, Rt = 0;  // search radius in frame t and in the others, temporal radius
+  int dt_last = 0;            // the last temporal offset searched: Rt, or 0 for the causal window
   float inv_h2 = 0.f;
   float offset = 0.f;  // distance-offset's 2 sigma^2 |B| (0 when off)
   // Null: no motion. Else out_count x (2 Rt + 1) fields, [z * (2 Rt + 1) + dt + Rt].

@@ -79,6 +79,8 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
       throw InvalidArgument("nlm3d: values must be host planes of the guide's size");
   if (params.motion_search && params.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("nlm3d: motion-search needs patch-shape=2d");
+  if (params.causal && params.patch_shape != NlmPatchShape::Planar)
+    throw InvalidArgument("nlm3d: causal needs patch-shape=2d");
   if (params.motion_search && (!motion || !motion->fields))
     throw InvalidArgument("nlm3d: motion-search needs the motion fields of the frame (nlm3d_motion.h)");
   const double inv_h2 = sigma > 0 ? 1.0 / nlm_h2(params, sigma) : 0.0;
@@ -90,7 +92,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
   std::vector<double> den(n, 0.0), wmax(n, 0.0);
   auto sample = [](const PlaneView& p, int x, int y) { return p.get(clamp_coord(x, p.width), clamp_coord(y, p.height)); };
 
-  for (int dt = -params.temporal_radius; dt <= params.temporal_radius; ++dt) {
+  for (int dt = -params.temporal_radius; dt <= params.last_dt(); ++dt) {
     const int tc = t + dt;
     if (tc < 0 || tc >= guide.stream_length) continue;  // the window shrinks at the stream's ends
     const NlmMotionField* field = params.motion_search && dt != 0 ? &motion->fields[dt + params.temporal_radius] : nullptr;

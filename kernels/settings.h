@@ -68,22 +68,26 @@ const char* patch_shape_name(NlmPatchShape s);
 // defaults are for moving video (docs/NLM3D.md, "Moving video");
 // nlm_paper_params() gives the papers' 11^3 search cube with 3^3 cubes.
 struct NlmParams {
-  int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
-  int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
+  int search_radius = 3;     // spatial search radius in frame t: (2R+1)^2 candidates (paper: 5, an 11^3 cube)
+  int temporal_radius = 3;   // frames searched either side (paper: 5)
   // Not in the papers: the spatial search radius in the other frames t +- 1 ..
   // t +- Rt (the windows that motion-search centres); -1: search_radius.
-  int neighbour_search_radius = -1;
-  int patch_radius = 1;      // patch radius: in x and y, and in t for the cube (paper: 3^3)
-  NlmPatchShape patch_shape = NlmPatchShape::Cube;
+  int neighbour_search_radius = 2;
+  int patch_radius = 4;      // patch radius: in x and y, and in t for the cube (paper: 1, a 3^3 cube)
+  NlmPatchShape patch_shape = NlmPatchShape::Planar;  // paper: Cube
   // Not in the papers: the search window in frame t + dt is centred on the
   // pixel's motion vector towards that frame (nlm3d_motion.h); 2D patches only.
-  bool motion_search = false;
+  // The streams estimate the fields (nlm3d_window*, kernels/motion_*).
+  bool motion_search = true;
   // Not in the papers: the weight is exp(-max(d2 - 2 sigma^2 |B|, 0) / h^2),
   // the distance less what noise alone gives (Buades, Coll, Morel, "Non-Local
   // Means Denoising", IPOL 2011): patches that differ only by noise weigh ~1.
-  bool distance_offset = false;
-  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
-  int chunk_size = 50;       // frames filtered per batch
+  bool distance_offset = true;
+  // Not in the papers: a causal window, frames t - Rt .. t only (live sources:
+  // each frame out as soon as it is filtered, chunks of one frame); 2D patches only.
+  bool causal = false;
+  double strength = 0.2;     // beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
+  int chunk_size = 50;       // frames filtered per batch (1 with the causal window)
 
   // The spatial search radius in frame t + dt.
   int search_radius_at(int dt) const {
@@ -94,19 +98,22 @@ struct NlmParams {
   int patch_frames() const { return patch_shape == NlmPatchShape::Cube ? 2 * patch_radius + 1 : 1; }
   // Samples in a patch, |B| of h^2.
   int patch_samples() const { return (2 * patch_radius + 1) * (2 * patch_radius + 1) * patch_frames(); }
-  // Frames needed either side of an output frame: the single source of truth
-  // for every window (schedulers, pools, latency).
+  // Frames needed before an output frame, and after it (0 for the causal window):
+  // the single source of truth for every window (schedulers, pools, latency).
   int reach() const { return temporal_radius + (patch_frames() - 1) / 2; }
+  int reach_after() const { return causal ? 0 : reach(); }
+  // The last temporal offset searched: Rt, or 0 for the causal window.
+  int last_dt() const { return causal ? 0 : temporal_radius; }
 };
 bool operator==(const NlmParams& a, const NlmParams& b);
 inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
 
 // The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
-// windows, beta 0.4 (tuned in docs/NLM3D.md on pans).
+// windows, beta 0.4 (tuned in docs/NLM3D.md on pans). Not the defaults.
 NlmParams nlm_paper_params();
 // For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
 // window in frame t and 5x5 windows centred by motion in t +- 1 .. 3,
-// distance-offset, beta 0.2.
+// distance-offset, beta 0.2. NlmParams{}'s defaults.
 NlmParams nlm_video_params();
 // The video settings with 5x5 windows over 5 frames: at least vs-nlm-cuda's
 // default quality in a fraction of its time (docs/NLM3D.md).

@@ -285,6 +285,47 @@ TEST(GpuNlm3d, PlanarPatchesMatchTheCpuReference) {
   compare(run(Backend::Cuda, cube, in), run(Backend::Cpu, cube, in), "cube 7x7x5 / 3^3, distance-offset");
 }
 
+// The defaults (nlm_video_params): the streams estimate the motion fields on
+// each backend (motion_cuda.h equals motion_reference.h bit for bit), so the GPU
+// output equals the CPU reference's within the kernels' bound, on every format;
+// the content moves 2 px per frame, so the fields are not zero. Causal too.
+TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
+  CDN_REQUIRE_GPU();
+  const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;
+  DenoiseSettings video;
+  video.mode = Mode::Nlm3d;
+  video.sigma = 18;
+  video.nlm.chunk_size = 4;
+  DenoiseSettings causal = video;
+  causal.nlm.causal = true;
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
+    const auto c = clip(f, small ? 6 : 10, small ? 48 : 83, small ? 32 : 52, 34);
+    compare(run(Backend::Cuda, video, c), run(Backend::Cpu, video, c), std::string("video defaults, ") + format_name(f));
+    compare(run(Backend::Cuda, causal, c), run(Backend::Cpu, causal, c), std::string("video, causal, ") + format_name(f));
+  }
+}
+
+TEST(GpuNlm3d, DefaultsChunkBordersDoNotMatter) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::NV12, 24, 64, 48, 35);
+  DenoiseSettings a;
+  a.mode = Mode::Nlm3d;
+  a.sigma = 18;
+  a.nlm.chunk_size = 24;
+  DenoiseSettings b = a;
+  b.nlm.chunk_size = 5;
+  const auto whole = run(Backend::Cuda, a, in);
+  const auto chunked = run(Backend::Cuda, b, in);
+  ASSERT_EQ(whole.size(), in.size());
+  ASSERT_EQ(chunked.size(), in.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    const auto x = components(whole[i].view()), y = components(chunked[i].view());
+    for (std::size_t c = 0; c < x.size(); ++c)
+      for (int r = 0; r < x[c].height; ++r)
+        for (int q = 0; q < x[c].width; ++q) ASSERT_EQ(x[c].get(q, r), y[c].get(q, r)) << "frame " << i;
+  }
+}
+
 TEST(GpuNlm3d, PlanarChunkBordersDoNotMatter) {
   CDN_REQUIRE_GPU();
   const auto in = clip(PixelFormat::NV12, 40, 64, 48, 33);
@@ -423,7 +464,7 @@ TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
 TEST(GpuNlm3d, MotionSearchNeedsFieldsOfAFittingCell) {
   CDN_REQUIRE_GPU();
   const auto in = clip(PixelFormat::NV12, 3, 32, 32, 41);
-  NlmParams p;
+  NlmParams p = nlm_paper_params();
   p.patch_shape = NlmPatchShape::Planar;
   p.motion_search = true;
   p.temporal_radius = 1;

@@ -14,6 +14,9 @@
 #include "nlm3d_guide.h"
 #include "nlm3d_reference.h"
 #include "noise.h"
+#include "motion_field.h"
+#include "motion_reference.h"
+#include "nlm3d_window.h"
 #include "stream_denoiser.h"
 #include "test_support.h"
 
@@ -85,7 +88,7 @@ std::vector<HostFrame> random_clip(int frames, int w, int h, std::uint64_t seed)
 
 TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
   for (int patch : {0, 1}) {
-    NlmParams p;
+    NlmParams p = nlm_paper_params();
     p.search_radius = 2;
     p.temporal_radius = 1;
     p.patch_radius = patch;
@@ -128,7 +131,7 @@ TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
   for (auto& v : store) fields.push_back({v.data(), 4, 3, 4});
   const NlmMotion motion{fields.data(), 1, 1};
   for (int patch : {0, 1, 2}) {
-    NlmParams p;
+    NlmParams p = nlm_paper_params();
     p.search_radius = 2;
     p.temporal_radius = Rt;
     p.patch_radius = patch;
@@ -150,7 +153,7 @@ TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
     }
   }
   // 2D patches need no frames beyond the temporal radius.
-  NlmParams p;
+  NlmParams p = nlm_paper_params();
   p.temporal_radius = 3;
   p.patch_radius = 2;
   EXPECT_EQ(p.reach(), 5);
@@ -164,7 +167,7 @@ TEST(Nlm3dReference, MotionSearchNeedsFieldsAndTwoDimensionalPatches) {
   FrameWindow win;
   win.stream_length = 3;
   for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
-  NlmParams p;
+  NlmParams p = nlm_paper_params();
   p.patch_shape = NlmPatchShape::Planar;
   p.motion_search = true;
   EXPECT_THROW(nlm3d_frame_values(win, 1, p, 10.0, 1), InvalidArgument);  // no fields
@@ -183,7 +186,7 @@ TEST(Nlm3dReference, MotionSearchNeedsFieldsAndTwoDimensionalPatches) {
 // Luma-derived chroma weights (nlm3d_guide.h): the guide of a 4:2:0 clip's
 // chroma is the rounded 2x2 mean of the luma, and its weights average U and V.
 TEST(Nlm3dReference, GuidedValuesEqualTheFormula) {
-  NlmParams p;
+  NlmParams p = nlm_paper_params();
   p.search_radius = 2;
   p.temporal_radius = 1;
   p.patch_radius = 1;
@@ -292,6 +295,58 @@ TEST(Nlm3dStream, OutputDoesNotDependOnChunkBorders) {
   ASSERT_EQ(a.size(), 120u);
   EXPECT_TRUE(same_frames(a, b));
   EXPECT_TRUE(same_frames(a, c));
+}
+
+// The defaults: 2D patches with motion-search, the fields estimated by the
+// stream from the window (motion_reference.h). Each output frame equals the
+// reference given the fields of its own frame pairs, whatever the chunks; the
+// causal window reads only past frames, so each frame comes out at its push.
+DenoiseSettings video_nlm(int chunk, bool causal = false) {
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;  // nlm_video_params(), the defaults
+  s.sigma = 15;
+  s.nlm.chunk_size = chunk;
+  s.nlm.causal = causal;
+  return s;
+}
+
+TEST(Nlm3dStream, DefaultsWithStreamMotionEqualTheReference) {
+  const int frames = 9, w = 40, h = 34;
+  const auto clip = random_clip(frames, w, h, 15);  // moves 1 px per frame
+  for (bool causal : {false, true}) {
+    auto whole = StreamDenoiser::create(Backend::Cpu, video_nlm(frames, causal), PixelFormat::GRAY8, w, h);
+    auto chunked = StreamDenoiser::create(Backend::Cpu, video_nlm(4, causal), PixelFormat::GRAY8, w, h);
+    const auto a = run_stream(*whole, clip), b = run_stream(*chunked, clip);
+    ASSERT_EQ(a.size(), std::size_t(frames));
+    EXPECT_TRUE(same_frames(a, b)) << "causal=" << causal;
+    EXPECT_EQ(whole->latency_frames(), causal ? 0 : frames - 1 + 3) << "causal=" << causal;
+    // The reference, with the fields of block matching between the frames.
+    FrameWindow win;
+    win.stream_length = frames;
+    for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+    const MotionParams mp = nlm3d_motion_params();
+    std::vector<LumaPyramid> pyr;
+    for (auto& f : clip) pyr.push_back(build_pyramid(components(f.view())[0], mp));
+    const NlmParams p = video_nlm(1, causal).nlm;
+    int moved = 0;
+    for (int t = 0; t < frames; ++t) {
+      std::vector<MotionField> fields(2 * p.temporal_radius + 1);
+      std::vector<NlmMotionField> views;
+      for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt) {
+        if (dt != 0 && t + dt >= 0 && t + dt < frames) fields[dt + p.temporal_radius] = estimate_motion(pyr[t], pyr[t + dt], mp);
+        const MotionField& f = fields[dt + p.temporal_radius];
+        for (const MotionVector& v : f.v) moved += v.dx != 0;
+        views.push_back({reinterpret_cast<const std::int16_t*>(f.v.data()), f.cols, f.rows, f.cell});
+      }
+      const NlmMotion motion{views.data(), 1, 1};
+      HostFrame want(PixelFormat::GRAY8, w, h);
+      nlm3d_frame_reference(win, t, components(want.view())[0], p, 15.0, 1, &motion);
+      const PlaneView x = components(a[t].view())[0], y = components(want.view())[0];
+      for (int r = 0; r < h; ++r)
+        for (int q = 0; q < w; ++q) ASSERT_EQ(x.get(q, r), y.get(q, r)) << "causal=" << causal << " t=" << t;
+    }
+    EXPECT_GT(moved, 0) << "the fields follow the content";
+  }
 }
 
 TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {

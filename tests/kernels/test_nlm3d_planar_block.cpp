@@ -46,7 +46,7 @@ void emulate(const np::Params& P) {
         const int t = c.out_first + z, x0 = bx * np::kTile, y0 = by * np::kTile;
         for (int tid = 0; tid < nth; ++tid) np::load_centre(P, cen, r, t, x0, y0, tid, nth);
         for (auto& s : sums) s.clear();
-        for (int dt = -P.Rt; dt <= P.Rt; ++dt) {
+        for (int dt = -P.Rt; dt <= P.dt_last; ++dt) {
           const int tc = t + dt;
           if (tc < 0 || tc >= c.stream_length) continue;
           int e[4] = {INT_MAX, INT_MIN, INT_MAX, INT_MIN};
@@ -154,6 +154,7 @@ std::vector<HostFrame> emulate_clip(const Clip& clip, const NlmParams& p, const 
     P.R = p.search_radius_at(0);
     P.Rn = p.search_radius_at(1);
     P.Rt = p.temporal_radius;
+    P.dt_last = p.last_dt();
     P.inv_h2 = static_cast<float>(1.0 / nlm_h2(p, sigma));
     P.offset = static_cast<float>(nlm_distance_offset(p, sigma));
     P.fields = fields ? fields->fields.data() : nullptr;
@@ -197,7 +198,7 @@ void check(const Clip& clip, const NlmParams& p, const test::HostFields* fields,
 }
 
 NlmParams planar(int R, int Rt, int r, bool motion = false) {
-  NlmParams p;
+  NlmParams p = nlm_paper_params();
   p.search_radius = R;
   p.temporal_radius = Rt;
   p.patch_radius = r;
@@ -258,6 +259,26 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceInColour) {
     check(clip, planar(2, 1, 2), nullptr, std::string(format_name(f)) + ", 5x5x3, r=2");
     check(clip, planar(2, 1, 3, true), &fields, std::string(format_name(f)) + ", motion, 5x5x3, r=3");
   }
+}
+
+TEST(Nlm3dPlanarBlock, EqualsTheReferenceCausal) {
+  // The causal window: frames t - Rt .. t only (the reference skips dt > 0 too).
+  std::mt19937 rng(13);
+  const Clip gray = make_clip(PixelFormat::GRAY8, 5, 70, 45, 4);
+  const test::HostFields fields = test::make_fields(5, 2, 70, 45, 16, [&](int, int dt, int, int) {
+    return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3};
+  });
+  NlmParams p = nlm_video_params();
+  p.temporal_radius = 2;
+  p.causal = true;
+  check(gray, p, &fields, "gray, video settings, causal, Rt=2");
+  const Clip nv12 = make_clip(PixelFormat::NV12, 4, 67, 41, 6);
+  const test::HostFields f2 = test::make_fields(4, 1, 67, 41, 16, [&](int, int dt, int, int) {
+    return std::pair{int(rng() % 11) - 5 + 2 * dt, int(rng() % 7) - 3 - dt};
+  });
+  NlmParams q = planar(2, 1, 3, true);
+  q.causal = true;
+  check(nv12, q, &f2, "NV12, motion, causal, Rt=1");
 }
 
 }  // namespace

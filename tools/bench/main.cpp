@@ -318,6 +318,29 @@ int main(int argc, char** argv) {
         std::printf("%-22s %-10s %12.3f %10.1f %18.3f\n", name, format_name(c.format), ms, 1000.0 / ms, ms * 50 / 1000.0);
         std::fflush(stdout);
       }
+      // The named settings (docs/NLM3D.md): 2D patches, motion estimated by the
+      // stream (kernels/motion_cuda.h) and included in the time; causal: chunks of 1.
+      std::printf("\nnlm3d named settings on the GPU: 1920x1080, %d frames through StreamDenoiser (motion estimation\n"
+                  "included), sigma 20\n", o.nlm_frames);
+      std::printf("%-22s %-10s %12s %10s\n", "settings", "format", "ms/frame", "fps");
+      struct Named {
+        const char* name;
+        NlmParams p;
+      };
+      NlmParams causal = nlm_video_params();
+      causal.causal = true;
+      const Named named[] = {{"video (default)", nlm_video_params()}, {"fast", nlm_fast_params()}, {"video, causal", causal}};
+      for (const Named& nm : named)
+        for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
+          DenoiseSettings s;
+          s.mode = Mode::Nlm3d;
+          s.nlm = nm.p;
+          s.sigma = 20;
+          const HostFrame frame = make_frame(src.view(), f, 1920, 1080);
+          const double ms = time_nlm_gpu(s, frame.view(), o.nlm_frames);
+          std::printf("%-22s %-10s %12.3f %10.1f\n", nm.name, format_name(f), ms, 1000.0 / ms);
+          std::fflush(stdout);
+        }
       const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);
       // Chunks spread over workers (StreamDenoiser's cuda_devices), 11^3 / 3^3.
       DenoiseSettings s;
