@@ -6,6 +6,8 @@
 // finish() and reset() mean what they mean on StreamDenoiser.
 #pragma once
 
+#include <atomic>
+
 #include <deque>
 #include <memory>
 
@@ -26,6 +28,10 @@ class FrameStream {
   virtual bool pop(const FrameView& out, void* stream) = 0;
   virtual void finish() = 0;
   virtual void reset() = 0;
+  // A flag that, once true, abandons the work in progress (CPU temporal streams:
+  // within a band of rows; Cancelled is thrown from push/pop/finish, and the
+  // stream must be reset before further use). Null: none.
+  virtual void set_cancel_flag(const std::atomic<bool>*) {}
 };
 
 // Per-frame modes as a stream: push() filters into a frame of the denoiser's own

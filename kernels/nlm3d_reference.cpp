@@ -70,7 +70,7 @@ std::vector<Region> regions_of(int w, int h, const NlmMotionField* field, int fx
 
 std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
                                                      int t, const NlmParams& params, double sigma, int threads,
-                                                     const NlmMotion* motion) {
+                                                     const NlmMotion* motion, const std::atomic<bool>* cancel) {
   const PlaneView& ref = guide.at(t);
   const int w = ref.width, h = ref.height, r = params.patch_radius;
   if (ref.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
@@ -107,6 +107,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
       for (int dy = -R; dy <= R; ++dy)
         for (int dx = -R; dx <= R; ++dx) {
           if (dx == 0 && dy == 0 && dt == 0) continue;  // the self weight is set below
+          if (cancel && cancel->load()) return;         // abandoned: thrown below, off the worker threads
           const int ox = g.vx + dx, oy = g.vy + dy;     // p's candidate is q = p + (ox, oy) in frame tc
           // The squared difference summed over the patch's frames, on the
           // region extended by r (samples clamped), then box sums along x.
@@ -141,6 +142,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
             }
         }
     });
+    if (cancel && cancel->load()) throw Cancelled();
   }
   std::vector<std::vector<double>> out(nv, std::vector<double>(n));
   parallel_rows(h, threads, [&](int y) {
@@ -160,14 +162,14 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
 
 void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
                             const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
-                            int threads, const NlmMotion* motion) {
+                            int threads, const NlmMotion* motion, const std::atomic<bool>* cancel) {
   if (outs.size() != values.size()) throw InvalidArgument("nlm3d: one output per value window");
   for (const PlaneView& out : outs) {
     if (out.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
     if (out.width != guide.at(t).width || out.height != guide.at(t).height)
       throw InvalidArgument("nlm3d: output size differs");
   }
-  const std::vector<std::vector<double>> v = nlm3d_guided_values(guide, values, t, params, guide_sigma, threads, motion);
+  const std::vector<std::vector<double>> v = nlm3d_guided_values(guide, values, t, params, guide_sigma, threads, motion, cancel);
   for (std::size_t i = 0; i < outs.size(); ++i)
     for (int y = 0; y < outs[i].height; ++y)
       for (int x = 0; x < outs[i].width; ++x) {

@@ -29,6 +29,8 @@
 // its own guide.
 #pragma once
 
+#include <atomic>
+
 #include <vector>
 
 #include "nlm3d_motion.h"
@@ -57,10 +59,12 @@ double nlm_distance_offset(const NlmParams& p, double sigma_code_values);
 // The filtered values of frame t of each of `values` before rounding (row-major,
 // width x height), with the weights of `guide`; guide_sigma in the guide's code values.
 // `motion`: frame t's fields (host memory), required with params.motion_search
-// (InvalidArgument without), not read otherwise.
+// (InvalidArgument without), not read otherwise. When `cancel` becomes true the
+// work stops within one spatial offset of a band of rows and Cancelled is thrown.
 std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
                                                      int t, const NlmParams& params, double guide_sigma,
-                                                     int threads = 0, const NlmMotion* motion = nullptr);
+                                                     int threads = 0, const NlmMotion* motion = nullptr,
+                                                     const std::atomic<bool>* cancel = nullptr);
 
 // nlm3d_guided_values of one window that is its own guide.
 std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
@@ -75,6 +79,7 @@ void nlm3d_frame_reference(const FrameWindow& window, int t, const PlaneView& ou
 // The guided filter of frame t: outs[i] receives values[i] (rounded half up).
 void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
                             const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
-                            int threads = 0, const NlmMotion* motion = nullptr);
+                            int threads = 0, const NlmMotion* motion = nullptr,
+                            const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace cdn

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "error.h"
 #include "host_frame.h"
 #include "motion_field.h"
 #include "nlm3d_guide.h"
@@ -34,8 +35,10 @@ class Nlm3dCpuWindow final : public WindowFilter {
       parallel_rows(n * nf, 0, [&](int k) {
         const int t = job.out_first + k / nf, dt = k % nf - params_.temporal_radius;
         if (dt == 0 || dt > params_.last_dt() || t + dt < 0 || t + dt >= job.stream_length) return;  // never read
+        if (job.cancel && job.cancel->load()) return;
         fields[k] = estimate_motion(pyramids[t - job.window_first], pyramids[t + dt - job.window_first], mp);
       });
+      if (job.cancel && job.cancel->load()) throw Cancelled();
       static_assert(sizeof(MotionVector) == 2 * sizeof(std::int16_t), "NlmMotionField reads (dx, dy) int16 pairs");
       for (const MotionField& f : fields)
         views.push_back({reinterpret_cast<const std::int16_t*>(f.v.data()), f.cols, f.rows, f.cell});
@@ -73,9 +76,14 @@ class Nlm3dCpuWindow final : public WindowFilter {
         std::vector<PlaneView> outs;
         for (int c : pass.values) outs.push_back(components(*job.outputs[i])[c]);
         const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, pass.fx, pass.fy};
-        nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner,
-                               params_.motion_search ? &motion : nullptr);
+        if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
+        try {
+          nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner,
+                                 params_.motion_search ? &motion : nullptr, job.cancel);
+        } catch (const Cancelled&) {
+        }
       });
+      if (job.cancel && job.cancel->load()) throw Cancelled();
     }
   }
 

@@ -3,6 +3,7 @@
 // the stream, and quality on a real moving clip (the noise estimator: test_noise_level.cpp).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -346,6 +347,34 @@ TEST(Nlm3dStream, DefaultsWithStreamMotionEqualTheReference) {
         for (int q = 0; q < w; ++q) ASSERT_EQ(x.get(q, r), y.get(q, r)) << "causal=" << causal << " t=" << t;
     }
     EXPECT_GT(moved, 0) << "the fields follow the content";
+  }
+}
+
+// Issue 13 item 10: the CPU temporal path stops when its cancel flag is set,
+// between bands of rows, with Cancelled (the element's flush and state change,
+// the transcode tool's Ctrl-C); after a reset the stream works again.
+TEST(Nlm3dStream, CpuFilterIsCancellable) {
+  const int w = 96, h = 64;
+  const auto clip = random_clip(3, w, h, 17);
+  std::atomic<bool> cancel{true};
+  for (bool causal : {true, false}) {
+    auto d = StreamDenoiser::create(Backend::Cpu, video_nlm(1, causal), PixelFormat::GRAY8, w, h);
+    d->set_cancel_flag(&cancel);
+    cancel = true;
+    EXPECT_THROW(
+        {
+          for (const auto& f : clip) d->push(f.view());
+          d->finish();
+          HostFrame out(PixelFormat::GRAY8, w, h);
+          while (d->pop(out.view())) {
+          }
+        },
+        Cancelled)
+        << "causal=" << causal;
+    cancel = false;
+    d->reset();
+    const auto out = run_stream(*d, clip);
+    EXPECT_EQ(out.size(), clip.size());
   }
 }
 
