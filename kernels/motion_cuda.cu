@@ -16,6 +16,13 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxPerLane = 32;  // window samples per lane: (16 + 2 * 8)^2 / 32
+// The kernels are instantiated for 8 samples per lane (the default 16x16
+// window), 18 (24x24) and kMaxPerLane, so that a lane loops over the samples it
+// holds rather than over the largest window's (the same sums in the same order).
+int samples_per_lane(const MotionParams& p) {
+  const int n2 = p.window() * p.window(), per = (n2 + 31) / 32;
+  return per <= 8 ? 8 : per <= 18 ? 18 : kMaxPerLane;
+}
 
 struct Level {
   const std::uint16_t* v;
@@ -49,10 +56,11 @@ struct SearchArgs {
 };
 
 // One warp's view of its cell's window: each lane holds the samples
-// k = lane + 32 m (row-major in the window) of frame a and their offsets.
+// k = lane + 32 m (row-major in the window) of frame a and their offsets, m < kPer.
+template <int kPer>
 struct CellWindow {
-  int av[kMaxPerLane];
-  int off[kMaxPerLane];  // i | j << 8 within the window
+  int av[kPer];
+  int off[kPer];  // i | j << 8 within the window
   int x0, y0, n2;
 
   __device__ void load(const SearchArgs& s, int cx, int cy, int lane) {
@@ -61,7 +69,7 @@ struct CellWindow {
     x0 = cx * s.cell - s.margin;
     y0 = cy * s.cell - s.margin;
 #pragma unroll
-    for (int m = 0; m < kMaxPerLane; ++m) {
+    for (int m = 0; m < kPer; ++m) {
       const int k = lane + 32 * m;
       if (k < n2) {
         const int i = k % n, j = k / n;
@@ -75,7 +83,7 @@ struct CellWindow {
   __device__ int sad(const Level& b, int dx, int dy, int lane) const {
     int sum = 0;
 #pragma unroll
-    for (int m = 0; m < kMaxPerLane; ++m) {
+    for (int m = 0; m < kPer; ++m) {
       if (lane + 32 * m < n2) {
         const int x = clamp_coord(x0 + (off[m] & 255) + dx, b.w), y = clamp_coord(y0 + (off[m] >> 8) + dy, b.h);
         sum += abs(av[m] - b.at(x, y));
@@ -103,12 +111,12 @@ __device__ __forceinline__ long long l1(int a, int b) { return static_cast<long 
 
 // Thread mapping: one warp per cell (kWarpsPerBlock cells per block), all lanes
 // walking the candidates together.
-template <bool kCoarsest>
+template <bool kCoarsest, int kPer>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) search_kernel(SearchArgs s) {
   const int cell = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (cell >= s.cols * s.rows) return;  // the whole warp
   const int cx = cell % s.cols, cy = cell / s.cols;
-  CellWindow win;
+  CellWindow<kPer> win;
   win.load(s, cx, cy, lane);
   Best best;
   if (kCoarsest) {
@@ -146,6 +154,7 @@ __device__ int median9(int (&v)[9]) {
 
 // One smoothing pass (neighbour propagation): s.parent is this level's field
 // before the pass. Thread mapping as search_kernel.
+template <int kPer>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) smooth_kernel(SearchArgs s) {
   const int cell = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (cell >= s.cols * s.rows) return;
@@ -158,7 +167,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) smooth_kernel(SearchArgs 
     ys[k] = v.dy;
   }
   const int mx = median9(xs), my = median9(ys);
-  CellWindow win;
+  CellWindow<kPer> win;
   win.load(s, cx, cy, lane);
   Best best;
   for (int k = -1; k < 9; ++k) {
@@ -260,6 +269,7 @@ void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParam
   int cur = 0, spare = 1, parent = 2;  // indices into fields_
   const int top = static_cast<int>(a.width.size()) - 1;
   int pcols = 0, prows = 0;
+  const int per = samples_per_lane(p);
   for (int l = top; l >= 0; --l) {
     s.a = Level{a.data + a.offset[l], a.width[l], a.height[l]};
     s.b = Level{b.data + b.offset[l], b.width[l], b.height[l]};
@@ -270,12 +280,15 @@ void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParam
     s.pcols = pcols;
     s.prows = prows;
     s.out = fields_[cur];
-    if (l == top) {
-      s.radius = p.coarse_radius;
-      search_kernel<true><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s);
-    } else {
-      s.radius = p.refine_radius;
-      search_kernel<false><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s);
+    s.radius = l == top ? p.coarse_radius : p.refine_radius;
+    const dim3 grid(blocks), block(kWarpsPerBlock * 32);
+    switch (per) {
+      case 8: l == top ? search_kernel<true, 8><<<grid, block, 0, stream>>>(s)
+                       : search_kernel<false, 8><<<grid, block, 0, stream>>>(s); break;
+      case 18: l == top ? search_kernel<true, 18><<<grid, block, 0, stream>>>(s)
+                        : search_kernel<false, 18><<<grid, block, 0, stream>>>(s); break;
+      default: l == top ? search_kernel<true, kMaxPerLane><<<grid, block, 0, stream>>>(s)
+                        : search_kernel<false, kMaxPerLane><<<grid, block, 0, stream>>>(s); break;
     }
     CDN_CHECK_LAUNCH("motion search_kernel");
     for (int pass = 0; pass < p.smooth_passes; ++pass) {
@@ -283,7 +296,11 @@ void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParam
       s.pcols = s.cols;
       s.prows = s.rows;
       s.out = fields_[spare];
-      smooth_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s);
+      switch (per) {
+        case 8: smooth_kernel<8><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s); break;
+        case 18: smooth_kernel<18><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s); break;
+        default: smooth_kernel<kMaxPerLane><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s); break;
+      }
       CDN_CHECK_LAUNCH("motion smooth_kernel");
       std::swap(cur, spare);
     }

@@ -18,10 +18,10 @@
 
 namespace cdn {
 
-enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d };
+enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d, Vbm3d };
 
 // Modes that filter each frame on its own (pipd, hybrid, bm3d); the others hold a temporal window.
-inline bool is_temporal(Mode m) { return m == Mode::Nlm3d; }
+inline bool is_temporal(Mode m) { return m == Mode::Nlm3d || m == Mode::Vbm3d; }
 enum class Backend { Auto, Cuda, Cpu };
 enum class PlaneSelection { Luma, All };
 
@@ -160,8 +160,7 @@ struct DenoiseSettings {
 void validate(const DenoiseSettings& s);
 
 // Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
-// Vbm3d: the video mode's (docs/VBM3D.md); it applies to no mode until the
-// temporal stream runs vbm3d (then: Mode::Vbm3d, and Noise applies to it too).
+// Vbm3d: the video mode's (docs/VBM3D.md).
 enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise, Vbm3d };  // Hybrid: the hybrid mode's own
 bool param_group_applies(ParamGroup g, Mode m);
 

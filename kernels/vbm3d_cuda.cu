@@ -33,6 +33,9 @@ constexpr int kFilterWarps = 4;
 constexpr int kFilterRefs = 32;     // references per filter block
 constexpr double kFixedScale = 16777216.0;  // 2^24: aggregation units per unit of weight
 constexpr int kDefaultBatch = 1 << 18;
+// The paper profile's hard threshold lambda3D (bm3d_profile.h, PhaseProfile; the
+// reference's hard_threshold_group without a profile).
+constexpr float kLambda3d = 2.7f;
 
 __constant__ float c_kaiser[kPatchArea];
 
@@ -426,7 +429,7 @@ __global__ void __launch_bounds__(kFilterWarps * 32) filter_kernel(FilterArgs a)
       }
       if (!mine) norm2 = 0.f;
       norm2 = group_sum<K>(norm2, n);
-      weight = norm2 > 0.f ? 1.0f / norm2 : 1.0f;
+      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;  // bm3d's bound (bm3d_profile.h)
       load_noisy();
       wht_lanes<K>(v, lane_in_group, n);
 #pragma unroll
@@ -601,6 +604,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
   const int depth = comps[0][0].bit_depth;
   const int lw = comps[0][0].width, lh = comps[0][0].height;
   const int r1 = params.hard.radius, r2 = params.phases == 2 ? params.wiener.radius : 0;
+  const int ahead = params.causal ? 0 : 1;  // the causal window reads no frame after t
   const std::vector<std::vector<int>> by_size = components_by_size(comps[0], sigma, filtered);
 
   // 1. Motion between adjacent frames, both directions, once (pyramids in two slots).
@@ -613,7 +617,8 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     for (int f = 0; f < n; ++f) {
       S.motion.build_pyramid(comps[f][0], f % 2, mp, stream);
       if (f == 0) continue;
-      S.motion.estimate((f - 1) % 2, f % 2, fields + field_cells * 2 * (f - 1), mp, stream);
+      // The causal window never walks forward: no forward fields.
+      if (!params.causal) S.motion.estimate((f - 1) % 2, f % 2, fields + field_cells * 2 * (f - 1), mp, stream);
       S.motion.estimate(f % 2, (f - 1) % 2, fields + field_cells * (2 * (f - 1) + 1), mp, stream);
     }
   }
@@ -685,7 +690,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
   auto phase = [&](bool wiener, int t, const FrameView* out) {
     const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, wiener, depth);
     const int R = ps.p.radius;
-    const int lo = std::max(0, t - R) - (t - R), hi = std::min(n - 1, t + R) - (t - R);
+    const int lo = std::max(0, t - R) - (t - R), hi = std::min(n - 1, t + ahead * R) - (t - R);
     for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
       const std::vector<int>& cs = by_size[gi];
       const auto [w, h] = size_of(gi);
@@ -780,7 +785,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
   // The basic estimate of frame s into the ring (components left unfiltered:
   // their noisy values), with its phase-2 guides.
   auto basic_of = [&](int s) {
-    for (int f = std::max(0, s - r1); f <= std::min(n - 1, s + r1); ++f) ensure_guides1(f);
+    for (int f = std::max(0, s - r1); f <= std::min(n - 1, s + ahead * r1); ++f) ensure_guides1(f);
     for (int c = 0; c < filtered; ++c) {
       if (sigma[c] > 0) continue;
       const DevPlane b = basic_plane(c, s);
@@ -801,10 +806,10 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     if (cancel && cancel->load()) throw Cancelled();
     const FrameView& out = outs[t - out_begin];
     if (params.phases == 1) {
-      for (int f = std::max(0, t - r1); f <= std::min(n - 1, t + r1); ++f) ensure_guides1(f);
+      for (int f = std::max(0, t - r1); f <= std::min(n - 1, t + ahead * r1); ++f) ensure_guides1(f);
       phase(false, t, &out);
     } else {
-      for (; next_basic <= std::min(n - 1, t + r2); ++next_basic) basic_of(next_basic);
+      for (; next_basic <= std::min(n - 1, t + ahead * r2); ++next_basic) basic_of(next_basic);
       phase(true, t, &out);
     }
     // Components not filtered are copied.

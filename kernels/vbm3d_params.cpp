@@ -86,6 +86,7 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   }
   if (s.phases >= 0) p.phases = s.phases;
   if (s.motion >= 0) p.motion = s.motion != 0;
+  p.causal = s.causal != 0;
   return p;
 }
 

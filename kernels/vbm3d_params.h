@@ -35,12 +35,19 @@ struct Vbm3dParams {
   int phases = 2;       // 2: hard thresholding, then Wiener on the basic estimate; 1: basic only
   bool motion = true;   // centre the predictive windows by the motion field (false: VBM3D's zero motion)
   Vbm3dAggregation aggregation = Vbm3dAggregation::Frame;
+  // Not in the paper (docs/VBM3D.md, "Causal window"): search frame t and the
+  // frames before it only (t - radius .. t), so frame t can be filtered as soon
+  // as it arrives (live sources). false: t - radius .. t + radius, the paper's.
+  bool causal = false;
   MotionParams motion_params;
 
-  // Frames either side whose noisy samples the output of frame t depends on:
-  // the Wiener phase of t reads the basic estimates of t +- wiener.radius, each
-  // made from the frames within hard.radius of it.
+  // Frames whose noisy samples the output of frame t depends on, before and
+  // after it: the Wiener phase of t reads the basic estimates of t +-
+  // wiener.radius (causal: t - wiener.radius .. t), each made from the frames
+  // within hard.radius of it (causal: before it).
   int reach() const { return hard.radius + (phases == 2 ? wiener.radius : 0); }
+  int reach_before() const { return reach(); }
+  int reach_after() const { return causal ? 0 : reach(); }
 };
 
 // The default, quality profile and the fast one (docs/VBM3D.md).
@@ -60,6 +67,8 @@ enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2 };
 struct Vbm3dSettings {
   int profile = 0;  // Vbm3dProfile
   int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;
+  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0)
+  int chunk = 50;   // output frames filtered per launch in the centred window (the output never depends on it)
 };
 // The profile with the overrides applied (not validated).
 Vbm3dParams vbm3d_params(const Vbm3dSettings& s);

@@ -233,15 +233,17 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   const std::vector<std::vector<int>> by_size = bm3d::components_by_size(noisy[0], sigma, nc);
 
   // Frames whose basic estimate the Wiener phase of the outputs reads.
-  const int b0 = std::max(0, out_begin - r2), b1 = std::min(n, out_end + r2);
+  const int b0 = std::max(0, out_begin - r2), b1 = std::min(n, out_end + (params.causal ? 0 : r2));
   std::vector<std::vector<FloatPlane>> basic(n);
   for (int f = b0; f < b1; ++f) basic[f] = in[f];  // components with sigma 0 stay as they are
   WindowEstimates e;
 
   // One phase for the frames [f0, f1): guides from `luma_of`, radius r, results into result[f].
+  // The causal window searches no later frame than t.
+  const int ahead = params.causal ? 0 : 1;
   auto phase = [&](bool wiener, int f0, int f1, int r, std::vector<std::vector<FloatPlane>>& result) {
     const PhaseSetup ps = phase_setup(params, wiener, depth);
-    const int g0 = std::max(0, f0 - r), g1 = std::min(n, f1 + r);  // frames searched
+    const int g0 = std::max(0, f0 - r), g1 = std::min(n, f1 + ahead * r);  // frames searched
     for (const std::vector<int>& comps : by_size) {
       const int w = noisy[0][comps[0]].width, h = noisy[0][comps[0]].height;
       std::vector<FloatPlane> guides(n);
@@ -270,8 +272,8 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
       for (int t = f0; t < f1; ++t) {
         std::vector<FloatPlane*> out;
         for (int c : comps) out.push_back(&result[t][c]);
-        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + r), ps, params.aggregation, np, bp, sg, out, threads,
-                  cancel);
+        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, out,
+                  threads, cancel);
       }
     }
   };

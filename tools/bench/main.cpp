@@ -53,6 +53,7 @@ struct Options {
   bool vbm3d = true;
   int vbm3d_iterations = 3;
   int vbm3d_chunk = 50;
+  bool vbm3d_stream_only = false;
   int nlm_frames = 100;
   std::string data_dir = ".testdata";
   std::vector<std::pair<int, int>> sizes = {{512, 512}, {1920, 1080}, {3840, 2160}};
@@ -62,7 +63,7 @@ void usage() {
   std::puts(
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
-      "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N]\n"
+      "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N] [--vbm3d-stream-only]\n"
       "                         [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
       "(the paper's settings, and docs/PIPD.md's quality settings),\n"
@@ -205,6 +206,8 @@ bool parse(int argc, char** argv, Options* o) {
       o->bm3d = false;
     } else if (a == "--no-vbm3d") {
       o->vbm3d = false;
+    } else if (a == "--vbm3d-stream-only") {
+      o->vbm3d_stream_only = true;
     } else if (a == "--vbm3d-iterations" || a == "--vbm3d-chunk") {
       const char* v = next();
       if (!v || std::atoi(v) < 1) return false;
@@ -372,7 +375,7 @@ int main(int argc, char** argv) {
 #endif
     if (o.nlm) bench::nlm3d_kernel_table(src.view(), 50, o.iterations, gpu);
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
-    if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu);
+    if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu, o.vbm3d_stream_only);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;

@@ -8,6 +8,7 @@
 
 #include "content.h"
 #include "noise.h"
+#include "stream_pump.h"
 #include "vbm3d_params.h"
 #include "vbm3d_reference.h"
 
@@ -100,6 +101,53 @@ void gpu_row(const FrameView& source, PixelFormat f, int w, int h, const Profile
               v.device_bytes() / 1048576.0);
   std::fflush(stdout);
 }
+// The whole mode as the element and the tools run it: device frames pushed
+// into and popped from a CUDA StreamDenoiser (windows, chunks and their extra
+// basic estimates, motion, every plane), `frames` frames of a panning clip
+// played back and forth; wall-clock ms per frame from the first push to the
+// last pop, and the device memory the stream holds (cudaMemGetInfo before it
+// is made and after the last frame).
+void stream_row(const FrameView& source, PixelFormat f, int w, int h, const char* name, const DenoiseSettings& s,
+                int frames) {
+  const int distinct = 16;
+  const std::vector<HostFrame> clip = panning_clip(source, f, w, h, distinct);
+  CudaFramePool pool(f, w, h, distinct + 1);
+  std::vector<CudaFramePool::Handle> din;
+  for (const HostFrame& frame : clip) {
+    din.push_back(pool.acquire(nullptr));
+    copy_frame_async(frame.view(), din.back()->view(), nullptr);
+  }
+  auto dout = pool.acquire(nullptr);
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  auto frame_at = [&](int i) {  // 0 1 .. 15 14 .. 1 0 1 ..
+    const int period = 2 * (distinct - 1), k = i % period;
+    return din[k < distinct ? k : period - k]->view();
+  };
+  using clock = std::chrono::steady_clock;
+  std::size_t free0 = 0, free1 = 0, total = 0;
+  double ms = 0;
+  for (int pass = 0; pass < 2; ++pass) {  // pass 0: warm-up (module load, first allocations)
+    const int n = pass == 0 ? std::min(frames, 8) : frames;
+    CDN_CUDA_CHECK(cudaMemGetInfo(&free0, &total));
+    auto d = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
+    int out = 0;
+    FunctionSink sink([&] { return dout->view(); }, [&] { return ++out > 0; });
+    const auto a = clock::now();
+    for (int i = 0; i < n; ++i) {
+      d->push(frame_at(i));
+      pop_ready(*d, sink);
+    }
+    drain(*d, sink);
+    CDN_CUDA_CHECK(cudaDeviceSynchronize());
+    ms = std::chrono::duration<double, std::milli>(clock::now() - a).count() / n;
+    CDN_CUDA_CHECK(cudaMemGetInfo(&free1, &total));
+    if (out != n) throw Error("bench: vbm3d frames out differ from frames in");
+  }
+  std::printf("%-16s %4dx%-5d %-9s %8d %10.2f %8.1f %10.0f %8d\n", name, w, h, format_name(f), frames, ms, 1000.0 / ms,
+              (static_cast<double>(free0) - static_cast<double>(free1)) / 1048576.0,
+              StreamDenoiser::latency_frames_for(s));
+  std::fflush(stdout);
+}
 #endif
 
 void cpu_row(const FrameView& source, const Profile& p) {
@@ -119,7 +167,7 @@ void cpu_row(const FrameView& source, const Profile& p) {
 
 }  // namespace
 
-void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, bool cpu) {
+void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, bool cpu, bool stream_only) {
   const Profile profiles[] = {{"quality", vbm3d_quality_profile()}, {"fast", vbm3d_fast_profile()}};
   std::printf("\nvbm3d, sigma 25, a clip panning (3, 2) pixels a frame, chunks of %d frames: ms per output frame\n"
               "(GPU: median of %d chunks after a warm-up; motion estimation, block matching, filtering with\n"
@@ -128,13 +176,50 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
   std::printf("%-8s %-10s %-7s %-4s %9s %9s %9s %12s %8s %8s %9s\n", "profile", "size", "format", "dev", "total ms",
               "motion", "match", "filter+agg", "other", "fps", "GPU MiB");
 #ifdef CDN_HAVE_CUDA
-  if (gpu) {
+  if (gpu && !stream_only) {
     for (const Profile& p : profiles) {
       gpu_row(source, PixelFormat::GRAY8, 1920, 1080, p, iterations, chunk);
       gpu_row(source, PixelFormat::NV12, 1920, 1080, p, iterations, chunk);
       gpu_row(source, PixelFormat::P010_10LE, 1920, 1080, p, iterations, chunk);
     }
     gpu_row(source, PixelFormat::NV12, 3840, 2160, profiles[0], 1, std::min(chunk, 10));
+    // Variants of the quality profile that the quality table measures too (docs/VBM3D.md).
+    Profile h4{"q-hstep4", vbm3d_quality_profile()};
+    h4.params.hard.step = 4;
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, h4, iterations, chunk);
+    Profile r6{"q-radius6", vbm3d_quality_profile()};
+    r6.params.hard.radius = r6.params.wiener.radius = 6;
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, r6, iterations, chunk);
+  }
+  if (gpu) {
+
+    std::printf("\nvbm3d through StreamDenoiser (CUDA, device frames in and out; sigma 20): wall-clock ms per frame\n"
+                "from the first push to the last pop, device memory held by the stream, latency in frames\n");
+    std::printf("%-16s %-10s %-9s %8s %10s %8s %10s %8s\n", "settings", "size", "format", "frames", "ms/frame", "fps",
+                "GPU MiB", "latency");
+    struct Named {
+      const char* name;
+      int profile, causal;
+    };
+    const Named named[] = {{"quality", 0, 0}, {"fast", 1, 0}, {"quality causal", 0, 1}, {"fast causal", 1, 1}};
+    for (const Named& m : named) {
+      DenoiseSettings s;
+      s.mode = Mode::Vbm3d;
+      s.sigma = 20;
+      s.vbm3d.profile = m.profile;
+      s.vbm3d.causal = m.causal;
+      s.vbm3d.chunk = chunk;
+      stream_row(source, PixelFormat::NV12, 1920, 1080, m.name, s, m.causal ? 40 : 3 * chunk);
+    }
+    for (const Named& m : {named[0]}) {
+      if (stream_only) break;
+      DenoiseSettings s;
+      s.mode = Mode::Vbm3d;
+      s.sigma = 20;
+      s.vbm3d.profile = m.profile;
+      s.vbm3d.chunk = chunk;
+      stream_row(source, PixelFormat::NV12, 3840, 2160, m.name, s, chunk + 10);
+    }
   }
 #else
   (void)gpu;

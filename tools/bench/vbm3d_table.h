@@ -14,6 +14,7 @@ namespace cdn::bench {
 // basic estimates of a chunk's 2 R2 extra frames are included), frames per
 // second, and the device memory the filter holds; medians over `iterations`
 // chunks after a warm-up chunk. Then the CPU reference on a 320x240 clip.
-void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, bool cpu);
+// stream_only: the StreamDenoiser rows at 1080p alone.
+void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, bool cpu, bool stream_only = false);
 
 }  // namespace cdn::bench

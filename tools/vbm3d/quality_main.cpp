@@ -1,8 +1,9 @@
 // cudadenoise-vbm3d-quality: the CPU harness that measured docs/VBM3D.md's
 // quality tables. For each clip (.y4m; its luma is used) and each sigma it adds
 // AWGN with fixed seeds (frame i of a clip gets seed + i), filters every frame
-// with per-frame bm3d (the reference profile) and with vbm3d (the CPU
-// references), and prints the luma PSNR over the clip (from the mean of the
+// with per-frame bm3d (its paper profile: the DCT and Walsh-Hadamard transforms
+// and thresholds that vbm3d reuses, so both stand on equal footing) and with
+// vbm3d (the CPU references), and prints the luma PSNR over the clip (from the mean of the
 // frames' MSE) of the noisy input, bm3d, vbm3d's basic estimate and vbm3d, and
 // vbm3d - bm3d. The CPU is slow: give it small clips (e.g. 320x240 crops of
 // 20 to 40 frames; scripts/vbm3d-clips.sh makes them). bm3d's results depend only
@@ -32,7 +33,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_copy.h"
-#include "denoiser.h"
+#include "stream_denoiser.h"
 #include "error.h"
 #include "frame_pool.h"
 #include "vbm3d_cuda.h"
@@ -50,6 +51,7 @@ struct Options {
   std::string bm3d_cache;
   bool no_bm3d = false;
   std::string profile = "quality";
+  std::string bm3d_profile = "paper";
 };
 
 std::vector<double> parse_list(const std::string& s) {
@@ -76,11 +78,13 @@ std::vector<HostFrame> add_noise(const std::vector<HostFrame>& clean, double sig
 }
 
 #ifdef CDN_HAVE_CUDA
-std::vector<HostFrame> bm3d_gpu(const std::vector<HostFrame>& noisy, double sigma) {
+std::vector<HostFrame> bm3d_gpu(const std::vector<HostFrame>& noisy, double sigma, Bm3dProfile profile) {
   DenoiseSettings s;
   s.mode = Mode::Bm3d;
+  s.bm3d.profile = profile;
   s.sigma = sigma;
-  auto d = FrameDenoiser::create(Backend::Cuda, s);
+  const FrameView& v = noisy[0].view();
+  auto d = StreamDenoiser::create(Backend::Cuda, s, v.format, v.width, v.height);
   std::vector<HostFrame> out;
   for (const HostFrame& f : noisy) {
     out.emplace_back(f.view().format, f.view().width, f.view().height);
@@ -163,6 +167,9 @@ int main(int argc, char** argv) {
   fp.add_number("--threads", "N", "CPU threads (default all)", 0, 256, &o.threads);
   fp.add_string("--bm3d-cache", "FILE", "bm3d results kept between runs", &o.bm3d_cache);
   fp.add_switch("--no-bm3d", "skip bm3d", &o.no_bm3d);
+  fp.add_string("--bm3d-profile", "NAME",
+                "bm3d's profile (default paper: the transforms and thresholds vbm3d reuses; reference, balanced, ...)",
+                &o.bm3d_profile);
   fp.add_switch("--no-vbm3d", "skip vbm3d (fills the bm3d cache)", &no_vbm3d);
   fp.add_switch("--fast", "start from the fast profile", &fast);
   fp.add_switch("--paper", "start from the paper's profile", &paper);
@@ -188,6 +195,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\nusage: cudadenoise-vbm3d-quality [flags] CLIP.y4m...\n%s", e.what(), fp.help().c_str());
     return 2;
   }
+  Bm3dParams bp;
+  {
+    const ParamSpec* spec = find_param("bm3d-profile");
+    int k = 0;
+    while (spec->choices[k] && o.bm3d_profile != spec->choices[k]) ++k;
+    if (!spec->choices[k]) {
+      std::fprintf(stderr, "--bm3d-profile: '%s' is not a bm3d profile\n", o.bm3d_profile.c_str());
+      return 2;
+    }
+    bp.profile = static_cast<Bm3dProfile>(k);
+  }
   if (no_motion) vp.motion = false;
   if (ref_agg) vp.aggregation = Vbm3dAggregation::Reference;
   if (phases > 0) vp.phases = static_cast<int>(phases);
@@ -211,18 +229,18 @@ int main(int argc, char** argv) {
     for (double sigma : parse_list(o.sigmas)) {
       const std::vector<HostFrame> noisy = add_noise(clean, sigma, o.seed);
       std::ostringstream key;
-      key << name << ":" << n << ":" << sigma << ":" << o.seed << (gpu ? ":gpu" : "");
+      key << name << ":" << n << ":" << sigma << ":" << o.seed << (gpu ? ":gpu" : "") << ":" << o.bm3d_profile;
       double bm3d_psnr = NAN;
       if (cache.count(key.str())) {
         bm3d_psnr = cache[key.str()];
       } else if (!o.no_bm3d) {
         std::vector<HostFrame> out;
 #ifdef CDN_HAVE_CUDA
-        if (gpu) out = bm3d_gpu(noisy, sigma);
+        if (gpu) out = bm3d_gpu(noisy, sigma, bp.profile);
 #endif
         for (int i = 0; i < n && !gpu; ++i) {
           out.emplace_back(PixelFormat::GRAY8, clean[i].view().width, clean[i].view().height);
-          bm3d::bm3d_reference(components(noisy[i].view()), components(out.back().view()), 1, Bm3dParams{}, {sigma},
+          bm3d::bm3d_reference(components(noisy[i].view()), components(out.back().view()), 1, bp, {sigma},
                                static_cast<int>(o.threads));
         }
         bm3d_psnr = clip_psnr(clean, out);
