@@ -31,7 +31,7 @@ mkdir -p /tmp/clips /tmp/noisy /tmp/peers
 ( source .gpu-runtime/runtime-env.sh >/dev/null 2>&1
   for f in .gpu-stage/vbm3d-clips/*; do n=$(basename ${f%.*}); ffmpeg -v error -y -i $f -frames:v 40 -pix_fmt gray -f yuv4mpegpipe /tmp/clips/$n.y4m; done )
 Q=$B/tools/nlm3d/cudadenoise-nlm3d-quality
-clips="cup box cockatoo diver dog city vtest ball lego coin"
+clips="cup box cockatoo diver city vtest ball lego coin dog"
 el "quality: ours"
 for c in $clips; do step 40 $Q --gpu --frames 40 --settings video,fast,rt0 --write-noisy /tmp/noisy /tmp/clips/$c.y4m >> $O/q-ours.txt 2>&1 || echo "$c rc=$?" >> $O/summary.txt; done
 cat $O/q-ours.txt | tail -95
@@ -53,7 +53,7 @@ el "quality: ffmpeg nlmeans"
     set -- $wh; w=$1; h=$2
     for s in 10 20 40; do
       for k in 6 8; do st=$(awk -v s=$s -v k=$k 'BEGIN{v=s*k/10; if (v>30) v=30; printf "%.1f", v}')
-        step 30 ffmpeg -v error -y -threads 16 -f rawvideo -pix_fmt gray -s ${w}x$h -i /tmp/noisy/$c-s$s.y -vf nlmeans=s=$st:p=7:r=15 -f rawvideo /tmp/peers/$c-s$s-ffnlm_s$st.y || echo "ffmpeg $c $s $k rc=$?" >> $O/summary.txt
+        step 30 ffmpeg -v error -y -filter_threads 16 -f rawvideo -pix_fmt gray -s ${w}x$h -i /tmp/noisy/$c-s$s.y -vf nlmeans=s=$st:p=7:r=15 -f rawvideo /tmp/peers/$c-s$s-ffnlm_s$st.y || echo "ffmpeg $c $s $k rc=$?" >> $O/summary.txt
       done
     done
   done )
