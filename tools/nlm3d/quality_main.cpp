@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "error.h"
 #include "flags.h"
 #include "frame_ops.h"
 #include "host_frame.h"
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &sigmas);
   fp.add_uint64("--seed", "N", "noise seed of frame 0 (default 2024)", &seed);
   fp.add_number("--frames", "N", "frames of each clip (default all)", 0, 100000, &frames);
-  fp.add_string("--settings", "LIST", "named settings: video, fast, paper, rt0, nomotion, causal (default video,rt0)",
+  fp.add_string("--settings", "LIST", "named settings: video, fast, paper, rt0, nomotion, causal, or none (default video,rt0)",
                 &settings);
   fp.add_switch("--gpu", "run on the GPU (default: the CPU reference)", &gpu);
   fp.add_string("--write-noisy", "DIR", "write each noisy luma clip as DIR/NAME-sSIGMA.y", &write_noisy);
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   try {
     clips = fp.parse(argc, argv);
     if (clips.empty()) throw tools::UsageError("no clip given");
+    if (settings == "none") settings.clear();  // scoring only
     for (const std::string& n : split(settings)) named(n);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\nusage: cudadenoise-nlm3d-quality [flags] CLIP.y4m...\n%s", e.what(), fp.help().c_str());
