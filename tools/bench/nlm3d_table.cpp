@@ -39,8 +39,14 @@ std::vector<Row> rows() {
 }
 
 // Candidates per pixel: (2R+1)^2 (2Rt+1) - 1.
+// Candidates per pixel: every frame's window (the other frames' may be smaller), less the pixel itself.
 long offsets(const NlmParams& p) {
-  return static_cast<long>(2 * p.search_radius + 1) * (2 * p.search_radius + 1) * (2 * p.temporal_radius + 1) - 1;
+  long n = -1;
+  for (int dt = -p.temporal_radius; dt <= p.last_dt(); ++dt) {
+    const long side = 2 * p.search_radius_at(dt) + 1;
+    n += side * side;
+  }
+  return n;
 }
 
 #ifdef CDN_HAVE_CUDA
