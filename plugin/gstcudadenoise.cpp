@@ -73,7 +73,8 @@
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
- * ]| The temporal mode: 55 frames of latency with the default parameters.
+ * ]| The temporal mode: 52 frames of latency with the default parameters
+ * (causal=on for live sources: only past frames, no added latency).
  * |[
  * gst-launch-1.0 videotestsrc ! cudaaddnoise sigma=20 ! cudadenoise backend=cpu ! \
  *     videoconvert ! autovideosink
