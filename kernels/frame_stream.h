@@ -6,6 +6,8 @@
 // finish() and reset() mean what they mean on StreamDenoiser.
 #pragma once
 
+#include <atomic>
+
 #include <deque>
 #include <memory>
 #include <vector>
@@ -31,6 +33,10 @@ class FrameStream {
   // pushed frame is filtered with; empty: the stream's own (the given sigma, or
   // its first frame's estimate). StreamDenoiser sets it before every frame.
   virtual void set_noise(const std::vector<double>& sigma) = 0;
+  // A flag that, once true, abandons the work in progress (CPU temporal streams:
+  // within a band of rows; Cancelled is thrown from push/pop/finish, and the
+  // stream must be reset before further use). Null: none.
+  virtual void set_cancel_flag(const std::atomic<bool>*) {}
 };
 
 // Per-frame modes as a stream: push() filters into a frame of the denoiser's own

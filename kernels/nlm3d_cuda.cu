@@ -1,5 +1,6 @@
-// nlm3d_cuda.cu: the 3D non-local means kernel (nlm3d_cuda.h). Step for step
-// the computation of nlm3d_reference.cpp, in float instead of double.
+// nlm3d_cuda.cu: the 3D non-local means kernels (nlm3d_cuda.h). Step for step
+// the computation of nlm3d_reference.cpp, in float instead of double: the
+// papers' cubes here, 2D patches from nlm3d_planar_block.h.
 #include "nlm3d_cuda.h"
 
 #include <cuda_runtime.h>
@@ -8,26 +9,21 @@
 
 #include "error.h"
 #include "nlm3d_guide.h"
+#include "nlm3d_planar_block.h"
 #include "nlm3d_reference.h"  // nlm_h2
 
 namespace cdn {
 
 namespace {
 
+using nlm_planar::frame_at;
+
 struct Args {
   NlmChunk c;
   int R, Rt, r;
   float inv_h2;
+  float offset;  // distance-offset's 2 sigma^2 |B| (0 when off)
 };
-
-// Frame t of a window table (t clamped to the stream, which the window covers).
-__device__ __forceinline__ PlaneView frame_at(const NlmChunk& c, const PlaneView& proto, const void* const* table,
-                                              int t) {
-  t = t < 0 ? 0 : (t >= c.stream_length ? c.stream_length - 1 : t);
-  PlaneView v = proto;
-  v.data = const_cast<void*>(table[t - c.window_first]);
-  return v;
-}
 
 // A warp filters kRows output rows of 32 - 2r columns; its lanes hold 32
 // columns (r apron columns each side). Per offset each lane walks its column
@@ -131,7 +127,7 @@ __global__ void __launch_bounds__(32 * kWarps) nlm3d_kernel(Args a) {
             for (int m = 0; m < p; ++m) d2 += ring[(o + m) % p];
             const int yo = y0 + row0 + o, qy = yo + dy;
             if (qx_in && qy >= 0 && qy < h) {
-              const float wt = expf(-d2 * a.inv_h2);
+              const float wt = expf(-fmaxf(d2 - a.offset, 0.f) * a.inv_h2);
 #pragma unroll
               for (int v = 0; v < NV; ++v) num[o][v] += static_cast<double>(wt) * vb[(o * NV + v) * L.vw];
               den[o] += wt;
@@ -190,9 +186,98 @@ void launch_for_patch(const Args& a, cudaStream_t stream) {
   }
 }
 
+
+// ---- 2D patches (nlm3d_planar_block.h) --------------------------------------------------------
+
+namespace np = nlm_planar;
+
+template <int r, int NV>
+__global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(nlm_planar::Params P) {
+  extern __shared__ float sm[];
+  __shared__ int extent[4];  // the tile's vectors: min x, max x, min y, max y
+  const np::Layout L(P.R > P.Rn ? P.R : P.Rn, r);
+  float* cen = sm;
+  float* reg = cen + L.cen_side * L.cen_side;
+  float* val = reg + L.reg_w * L.reg_h;
+
+  const NlmChunk& c = P.c;
+  const int z = blockIdx.z, t = c.out_first + z;
+  const int lane = threadIdx.x, warp = threadIdx.y, tid = warp * 32 + lane, nth = 32 * np::kWarps;
+  const int x0 = blockIdx.x * np::kTile, y0 = blockIdx.y * np::kTile;
+  np::load_centre(P, cen, r, t, x0, y0, tid, nth);
+
+  np::LaneSums<NV> sums;
+  sums.clear();
+  for (int dt = -P.Rt; dt <= P.dt_last; ++dt) {
+    const int tc = t + dt;
+    if (tc < 0 || tc >= c.stream_length) continue;  // the same for the whole block
+    int vx, vy;
+    np::lane_vector(P, z, dt, x0 + lane, y0 + warp * np::kRows, &vx, &vy);
+    __syncthreads();  // everyone is done with the previous regions (and the last extent)
+    const int R = np::search_radius(P, dt);
+    np::Regions g = np::plan_regions(x0, y0, R, r, 0, 0, 0, 0);
+    if (P.fields && dt != 0) {  // the tile's spread of vectors
+      if (tid == 0) {
+        extent[0] = INT_MAX;
+        extent[1] = INT_MIN;
+        extent[2] = INT_MAX;
+        extent[3] = INT_MIN;
+      }
+      __syncthreads();
+      const int mnx = __reduce_min_sync(0xffffffffu, vx), mxx = __reduce_max_sync(0xffffffffu, vx);
+      const int mny = __reduce_min_sync(0xffffffffu, vy), mxy = __reduce_max_sync(0xffffffffu, vy);
+      if (lane == 0) {
+        atomicMin(&extent[0], mnx);
+        atomicMax(&extent[1], mxx);
+        atomicMin(&extent[2], mny);
+        atomicMax(&extent[3], mxy);
+      }
+      __syncthreads();
+      g = np::plan_regions(x0, y0, R, r, extent[0], extent[1], extent[2], extent[3]);
+    }
+    if (g.shared) np::load_regions(P, g, reg, val, NV, tc, tid, nth);
+    __syncthreads();
+    if (g.shared)
+      np::lane_offsets<r, NV>(P, sums, cen, np::SharedReader{reg, val, g, NV}, lane, warp, x0, y0, dt, vx, vy);
+    else
+      np::lane_offsets<r, NV>(P, sums, cen, np::GlobalReader{&c, tc}, lane, warp, x0, y0, dt, vx, vy);
+  }
+  np::lane_write(P, sums, lane, warp, x0, y0, z);
+}
+
+std::size_t planar_shared_bytes(int R, int r, int values) {
+  return static_cast<std::size_t>(nlm_planar::Layout(R, r).floats(values)) * sizeof(float);
+}
+
+template <int r, int NV>
+void launch_planar(const nlm_planar::Params& P, cudaStream_t stream) {
+  const std::size_t smem = planar_shared_bytes(P.R > P.Rn ? P.R : P.Rn, r, NV);  // checked against the device by nlm3d_cuda_check_device
+  CDN_CUDA_CHECK(cudaFuncSetAttribute(nlm3d_planar_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(smem)));
+  const dim3 block(32, np::kWarps);
+  const dim3 grid((P.c.value_proto[0].width + np::kTile - 1) / np::kTile, (P.c.value_proto[0].height + np::kTile - 1) / np::kTile,
+                  P.c.out_count);
+  nlm3d_planar_kernel<r, NV><<<grid, block, smem, stream>>>(P);
+  CDN_CHECK_LAUNCH("nlm3d_planar_kernel");
+}
+
+template <int NV>
+void launch_planar_for_patch(const nlm_planar::Params& P, int r, cudaStream_t stream) {
+  switch (r) {
+    case 0: launch_planar<0, NV>(P, stream); break;
+    case 1: launch_planar<1, NV>(P, stream); break;
+    case 2: launch_planar<2, NV>(P, stream); break;
+    case 3: launch_planar<3, NV>(P, stream); break;
+    case 4: launch_planar<4, NV>(P, stream); break;
+    default: throw InvalidArgument("nlm3d: 2D patch radius above 4");
+  }
+}
+
 }  // namespace
 
 std::size_t nlm3d_cuda_shared_bytes(const NlmParams& params, int values) {
+  if (params.patch_shape == NlmPatchShape::Planar)
+    return planar_shared_bytes(params.max_search_radius(), params.patch_radius, values);
   return shared_bytes(params.search_radius, params.patch_radius, values);
 }
 
@@ -200,7 +285,7 @@ void nlm3d_cuda_check_device(const NlmParams& params, int values, int device) {
   const int R = params.search_radius, r = params.patch_radius;
   int limit = 0;
   CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = shared_bytes(R, r, values);
+  const std::size_t smem = nlm3d_cuda_shared_bytes(params, values) + 4 * sizeof(int);  // + the planar kernel's static
   if (smem > static_cast<std::size_t>(limit))
     throw Error("nlm3d: search radius " + std::to_string(R) + " with patch radius " + std::to_string(r) + " needs " +
                 std::to_string(smem / 1024) + " KiB of shared memory per block; CUDA device " +
@@ -210,12 +295,41 @@ void nlm3d_cuda_check_device(const NlmParams& params, int values, int device) {
 
 void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sigma, void* stream) {
   if (chunk.out_count <= 0) return;
+  if (chunk.values < 1 || chunk.values > kNlmMaxValues) throw InvalidArgument("nlm3d: a pass averages 1 to 3 components");
+  if (params.patch_shape == NlmPatchShape::Planar) {
+    nlm_planar::Params P;
+    P.c = chunk;
+    P.R = params.search_radius_at(0);
+    P.Rn = params.search_radius_at(1);
+    P.Rt = params.temporal_radius;
+    P.dt_last = params.last_dt();
+    P.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
+    P.offset = static_cast<float>(nlm_distance_offset(params, sigma));
+    if (params.motion_search) {
+      if (!chunk.motion) throw InvalidArgument("nlm3d: motion-search needs the chunk's motion fields (NlmChunk::motion)");
+      if (chunk.motion_cell % (nlm_planar::kRows * chunk.fy) != 0)
+        throw InvalidArgument("nlm3d: motion cells of " + std::to_string(chunk.motion_cell) +
+                              " luma pixels; the kernel needs a multiple of " +
+                              std::to_string(nlm_planar::kRows * chunk.fy) + " for this pass");
+      P.fields = chunk.motion;
+    }
+    const auto s = static_cast<cudaStream_t>(stream);
+    switch (chunk.values) {
+      case 1: launch_planar_for_patch<1>(P, params.patch_radius, s); break;
+      case 2: launch_planar_for_patch<2>(P, params.patch_radius, s); break;
+      default: launch_planar_for_patch<3>(P, params.patch_radius, s); break;
+    }
+    return;
+  }
+  if (params.motion_search) throw InvalidArgument("nlm3d: motion-search needs patch-shape=2d");
+  if (params.causal) throw InvalidArgument("nlm3d: causal needs patch-shape=2d");
   Args a;
   a.c = chunk;
   a.R = params.search_radius;
   a.Rt = params.temporal_radius;
   a.r = params.patch_radius;
   a.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
+  a.offset = static_cast<float>(nlm_distance_offset(params, sigma));
   const auto s = static_cast<cudaStream_t>(stream);
   switch (chunk.values) {
     case 1: launch_for_patch<1>(a, s); break;

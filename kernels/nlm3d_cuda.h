@@ -3,19 +3,22 @@
 // weights, double sums); a pass computes weights on a luma guide and averages
 // one to three components with them (nlm3d_guide.h).
 //
-// Mapping: a block of 4 warps filters a tile of 30 x 32 pixels (for patch radius
-// r: 32 - 2r columns) of one output frame (grid z = frame of the chunk). For each
-// temporal offset it loads the candidate frame's guide slices and values of the
-// search region into shared memory (the guide of the tile's own frames once);
-// then for every spatial offset each lane walks its column: squared differences
-// summed over the patch's frames, the x box sum by warp shuffles, the y box sum
-// in registers, the weight, and the weighted samples accumulated in registers,
-// with no block barrier. Shared memory per block: 42 KiB for the default 11^3 /
-// 3^3, 91 KiB for 21^3 / 5^3 (refused with a message where the GPU has less).
+// Two kernels. The papers' cubes (patch-shape=cube): a block of 4 warps filters
+// a tile of 30 x 32 pixels (for patch radius r: 32 - 2r columns) of one output
+// frame (grid z = frame of the chunk). For each temporal offset it loads the
+// candidate frame's guide slices and values of the search region into shared
+// memory (the guide of the tile's own frames once); then for every spatial
+// offset each lane walks its column: squared differences summed over the
+// patch's frames, the x box sum by warp shuffles, the y box sum in registers,
+// the weight, and the weighted samples accumulated in registers, with no block
+// barrier. Shared memory per block: 42 KiB for 11^3 / 3^3, 91 KiB for 21^3 / 5^3
+// (refused with a message where the GPU has less). 2D patches, with or without
+// motion-search: nlm3d_planar_block.h.
 #pragma once
 
 #include <cstddef>
 
+#include "nlm3d_motion.h"
 #include "plane.h"
 #include "settings.h"
 
@@ -39,6 +42,13 @@ struct NlmChunk {
   int stream_length = 0;           // frames that exist (candidates at or beyond it are skipped)
   int out_first = 0;
   int out_count = 0;
+  // With motion-search (device memory): out_count x (2 Rt + 1) fields, the
+  // fields of output frame out_first + z at [z * (2 Rt + 1) + dt + Rt] (dt = 0
+  // not read); their vectors are luma pixels, scaled for a pass on fx x fy
+  // luma means (nlm3d_motion.h). motion_cell: the fields' cell (all the same),
+  // which must be a multiple of 8 fy luma pixels (nlm3d_planar_block.h).
+  const NlmMotionField* motion = nullptr;
+  int motion_cell = 16;
 };
 
 // Queues the chunk on `stream` (a cudaStream_t). sigma: the luma's, in its code

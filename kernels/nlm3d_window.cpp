@@ -1,9 +1,14 @@
 // nlm3d_window.cpp: NLM-3D as a temporal mode (temporal_mode.h) on the CPU: a
 // chunk of output frames filtered by nlm3d_guided_reference, in the passes of
-// nlm3d_guide.h (nlm3d-gpu-cuomo-2014 eq. 8-9; docs/NLM3D.md).
+// nlm3d_guide.h (nlm3d-gpu-cuomo-2014 eq. 8-9; docs/NLM3D.md), with the motion
+// fields of motion-search estimated by motion_reference.h.
 #include "nlm3d_window.h"
 
+#include <cstdint>
+
+#include "error.h"
 #include "host_frame.h"
+#include "motion_field.h"
 #include "nlm3d_guide.h"
 #include "nlm3d_reference.h"
 #include "parallel.h"
@@ -17,6 +22,27 @@ class Nlm3dCpuWindow final : public WindowFilter {
   Nlm3dCpuWindow(const NlmParams& p, PixelFormat f) : params_(p), format_(f) {}
 
   void run(const ChunkJob& job, void*) override {
+    const int n = static_cast<int>(job.outputs.size());
+    const int nf = 2 * params_.temporal_radius + 1;  // fields per output frame, [dt + Rt]
+    std::vector<MotionField> fields;
+    std::vector<NlmMotionField> views;
+    if (params_.motion_search) {
+      const MotionParams mp = nlm3d_motion_params();
+      std::vector<LumaPyramid> pyramids(job.window.size());
+      parallel_rows(static_cast<int>(job.window.size()), 0,
+                    [&](int j) { pyramids[j] = build_pyramid(components(*job.window[j])[0], mp); });
+      fields.resize(static_cast<std::size_t>(n) * nf);
+      parallel_rows(n * nf, 0, [&](int k) {
+        const int t = job.out_first + k / nf, dt = k % nf - params_.temporal_radius;
+        if (dt == 0 || dt > params_.last_dt() || t + dt < 0 || t + dt >= job.stream_length) return;  // never read
+        if (job.cancel && job.cancel->load()) return;
+        fields[k] = estimate_motion(pyramids[t - job.window_first], pyramids[t + dt - job.window_first], mp);
+      });
+      if (job.cancel && job.cancel->load()) throw Cancelled();
+      static_assert(sizeof(MotionVector) == 2 * sizeof(std::int16_t), "NlmMotionField reads (dx, dy) int16 pairs");
+      for (const MotionField& f : fields)
+        views.push_back({reinterpret_cast<const std::int16_t*>(f.v.data()), f.cols, f.rows, f.cell});
+    }
     for (const NlmPass& pass : nlm_passes(format_, job.filtered)) {
       const int nv = static_cast<int>(pass.values.size());
       std::vector<FrameWindow> values(nv);
@@ -45,13 +71,19 @@ class Nlm3dCpuWindow final : public WindowFilter {
         guide.frames.push_back(g);
       }
       // Frames of a chunk are independent: one thread per frame (several per frame for a chunk of one).
-      const int n = static_cast<int>(job.outputs.size());
       const int inner = n == 1 ? 0 : 1;
       parallel_rows(n, 0, [&](int i) {
         std::vector<PlaneView> outs;
         for (int c : pass.values) outs.push_back(components(*job.outputs[i])[c]);
-        nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner);
+        const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, pass.fx, pass.fy};
+        if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
+        try {
+          nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner,
+                                 params_.motion_search ? &motion : nullptr, job.cancel);
+        } catch (const Cancelled&) {
+        }
       });
+      if (job.cancel && job.cancel->load()) throw Cancelled();
     }
   }
 
@@ -62,7 +94,15 @@ class Nlm3dCpuWindow final : public WindowFilter {
 
 }  // namespace
 
-WindowShape nlm3d_window_shape(const NlmParams& p) { return {p.reach(), p.reach(), p.chunk_size}; }
+MotionParams nlm3d_motion_params() {
+  MotionParams p;
+  p.cell = 16;
+  return p;
+}
+
+WindowShape nlm3d_window_shape(const NlmParams& p) {
+  return {p.reach(), p.reach_after(), p.causal ? 1 : p.chunk_size};
+}
 
 std::unique_ptr<WindowFilter> make_nlm3d_cpu_window(const NlmParams& p, PixelFormat f) {
   return std::make_unique<Nlm3dCpuWindow>(p, f);

@@ -1,12 +1,18 @@
 // nlm3d_window_cuda.cu: NLM-3D as a temporal mode (temporal_mode.h) on CUDA: a
 // chunk's window and output planes go into a device table of pointers, then one
 // nlm3d_cuda_chunk launch per pass (nlm3d_guide.h) and per run of output frames
-// of equal sigma, all queued on the lane's stream.
+// of equal sigma, all queued on the lane's stream. With motion-search, first the
+// fields: the luma pyramid of every window frame, then one field per output
+// frame t and other frame t + dt (motion_cuda.h), into a device buffer that the
+// kernel reads through a fixed table of NlmMotionField.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "error.h"
+#include "motion_cuda.h"
 #include "nlm3d_cuda.h"
 #include "nlm3d_guide.h"
 #include "nlm3d_window.h"
@@ -30,6 +36,8 @@ class Nlm3dCudaWindow final : public WindowFilter {
   ~Nlm3dCudaWindow() override {
     cudaFree(pointers_);
     cudaFreeHost(host_pointers_);
+    cudaFree(fields_);
+    cudaFree(field_table_);
   }
 
   void run(const ChunkJob& job, void* stream_ptr) override {
@@ -45,8 +53,10 @@ class Nlm3dCudaWindow final : public WindowFilter {
       for (const FrameView* f : job.outputs) host_pointers_[n++] = components(*f)[c].data;
     }
     CDN_CUDA_CHECK(cudaMemcpyAsync(pointers_, host_pointers_, n * sizeof(void*), cudaMemcpyHostToDevice, stream));
-    // Passes: the luma guide is component 0's part of the table.
     const int count = static_cast<int>(job.outputs.size());
+    if (params_.motion_search) estimate_fields(job, stream);
+    const int nf = 2 * params_.temporal_radius + 1;
+    // Passes: the luma guide is component 0's part of the table.
     for (const NlmPass& pass : nlm_passes(format_, job.filtered)) {
       NlmChunk k;
       k.guide_proto = components(*job.window[0])[0];
@@ -68,14 +78,61 @@ class Nlm3dCudaWindow final : public WindowFilter {
         }
         k.out_first = job.out_first + begin;
         k.out_count = end - begin;
+        if (params_.motion_search) {
+          k.motion = field_table_ + static_cast<std::size_t>(begin) * nf;
+          k.motion_cell = motion_params_.cell;
+        }
         nlm3d_cuda_chunk(k, params_, job.sigma[begin], stream);
       }
     }
   }
 
  private:
+  // The fields of every output frame of the chunk: [z * (2 Rt + 1) + dt + Rt],
+  // those of frames beyond the stream or after t in the causal window not
+  // estimated (the kernel does not read them).
+  void estimate_fields(const ChunkJob& job, cudaStream_t stream) {
+    const PlaneView luma = components(*job.window[0])[0];
+    const int nf = 2 * params_.temporal_radius + 1;
+    const std::size_t cells = static_cast<std::size_t>(MotionCuda::cols(luma.width, motion_params_)) *
+                              MotionCuda::rows(luma.height, motion_params_);
+    const std::size_t nfields = static_cast<std::size_t>(params_.chunk_size) * nf;
+    if (cells != field_cells_) {  // the first chunk, or a new frame size: the buffer and its table
+      cudaFree(fields_);
+      cudaFree(field_table_);
+      fields_ = nullptr;
+      field_table_ = nullptr;
+      field_cells_ = 0;
+      CDN_CUDA_CHECK(cudaMalloc(&fields_, nfields * cells * sizeof(MotionVector)));
+      CDN_CUDA_CHECK(cudaMalloc(&field_table_, nfields * sizeof(NlmMotionField)));
+      static_assert(sizeof(MotionVector) == 2 * sizeof(std::int16_t), "NlmMotionField reads (dx, dy) int16 pairs");
+      std::vector<NlmMotionField> table(nfields);
+      for (std::size_t k = 0; k < nfields; ++k)
+        table[k] = {reinterpret_cast<const std::int16_t*>(fields_ + k * cells), MotionCuda::cols(luma.width, motion_params_),
+                    MotionCuda::rows(luma.height, motion_params_), motion_params_.cell};
+      // Synchronous (pageable memory): once per stream size, before the table's first use.
+      CDN_CUDA_CHECK(cudaMemcpy(field_table_, table.data(), nfields * sizeof(NlmMotionField), cudaMemcpyHostToDevice));
+      field_cells_ = cells;
+    }
+    for (std::size_t j = 0; j < job.window.size(); ++j)
+      motion_.build_pyramid(components(*job.window[j])[0], static_cast<int>(j), motion_params_, stream);
+    for (std::size_t z = 0; z < job.outputs.size(); ++z) {
+      const int t = job.out_first + static_cast<int>(z);
+      for (int dt = -params_.temporal_radius; dt <= params_.last_dt(); ++dt) {
+        if (dt == 0 || t + dt < 0 || t + dt >= job.stream_length) continue;
+        motion_.estimate(t - job.window_first, t + dt - job.window_first,
+                         fields_ + (z * nf + dt + params_.temporal_radius) * cells, motion_params_, stream);
+      }
+    }
+  }
+
   NlmParams params_;
   PixelFormat format_;
+  MotionParams motion_params_ = nlm3d_motion_params();
+  MotionCuda motion_;
+  MotionVector* fields_ = nullptr;         // device: chunk-size x (2 Rt + 1) fields of field_cells_ vectors
+  NlmMotionField* field_table_ = nullptr;  // device: their NlmMotionField, in the same order
+  std::size_t field_cells_ = 0;
   void** pointers_ = nullptr;       // device array: window and output planes of a chunk
   void** host_pointers_ = nullptr;  // pinned: the table as written before the copy
   std::size_t table_size_ = 0;

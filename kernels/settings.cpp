@@ -54,7 +54,7 @@ TemporalWindow resolve_window(const DenoiseSettings& s, bool live_source) {
     throw InvalidArgument(std::string("window = causal: mode ") + mode_name(s.mode) +
                           " has no causal window in this build (window = centred or auto)");
   if (s.window != TemporalWindow::Auto) return s.window;
-  return live_source && is_temporal(s.mode) && has_causal_window(s.mode) ? TemporalWindow::Causal
+  return live_source && is_temporal(s.mode) && causal_window_possible(s) ? TemporalWindow::Causal
                                                                          : TemporalWindow::Centred;
 }
 
@@ -95,6 +95,38 @@ bool parse_backend(const std::string& s, Backend* out) { return parse_in(kBacken
 const char* planes_name(PlaneSelection p) { return name_of(kPlanes, p); }
 bool parse_planes(const std::string& s, PlaneSelection* out) { return parse_in(kPlanes, s, out); }
 
+const char* patch_shape_name(NlmPatchShape s) { return s == NlmPatchShape::Cube ? "cube" : "2d"; }
+
+bool operator==(const NlmParams& a, const NlmParams& b) {
+  return a.search_radius == b.search_radius && a.temporal_radius == b.temporal_radius &&
+         a.neighbour_search_radius == b.neighbour_search_radius &&
+         a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
+         a.distance_offset == b.distance_offset && a.causal == b.causal &&
+         a.strength == b.strength && a.chunk_size == b.chunk_size;
+}
+
+NlmParams nlm_paper_params() {
+  NlmParams p;
+  p.search_radius = 5;
+  p.temporal_radius = 5;
+  p.neighbour_search_radius = -1;
+  p.patch_radius = 1;
+  p.patch_shape = NlmPatchShape::Cube;
+  p.motion_search = false;
+  p.distance_offset = false;
+  p.strength = 0.4;
+  return p;
+}
+
+NlmParams nlm_video_params() { return NlmParams{}; }
+
+NlmParams nlm_fast_params() {
+  NlmParams p = nlm_video_params();
+  p.search_radius = 2;
+  p.temporal_radius = 2;
+  return p;
+}
+
 PipdParams pipd_quality_params() {
   PipdParams p;
   p.direction_prefilter = 1;
@@ -102,6 +134,11 @@ PipdParams pipd_quality_params() {
   p.t2max = 1.0;
   return p;
 }
+
+namespace {
+const char* const kPatchShapeNames[] = {"cube", "2d", nullptr};
+const char* const kOffOn[] = {"off", "on", nullptr};
+}  // namespace
 
 const std::vector<ParamSpec>& param_specs() {
   static const std::vector<ParamSpec> specs = {
@@ -125,18 +162,33 @@ const std::vector<ParamSpec>& param_specs() {
        "noisy frame, as in the paper (an addition of ours: docs/PIPD.md)",
        true, 0, 2, 0, [](const DenoiseSettings& s) { return double(s.pipd.direction_prefilter); },
        [](DenoiseSettings& s, double v) { s.pipd.direction_prefilter = int(v); }},
-      {ParamGroup::Nlm, "search-radius", "NLM-3D spatial search radius R: (2R+1)^2 candidates per frame (paper: 5, an 11^3 cube)", true,
-       1, 10, 5, [](const DenoiseSettings& s) { return double(s.nlm.search_radius); },
+      {ParamGroup::Nlm, "search-radius", "NLM-3D spatial search radius R in frame t: (2R+1)^2 candidates (paper: 5, an 11^3 cube)", true,
+       1, 10, 3, [](const DenoiseSettings& s) { return double(s.nlm.search_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.search_radius = int(v); }},
-      {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (paper: 5)", true, 0, 10, 5,
+      {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (before only with window=causal; paper: 5)", true, 0, 10, 3,
        [](const DenoiseSettings& s) { return double(s.nlm.temporal_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.temporal_radius = int(v); }},
-      {ParamGroup::Nlm, "patch-radius", "NLM-3D similarity cube radius in x, y and t (paper: 1, a 3^3 cube)", true, 0, 3, 1,
+      {ParamGroup::Nlm, "neighbour-search-radius",
+       "NLM-3D spatial search radius in the other frames t+-1..t+-Rt (not in the paper: its cube has one radius); -1 or "
+       "same: search-radius",
+       true, -1, 10, 2, [](const DenoiseSettings& s) { return double(s.nlm.neighbour_search_radius); },
+       [](DenoiseSettings& s, double v) { s.nlm.neighbour_search_radius = int(v); }, "same", -1.0},
+      {ParamGroup::Nlm, "patch-radius", "NLM-3D patch radius r: (2r+1)^2 per frame, over 2r+1 frames for the cube (paper: 1, a 3^3 cube; cube up to 3, 2d up to 4)", true, 0, 4, 4,
        [](const DenoiseSettings& s) { return double(s.nlm.patch_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.patch_radius = int(v); }},
-      {ParamGroup::Nlm, "nlm-beta", "NLM-3D filter parameter beta in h^2 = 2 beta sigma^2 |patch| (tuned: 0.4; the strength knob scales sigma for every mode)", false, 0.05, 20.0, 0.4,
+      {ParamGroup::Nlm, "patch-shape", "NLM-3D patch: cube = (2r+1)^3 spanning frames (paper); 2d = one frame's (2r+1)^2 patch compared with the other frames' (follows motion)",
+       true, 0, 1, 1, [](const DenoiseSettings& s) { return double(static_cast<int>(s.nlm.patch_shape)); },
+       [](DenoiseSettings& s, double v) { s.nlm.patch_shape = static_cast<NlmPatchShape>(int(v)); }, nullptr, 0,
+       kPatchShapeNames},
+      {ParamGroup::Nlm, "motion-search", "NLM-3D: centre the search window in each other frame on the motion vector towards it (not in the paper; patch-shape=2d; the streams estimate the motion)",
+       true, 0, 1, 1, [](const DenoiseSettings& s) { return s.nlm.motion_search ? 1.0 : 0.0; },
+       [](DenoiseSettings& s, double v) { s.nlm.motion_search = v != 0; }, nullptr, 0, kOffOn},
+      {ParamGroup::Nlm, "distance-offset", "NLM-3D: weigh patches by their distance less the noise's expected share, 2 sigma^2 per sample (IPOL NLM; not in the paper)",
+       true, 0, 1, 1, [](const DenoiseSettings& s) { return s.nlm.distance_offset ? 1.0 : 0.0; },
+       [](DenoiseSettings& s, double v) { s.nlm.distance_offset = v != 0; }, nullptr, 0, kOffOn},
+      {ParamGroup::Nlm, "nlm-beta", "NLM-3D filter parameter beta in h^2 = 2 beta sigma^2 |patch| (paper's cubes: 0.4; the strength knob scales sigma for every mode)", false, 0.05, 20.0, 0.2,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
-      {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it)", true, 1, 500, 50,
+      {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it; 1 with window=causal)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
        [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},
       {ParamGroup::Bm3d, "bm3d-profile",
@@ -260,6 +312,22 @@ void validate(const DenoiseSettings& s) {
   }
   if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
+  if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.patch_radius > 3)
+    throw InvalidArgument("patch-radius = " + std::to_string(s.nlm.patch_radius) +
+                          " is invalid with patch-shape=cube: expected 0 to 3 (2d patches go up to 4)");
+  if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.neighbour_search_radius >= 0 &&
+      s.nlm.neighbour_search_radius != s.nlm.search_radius)
+    throw InvalidArgument("neighbour-search-radius = " + std::to_string(s.nlm.neighbour_search_radius) +
+                          " needs patch-shape=2d (the papers' search cube has one radius)");
+  if (s.nlm.neighbour_search_radius == 0 && !s.nlm.motion_search)
+    throw InvalidArgument("neighbour-search-radius = 0 compares each pixel with itself in the other frames: "
+                          "use it with motion-search=on, or a radius of 1 or more");
+  if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
+    throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector): "
+                          "add motion-search=off for the papers' cubes");
+  if ((s.nlm.causal || (s.mode == Mode::Nlm3d && s.window == TemporalWindow::Causal)) &&
+      s.nlm.patch_shape != NlmPatchShape::Planar)
+    throw InvalidArgument("window=causal needs nlm3d's patch-shape=2d (a cube spans later frames)");
   validate(vbm3d_params(s.vbm3d));
   for (int n : {s.bm3d.group1, s.bm3d.group2})
     if (n != 0 && n != 8 && n != 16 && n != 32)

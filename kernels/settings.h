@@ -58,17 +58,67 @@ struct PipdParams {
 // matters to hybrid only). The other parameters keep the paper's defaults.
 PipdParams pipd_quality_params();
 
-// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md).
-struct NlmParams {
-  int search_radius = 5;     // spatial search radius: (2R+1)^2 candidates per frame (paper: 11^3 cube)
-  int temporal_radius = 5;   // frames searched either side (paper: 11^3 cube)
-  int patch_radius = 1;      // similarity cube radius, in x, y and t (paper: 3^3)
-  double strength = 0.4;     // beta of h^2 = 2 beta sigma^2 |B| (parameter nlm-beta; the papers: "beta ~ 1, to be tuned"; docs/NLM3D.md)
-  int chunk_size = 50;       // frames filtered per batch
+// NLM-3D's similarity patch (docs/NLM3D.md): the papers' cube spans frames
+// t - r .. t + r; a 2D patch lies in one frame and is compared with 2D patches
+// of the other frames (KNLMeansCL's way), which follows motion between frames.
+enum class NlmPatchShape { Cube = 0, Planar = 1 };
+const char* patch_shape_name(NlmPatchShape s);
 
-  // Frames needed either side of an output frame.
-  int reach() const { return temporal_radius + patch_radius; }
+// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md). The
+// defaults are for moving video (docs/NLM3D.md, "Moving video");
+// nlm_paper_params() gives the papers' 11^3 search cube with 3^3 cubes.
+struct NlmParams {
+  int search_radius = 3;     // spatial search radius in frame t: (2R+1)^2 candidates (paper: 5, an 11^3 cube)
+  int temporal_radius = 3;   // frames searched either side (paper: 5)
+  // Not in the papers: the spatial search radius in the other frames t +- 1 ..
+  // t +- Rt (the windows that motion-search centres); -1: search_radius.
+  int neighbour_search_radius = 2;
+  int patch_radius = 4;      // patch radius: in x and y, and in t for the cube (paper: 1, a 3^3 cube)
+  NlmPatchShape patch_shape = NlmPatchShape::Planar;  // paper: Cube
+  // Not in the papers: the search window in frame t + dt is centred on the
+  // pixel's motion vector towards that frame (nlm3d_motion.h); 2D patches only.
+  // The streams estimate the fields (nlm3d_window*, kernels/motion_*).
+  bool motion_search = true;
+  // Not in the papers: the weight is exp(-max(d2 - 2 sigma^2 |B|, 0) / h^2),
+  // the distance less what noise alone gives (Buades, Coll, Morel, "Non-Local
+  // Means Denoising", IPOL 2011): patches that differ only by noise weigh ~1.
+  bool distance_offset = true;
+  // Not in the papers: a causal window, frames t - Rt .. t only (live sources:
+  // each frame out as soon as it is filtered, chunks of one frame); 2D patches only.
+  // Set by the stream's window (window=causal, or auto on a live source).
+  bool causal = false;
+  double strength = 0.2;     // parameter nlm-beta: beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
+  int chunk_size = 50;       // frames filtered per batch (1 with the causal window)
+
+  // The spatial search radius in frame t + dt.
+  int search_radius_at(int dt) const {
+    return dt == 0 || neighbour_search_radius < 0 ? search_radius : neighbour_search_radius;
+  }
+  int max_search_radius() const { return search_radius_at(0) > search_radius_at(1) ? search_radius_at(0) : search_radius_at(1); }
+  // Frames in a patch: 2r + 1 for the cube, 1 for 2D patches.
+  int patch_frames() const { return patch_shape == NlmPatchShape::Cube ? 2 * patch_radius + 1 : 1; }
+  // Samples in a patch, |B| of h^2.
+  int patch_samples() const { return (2 * patch_radius + 1) * (2 * patch_radius + 1) * patch_frames(); }
+  // Frames needed before an output frame, and after it (0 for the causal window):
+  // the single source of truth for every window (schedulers, pools, latency).
+  int reach() const { return temporal_radius + (patch_frames() - 1) / 2; }
+  int reach_after() const { return causal ? 0 : reach(); }
+  // The last temporal offset searched: Rt, or 0 for the causal window.
+  int last_dt() const { return causal ? 0 : temporal_radius; }
 };
+bool operator==(const NlmParams& a, const NlmParams& b);
+inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
+
+// The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
+// windows, beta 0.4 (tuned in docs/NLM3D.md on pans). Not the defaults.
+NlmParams nlm_paper_params();
+// For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
+// window in frame t and 5x5 windows centred by motion in t +- 1 .. 3,
+// distance-offset, beta 0.2. NlmParams{}'s defaults.
+NlmParams nlm_video_params();
+// The video settings with 5x5 windows over 5 frames: at least vs-nlm-cuda's
+// default quality in a fraction of its time (docs/NLM3D.md).
+NlmParams nlm_fast_params();
 
 // BM3D's profiles (docs/BM3D.md, kernels/bm3d_profile.h): `paper` follows the GPU
 // paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both
@@ -126,6 +176,9 @@ bool uses_sigma(Mode m);
 // only the frames of the window it is given (t - before .. t). Set per mode in
 // temporal_modes.cpp, by the mode's engineers once their causal filter exists.
 bool has_causal_window(Mode m);
+// Whether these settings can run the mode's causal window (nlm3d: 2D patches
+// only, a cube spans later frames). Auto takes the causal window only then.
+bool causal_window_possible(const DenoiseSettings& s);
 // The window to run: `s.window`, or for Auto causal when `live_source` and the
 // mode has one, else centred. Throws InvalidArgument for causal on a mode
 // without one.

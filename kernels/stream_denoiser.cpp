@@ -100,6 +100,7 @@ void StreamDenoiser::build(const DenoiseSettings& settings) {
     impl_ = std::move(stream);
   }
   if (!impl_) throw Error("no temporal stream for this backend in this build");
+  impl_->set_cancel_flag(cancel_);
   settings_ = settings;
   has_pending_ = false;
   in_stream_ = finished_ = false;
@@ -216,6 +217,7 @@ void StreamDenoiser::reset() { start_over(); }
 void StreamDenoiser::set_cancel_flag(const std::atomic<bool>* flag) {
   cancel_ = flag;
   if (per_frame_) per_frame_->set_cancel_flag(flag);
+  if (impl_) impl_->set_cancel_flag(flag);
 }
 
 bool StreamDenoiser::idle() const { return !in_stream_ && impl().held() == 0; }

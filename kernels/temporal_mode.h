@@ -9,6 +9,7 @@
 // tools do not change.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct ChunkJob {
   // estimated: today the first frame's for every frame).
   std::vector<double> sigma;
   int filtered = 1;  // components [0, filtered) of every output are filtered; the others are copied already
+  // CPU filters: when it becomes true, the filter stops within a band of rows and
+  // throws Cancelled (StreamDenoiser::set_cancel_flag); the outputs are incomplete.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class WindowFilter {

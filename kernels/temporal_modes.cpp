@@ -18,22 +18,31 @@ Vbm3dSettings vbm3d_settings(const DenoiseSettings& s) {
   if (resolve_window(s, false) == TemporalWindow::Causal) v.causal = 1;
   return v;
 }
+// nlm3d's causal filter (NlmParams::causal) when the stream's window resolves to causal.
+NlmParams nlm_settings(const DenoiseSettings& s) {
+  NlmParams p = s.nlm;
+  if (resolve_window(s, false) == TemporalWindow::Causal) p.causal = true;
+  return p;
+}
 }  // namespace
 
 bool has_causal_window(Mode m) {
   switch (m) {
-    // nlm3d's filter reads frames t + 1 .. t + r of the window: its causal
-    // variant is being written on branch nlm, which turns this on with it.
-    case Mode::Nlm3d: return false;
+    case Mode::Nlm3d: return true;  // 2D patches only (validate() says so)
     case Mode::Vbm3d: return true;  // vbm3d-causal (vbm3d_params.h)
     default: return false;
   }
 }
 
+bool causal_window_possible(const DenoiseSettings& s) {
+  if (!has_causal_window(s.mode)) return false;
+  return s.mode != Mode::Nlm3d || s.nlm.patch_shape == NlmPatchShape::Planar;
+}
+
 WindowShape window_shape(const DenoiseSettings& s) {
   WindowShape w;
   switch (s.mode) {
-    case Mode::Nlm3d: w = nlm3d_window_shape(s.nlm); break;
+    case Mode::Nlm3d: w = nlm3d_window_shape(nlm_settings(s)); break;
     case Mode::Vbm3d: w = vbm3d_window_shape(vbm3d_settings(s)); break;
     default: not_temporal(s.mode);
   }
@@ -49,7 +58,7 @@ WindowShape window_shape(const DenoiseSettings& s) {
 
 std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, PixelFormat format) {
   switch (s.mode) {
-    case Mode::Nlm3d: return make_nlm3d_cpu_window(s.nlm, format);
+    case Mode::Nlm3d: return make_nlm3d_cpu_window(nlm_settings(s), format);
     case Mode::Vbm3d: return make_vbm3d_cpu_window(vbm3d_settings(s), format);
     default: not_temporal(s.mode);
   }
@@ -59,7 +68,7 @@ std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, P
 std::unique_ptr<WindowFilter> make_cuda_window_filter(const DenoiseSettings& s, PixelFormat format, int device) {
   const int filtered = s.planes == PlaneSelection::All ? format_info(format).components : 1;
   switch (s.mode) {
-    case Mode::Nlm3d: return make_nlm3d_cuda_window(s.nlm, format, filtered, device);
+    case Mode::Nlm3d: return make_nlm3d_cuda_window(nlm_settings(s), format, filtered, device);
     case Mode::Vbm3d: return make_vbm3d_cuda_window(vbm3d_settings(s), format, device);
     default: not_temporal(s.mode);
   }

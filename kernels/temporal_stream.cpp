@@ -163,7 +163,9 @@ class CpuTemporalStream final : public TemporalStream {
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
   double estimate_sigma(const FrameView& frame, void*) override { return luma_sigma(frame, 0); }
   void launch(Chunk& chunk, int filtered, void*) override {
-    filter_->run(job_of(chunk, chunk.window, chunk.outputs, filtered), nullptr);  // done on return
+    ChunkJob job = job_of(chunk, chunk.window, chunk.outputs, filtered);
+    job.cancel = cancel_;
+    filter_->run(job, nullptr);  // done on return (or Cancelled)
   }
   bool done(const Chunk&, bool, void*) const override { return true; }
   void synchronize(void*) override {}

@@ -48,6 +48,7 @@ class TemporalStream : public FrameStream {
   void finish() override { sched_.finish(); }
   void reset() override;
   void set_noise(const std::vector<double>& sigma) override { noise_ = sigma; }
+  void set_cancel_flag(const std::atomic<bool>* flag) override { cancel_ = flag; }
 
   // latency_frames() for these settings (or this window) and lanes.
   static int latency_for(const DenoiseSettings& s, int lanes) { return latency_for(window_shape(s), lanes); }
@@ -90,6 +91,7 @@ class TemporalStream : public FrameStream {
   virtual void synchronize(void* stream) = 0;
 
   DenoiseSettings settings_;
+  const std::atomic<bool>* cancel_ = nullptr;  // for CPU filters (ChunkJob::cancel)
   WindowShape shape_;
   PixelFormat format_;
   int width_, height_;

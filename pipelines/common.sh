@@ -69,8 +69,9 @@ common_help() {
                          --mode and --props override it (docs/PRESETS.md)
   --mode pipd|hybrid|nlm3d|bm3d
                          denoising algorithm (default: ${MODE:-from the preset}); nlm3d holds a window of
-                         frames (latency chunk-size - 1 + temporal-radius + patch-radius
-                         frames: 55 at the defaults, try --props "chunk-size=4"); bm3d is
+                         frames (latency chunk-size - 1 + temporal-radius frames: 52 at
+                         the defaults; --props "window=causal" for live sources: latency 0,
+                         only past frames); bm3d is
                          the offline mode: the best quality, tens of ms a frame on a GPU
   --backend auto|cuda|cpu
                          where cudadenoise filters (default: auto)

@@ -5,14 +5,16 @@
 # With a V4L2 camera the picture is shown as it comes (cameras are noisy enough
 # in low light); without one, videotestsrc (live, moving ball) plus cudaaddnoise
 # stands in. Queues are leaky so that a slow denoiser drops frames instead of
-# delaying the preview. cudadenoise runs with window=auto: for this live source
-# a temporal mode takes its causal window (current and past frames, at most one
-# frame of latency) where it has one, and reports that latency; the default
-# preset (standard: BM3D, per frame) adds no latency at all.
+# delaying the preview. cudadenoise runs the preset `live` (nlm3d, causal window:
+# the current and 3 past frames, no frame of latency; docs/PRESETS.md) with
+# window=auto: any temporal mode given by --mode takes its causal window for
+# this live source, and the element reports that latency. --preset standard:
+# BM3D per frame, also no latency, no gain from time.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=common.sh
 . "$HERE/common.sh"
+PRESET=live
 
 usage() {
   cat <<EOF

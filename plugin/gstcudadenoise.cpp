@@ -82,7 +82,8 @@
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
- * ]| The temporal mode: 55 frames of latency with the default parameters.
+ * ]| The temporal mode: 52 frames of latency with the default parameters
+ * (window=causal, or auto on a live source: only past frames, no added latency).
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! cudaaddnoise sigma=15 ! \
  *     cudadenoise strength=1.2 ! videoconvert ! autovideosink

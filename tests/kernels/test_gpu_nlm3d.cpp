@@ -1,17 +1,22 @@
 // test_gpu_nlm3d.cpp: the CUDA temporal mode against the CPU reference (float
 // against double: identical on at least 99.99% of samples, never more than one
 // code value apart), chunk invariance on the GPU, device-frame streams, the
-// paper's configurations, odd sizes and deep formats. Skips without a GPU.
+// paper's configurations, 2D patches, motion-centred windows (the kernel given
+// motion fields directly: the streams do not make them yet), odd sizes and
+// deep formats. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <random>
 #include <vector>
 
 #include "host_frame.h"
 #include "noise.h"
 #include "stream_denoiser.h"
+#include "test_nlm3d_support.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
@@ -20,6 +25,7 @@
 #include "error.h"
 #include "frame_pool.h"
 #include "nlm3d_cuda.h"
+#include "nlm3d_guide.h"
 #endif
 
 namespace cdn {
@@ -77,6 +83,7 @@ double compare(const std::vector<HostFrame>& a, const std::vector<HostFrame>& b,
 DenoiseSettings nlm(int R, int Rt, int r, int chunk) {
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
+  s.nlm = nlm_paper_params();  // cubes
   s.nlm.search_radius = R;
   s.nlm.temporal_radius = Rt;
   s.nlm.patch_radius = r;
@@ -246,6 +253,239 @@ TEST(GpuNlm3d, DeviceFramesStayOnTheDevice) {
   }
   drain(*d, sink);
   compare(got, want, "device frames");
+}
+
+DenoiseSettings planar(int R, int Rt, int r, int chunk, bool offset = false) {
+  DenoiseSettings s = nlm(R, Rt, r, chunk);
+  s.nlm.patch_shape = NlmPatchShape::Planar;
+  s.nlm.distance_offset = offset;
+  s.nlm.strength = 0.25;
+  return s;
+}
+
+TEST(GpuNlm3d, PlanarPatchesMatchTheCpuReference) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::GRAY8, 9, 77, 45, 31);
+  compare(run(Backend::Cuda, planar(2, 3, 4, 4), in), run(Backend::Cpu, planar(2, 3, 4, 4), in), "2d 5x5x7 / 9x9");
+  compare(run(Backend::Cuda, planar(2, 3, 4, 4, true), in), run(Backend::Cpu, planar(2, 3, 4, 4, true), in),
+          "2d 5x5x7 / 9x9, distance-offset");
+  compare(run(Backend::Cuda, planar(5, 2, 2, 9), in), run(Backend::Cpu, planar(5, 2, 2, 9), in), "2d 11x11x5 / 5x5");
+  compare(run(Backend::Cuda, planar(1, 1, 0, 3), in), run(Backend::Cpu, planar(1, 1, 0, 3), in), "2d 3x3x3 / 1x1");
+  DenoiseSettings wide = planar(1, 2, 3, 4);
+  wide.nlm.neighbour_search_radius = 4;  // a larger window in the other frames
+  compare(run(Backend::Cuda, wide, in), run(Backend::Cpu, wide, in), "2d 3x3 in t, 9x9 in t+-1, t+-2 / 7x7");
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::I420, PixelFormat::Y444}) {
+    const auto c = clip(f, 5, 35, 21, 32);
+    compare(run(Backend::Cuda, planar(2, 2, 3, 2, true), c), run(Backend::Cpu, planar(2, 2, 3, 2, true), c),
+            std::string("2d, ") + format_name(f));
+  }
+  // The papers' cubes with distance-offset (the cube kernel's weight).
+  DenoiseSettings cube = nlm(3, 2, 1, 4);
+  cube.nlm.distance_offset = true;
+  compare(run(Backend::Cuda, cube, in), run(Backend::Cpu, cube, in), "cube 7x7x5 / 3^3, distance-offset");
+}
+
+// The defaults (nlm_video_params): the streams estimate the motion fields on
+// each backend (motion_cuda.h equals motion_reference.h bit for bit), so the GPU
+// output equals the CPU reference's within the kernels' bound, on every format;
+// the content moves 2 px per frame, so the fields are not zero. Causal too.
+TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
+  CDN_REQUIRE_GPU();
+  const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;
+  DenoiseSettings video;
+  video.mode = Mode::Nlm3d;
+  video.sigma = 18;
+  video.nlm.chunk_size = 4;
+  DenoiseSettings causal = video;
+  causal.nlm.causal = true;
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
+    const auto c = clip(f, small ? 6 : 10, small ? 48 : 83, small ? 32 : 52, 34);
+    compare(run(Backend::Cuda, video, c), run(Backend::Cpu, video, c), std::string("video defaults, ") + format_name(f));
+    compare(run(Backend::Cuda, causal, c), run(Backend::Cpu, causal, c), std::string("video, causal, ") + format_name(f));
+  }
+}
+
+TEST(GpuNlm3d, DefaultsChunkBordersDoNotMatter) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::NV12, 24, 64, 48, 35);
+  DenoiseSettings a;
+  a.mode = Mode::Nlm3d;
+  a.sigma = 18;
+  a.nlm.chunk_size = 24;
+  DenoiseSettings b = a;
+  b.nlm.chunk_size = 5;
+  const auto whole = run(Backend::Cuda, a, in);
+  const auto chunked = run(Backend::Cuda, b, in);
+  ASSERT_EQ(whole.size(), in.size());
+  ASSERT_EQ(chunked.size(), in.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    const auto x = components(whole[i].view()), y = components(chunked[i].view());
+    for (std::size_t c = 0; c < x.size(); ++c)
+      for (int r = 0; r < x[c].height; ++r)
+        for (int q = 0; q < x[c].width; ++q) ASSERT_EQ(x[c].get(q, r), y[c].get(q, r)) << "frame " << i;
+  }
+}
+
+TEST(GpuNlm3d, PlanarChunkBordersDoNotMatter) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::NV12, 40, 64, 48, 33);
+  const auto whole = run(Backend::Cuda, planar(2, 3, 4, 40), in);
+  const auto chunked = run(Backend::Cuda, planar(2, 3, 4, 7), in);
+  ASSERT_EQ(whole.size(), in.size());
+  ASSERT_EQ(chunked.size(), in.size());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    const auto a = components(whole[i].view()), b = components(chunked[i].view());
+    for (std::size_t c = 0; c < a.size(); ++c)
+      for (int y = 0; y < a[c].height; ++y)
+        for (int x = 0; x < a[c].width; ++x) ASSERT_EQ(a[c].get(x, y), b[c].get(x, y)) << "frame " << i;
+  }
+}
+
+// Device memory freed when the test leaves.
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { CDN_CUDA_CHECK(cudaMalloc(&p, bytes)); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// The whole clip as one chunk through nlm3d_cuda_chunk, every pass, with the
+// fields (copied to the device) when given; all components filtered.
+std::vector<HostFrame> gpu_chunk(const std::vector<HostFrame>& in, const NlmParams& p, double sigma,
+                                 const test::HostFields* fields) {
+  const FrameView& f0 = in[0].view();
+  const int n = static_cast<int>(in.size()), planes = format_info(f0.format).planes;
+  CudaFramePool pool(f0.format, f0.width, f0.height, 2 * n);
+  std::vector<CudaFramePool::Handle> din, dout;
+  for (const auto& f : in) {
+    din.push_back(pool.acquire(nullptr));
+    dout.push_back(pool.acquire(nullptr));
+    for (int q = 0; q < planes; ++q) {
+      for (auto* d : {&din.back()->view(), &dout.back()->view()})
+        CDN_CUDA_CHECK(cudaMemcpy2D(d->data[q], d->pitch[q], f.view().data[q], f.view().pitch[q],
+                                    plane_row_bytes(f0.format, f0.width, q), plane_height(f0.format, f0.height, q),
+                                    cudaMemcpyHostToDevice));
+    }
+  }
+  std::vector<std::unique_ptr<DeviceBuffer>> keep;
+  auto to_device = [&](const void* host, std::size_t bytes) {
+    keep.push_back(std::make_unique<DeviceBuffer>(bytes));
+    CDN_CUDA_CHECK(cudaMemcpy(keep.back()->p, host, bytes, cudaMemcpyHostToDevice));
+    return keep.back()->p;
+  };
+  const NlmMotionField* dfields = nullptr;
+  if (fields) {
+    std::vector<NlmMotionField> f = fields->fields;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      f[i].v = static_cast<const std::int16_t*>(
+          to_device(fields->storage[i].data(), fields->storage[i].size() * sizeof(std::int16_t)));
+    dfields = static_cast<const NlmMotionField*>(to_device(f.data(), f.size() * sizeof(NlmMotionField)));
+  }
+  int device = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  for (const NlmPass& pass : nlm_passes(f0.format, format_info(f0.format).components)) {
+    const int nv = static_cast<int>(pass.values.size());
+    NlmChunk k;
+    std::vector<const void*> guide;
+    for (const auto& d : din) guide.push_back(components(d->view())[0].data);
+    k.guide_proto = components(din[0]->view())[0];
+    k.guide_window = static_cast<const void* const*>(to_device(guide.data(), n * sizeof(void*)));
+    k.fx = pass.fx;
+    k.fy = pass.fy;
+    k.values = nv;
+    for (int v = 0; v < nv; ++v) {
+      std::vector<const void*> vals;
+      std::vector<void*> outs;
+      for (int i = 0; i < n; ++i) {
+        vals.push_back(components(din[i]->view())[pass.values[v]].data);
+        outs.push_back(components(dout[i]->view())[pass.values[v]].data);
+      }
+      k.value_proto[v] = components(din[0]->view())[pass.values[v]];
+      k.value_window[v] = static_cast<const void* const*>(to_device(vals.data(), n * sizeof(void*)));
+      k.out_proto[v] = components(dout[0]->view())[pass.values[v]];
+      k.outputs[v] = static_cast<void* const*>(to_device(outs.data(), n * sizeof(void*)));
+    }
+    k.window_first = 0;
+    k.window_count = n;
+    k.stream_length = n;
+    k.out_first = 0;
+    k.out_count = n;
+    k.motion = dfields;
+    k.motion_cell = fields ? fields->cell : 16;
+    nlm3d_cuda_check_device(p, nv, device);
+    nlm3d_cuda_chunk(k, p, sigma, nullptr);
+  }
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<HostFrame> out;
+  for (int i = 0; i < n; ++i) {
+    out.emplace_back(f0.format, f0.width, f0.height);
+    for (int q = 0; q < planes; ++q)
+      CDN_CUDA_CHECK(cudaMemcpy2D(out.back().view().data[q], out.back().view().pitch[q], dout[i]->view().data[q],
+                                  dout[i]->view().pitch[q], plane_row_bytes(f0.format, f0.width, q),
+                                  plane_height(f0.format, f0.height, q), cudaMemcpyDeviceToHost));
+  }
+  return out;
+}
+
+TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
+  CDN_REQUIRE_GPU();
+  std::mt19937 rng(5);
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
+    const int w = 83, h = 51, frames = 6;
+    const auto in = clip(f, frames, w, h, 40);
+    const double sigma = 18.0 * (1 << (components(in[0].view())[0].bit_depth - 8));
+    NlmParams p = nlm_video_params();  // 7x7 in frame t, 5x5 in the others
+    p.temporal_radius = 2;
+    // A known global shift, per-cell vectors, and vectors spread beyond a tile's
+    // shared memory (cells of 16: 4:2:0 chroma takes 8 rows of each).
+    const auto shift = test::make_fields(frames, 2, w, h, 16, [](int, int dt, int, int) {
+      return std::pair{2 * dt, -dt};
+    });
+    const auto cells = test::make_fields(frames, 2, w, h, 16, [&](int, int dt, int, int) {
+      return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3};
+    });
+    const auto spread = test::make_fields(frames, 2, w, h, 16, [&](int, int dt, int cx, int) {
+      return std::pair{(cx % 2 ? 21 : -19) * (dt != 0), int(rng() % 41) - 20};
+    });
+    for (const auto& [name, fields] : {std::pair{"global shift", &shift}, {"per-cell vectors", &cells},
+                                       {"spread vectors", &spread}}) {
+      p.distance_offset = fields == &cells;
+      compare(gpu_chunk(in, p, sigma, fields), test::reference_clip(in, p, sigma, fields),
+              std::string("motion-search, ") + name + ", " + format_name(f));
+    }
+    // Without motion, the same kernel.
+    p.motion_search = false;
+    compare(gpu_chunk(in, p, sigma, nullptr), test::reference_clip(in, p, sigma, nullptr),
+            std::string("2d without motion, ") + format_name(f));
+  }
+}
+
+TEST(GpuNlm3d, MotionSearchNeedsFieldsOfAFittingCell) {
+  CDN_REQUIRE_GPU();
+  const auto in = clip(PixelFormat::NV12, 3, 32, 32, 41);
+  NlmParams p = nlm_paper_params();
+  p.patch_shape = NlmPatchShape::Planar;
+  p.motion_search = true;
+  p.temporal_radius = 1;
+  EXPECT_THROW(gpu_chunk(in, p, 18.0, nullptr), InvalidArgument);
+  // Cells of 8 luma rows give the 4:2:0 chroma pass cells of 4 rows: refused.
+  const auto fine = test::make_fields(3, 1, 32, 32, 8, [](int, int, int, int) { return std::pair{0, 0}; });
+  EXPECT_THROW(gpu_chunk(in, p, 18.0, &fine), InvalidArgument);
+}
+
+TEST(GpuNlm3d, TheLargestPlanarSearchRunsOrIsRefusedAtCreation) {
+  CDN_REQUIRE_GPU();
+  DenoiseSettings s = planar(10, 1, 4, 4);
+  int device = 0, limit = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t need = nlm3d_cuda_shared_bytes(s.nlm, 3);
+  std::printf("2d 21^2 x 3 / 9x9, 3 components: %zu KiB of shared memory per block, the GPU allows %d KiB\n",
+              need / 1024, limit / 1024);
+  ASSERT_LE(need, static_cast<std::size_t>(limit)) << "an H100/H200 has room for every 2D setting";
+  const auto in = clip(PixelFormat::Y444, 4, 40, 36, 42);
+  compare(run(Backend::Cuda, s, in), run(Backend::Cpu, s, in), "largest 2d search");
 }
 
 #else

@@ -3,7 +3,9 @@
 // the stream, and quality on a real moving clip (the noise estimator: test_noise_level.cpp).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -13,6 +15,9 @@
 #include "nlm3d_guide.h"
 #include "nlm3d_reference.h"
 #include "noise.h"
+#include "motion_field.h"
+#include "motion_reference.h"
+#include "nlm3d_window.h"
 #include "stream_denoiser.h"
 #include "test_support.h"
 
@@ -20,37 +25,51 @@ namespace cdn {
 namespace {
 
 // The formula of nlm3d_reference.h evaluated directly, voxel by voxel: distances
-// on `win`, the average of `values` (the window itself when null).
+// on `win`, the average of `values` (the window itself when null); with motion,
+// the window in frame t + dt centred on the vector of the pixel's cell.
 double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams& p, double sigma,
-                   const FrameWindow* values = nullptr) {
+                   const FrameWindow* values = nullptr, const NlmMotion* motion = nullptr) {
   const PlaneView& f0 = win.at(t);
   const int w = f0.width, h = f0.height, r = p.patch_radius;
+  const bool cube = p.patch_shape == NlmPatchShape::Cube;
   auto X = [&](int xx, int yy, int tt) {
     const PlaneView& f = win.at(tt);  // clamps time to the stream
     return double(f.get(clamp_coord(xx, w), clamp_coord(yy, h)));
   };
   auto V = [&](int xx, int yy, int tt) { return values ? double(values->at(tt).get(xx, yy)) : X(xx, yy, tt); };
-  const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, 3);
+  const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2);
+  const double offset = p.distance_offset ? 2.0 * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2) : 0.0;
   double num = 0, den = 0, wmax = 0;
-  for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt)
-    for (int dy = -p.search_radius; dy <= p.search_radius; ++dy)
-      for (int dx = -p.search_radius; dx <= p.search_radius; ++dx) {
-        const int qx = x + dx, qy = y + dy, qt = t + dt;
+  for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt) {
+    int vx = 0, vy = 0;
+    if (motion && dt != 0) {
+      const NlmMotionField& m = motion->fields[dt + p.temporal_radius];
+      const int cx = std::min(motion->fx * x / m.cell, m.cols - 1), cy = std::min(motion->fy * y / m.cell, m.rows - 1);
+      const int mx = m.v[2 * (cy * m.cols + cx)], my = m.v[2 * (cy * m.cols + cx) + 1];
+      // Halved, half away from zero, on a guide of 2 x 2 luma means.
+      vx = motion->fx == 2 ? (mx >= 0 ? (mx + 1) / 2 : -((-mx + 1) / 2)) : mx;
+      vy = motion->fy == 2 ? (my >= 0 ? (my + 1) / 2 : -((-my + 1) / 2)) : my;
+    }
+    const int R = dt == 0 || p.neighbour_search_radius < 0 ? p.search_radius : p.neighbour_search_radius;
+    for (int dy = -R; dy <= R; ++dy)
+      for (int dx = -R; dx <= R; ++dx) {
+        const int qx = x + vx + dx, qy = y + vy + dy, qt = t + dt;
         if ((dx == 0 && dy == 0 && dt == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h || qt < 0 ||
             qt >= win.stream_length)
           continue;
         double d2 = 0;
-        for (int kt = -r; kt <= r; ++kt)
+        for (int kt = cube ? -r : 0; kt <= (cube ? r : 0); ++kt)
           for (int ky = -r; ky <= r; ++ky)
             for (int kx = -r; kx <= r; ++kx) {
               const double a = X(x + kx, y + ky, t + kt) - X(qx + kx, qy + ky, qt + kt);
               d2 += a * a;
             }
-        const double wt = std::exp(-d2 / h2);
+        const double wt = std::exp(-std::max(d2 - offset, 0.0) / h2);
         num += wt * V(qx, qy, qt);
         den += wt;
         wmax = std::max(wmax, wt);
       }
+  }
   const double self = den > 0 ? wmax : 1.0;
   return (num + self * V(x, y, t)) / (den + self);
 }
@@ -70,7 +89,7 @@ std::vector<HostFrame> random_clip(int frames, int w, int h, std::uint64_t seed)
 
 TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
   for (int patch : {0, 1}) {
-    NlmParams p;
+    NlmParams p = nlm_paper_params();
     p.search_radius = 2;
     p.temporal_radius = 1;
     p.patch_radius = patch;
@@ -91,10 +110,84 @@ TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
   }
 }
 
+// 2D patches, without and with motion (vectors per cell, some pointing out of
+// the frame), against the formula.
+TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
+  const int frames = 5, w = 13, h = 11, Rt = 2;
+  auto clip = random_clip(frames, w, h, 21);
+  FrameWindow win;
+  win.stream_length = frames;
+  for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+  // Cells of 4 pixels: 4 x 3 cells, each (dt, cell) its own vector.
+  std::vector<std::vector<std::int16_t>> store;
+  std::vector<NlmMotionField> fields;
+  for (int dt = -Rt; dt <= Rt; ++dt) {
+    std::vector<std::int16_t> v;
+    for (int c = 0; c < 12; ++c) {
+      v.push_back(static_cast<std::int16_t>((c * 7 + 3 * dt) % 9 - 4));
+      v.push_back(static_cast<std::int16_t>((c * 5 - dt) % 7 - 3));
+    }
+    store.push_back(v);
+  }
+  for (auto& v : store) fields.push_back({v.data(), 4, 3, 4});
+  const NlmMotion motion{fields.data(), 1, 1};
+  for (int patch : {0, 1, 2}) {
+    NlmParams p = nlm_paper_params();
+    p.search_radius = 2;
+    p.temporal_radius = Rt;
+    p.patch_radius = patch;
+    p.patch_shape = NlmPatchShape::Planar;
+    p.strength = 0.5;
+    for (bool with_motion : {false, true}) {
+      p.motion_search = with_motion;
+      p.distance_offset = with_motion;  // both forms of the weight
+      p.neighbour_search_radius = with_motion ? 1 : -1;  // a smaller window in the other frames
+      for (int t = 0; t < frames; ++t) {
+        const auto v = nlm3d_frame_values(win, t, p, 15.0, 1, with_motion ? &motion : nullptr);
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x) {
+            const double want = brute_force(win, t, x, y, p, 15.0, nullptr, with_motion ? &motion : nullptr);
+            ASSERT_NEAR(v[y * w + x], want, 1e-9 * std::max(1.0, std::fabs(want)))
+                << "r=" << patch << " motion=" << with_motion << " at " << x << "," << y << "," << t;
+          }
+      }
+    }
+  }
+  // 2D patches need no frames beyond the temporal radius.
+  NlmParams p = nlm_paper_params();
+  p.temporal_radius = 3;
+  p.patch_radius = 2;
+  EXPECT_EQ(p.reach(), 5);
+  p.patch_shape = NlmPatchShape::Planar;
+  EXPECT_EQ(p.reach(), 3);
+  EXPECT_EQ(p.patch_samples(), 25);
+}
+
+TEST(Nlm3dReference, MotionSearchNeedsFieldsAndTwoDimensionalPatches) {
+  auto clip = random_clip(3, 8, 8, 4);
+  FrameWindow win;
+  win.stream_length = 3;
+  for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+  NlmParams p = nlm_paper_params();
+  p.patch_shape = NlmPatchShape::Planar;
+  p.motion_search = true;
+  EXPECT_THROW(nlm3d_frame_values(win, 1, p, 10.0, 1), InvalidArgument);  // no fields
+  p.patch_shape = NlmPatchShape::Cube;
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.nlm = p;
+  EXPECT_THROW(validate(s), InvalidArgument);
+  s.nlm.motion_search = false;
+  s.nlm.patch_radius = 4;
+  EXPECT_THROW(validate(s), InvalidArgument);  // cubes up to radius 3
+  s.nlm.patch_shape = NlmPatchShape::Planar;
+  EXPECT_NO_THROW(validate(s));
+}
+
 // Luma-derived chroma weights (nlm3d_guide.h): the guide of a 4:2:0 clip's
 // chroma is the rounded 2x2 mean of the luma, and its weights average U and V.
 TEST(Nlm3dReference, GuidedValuesEqualTheFormula) {
-  NlmParams p;
+  NlmParams p = nlm_paper_params();
   p.search_radius = 2;
   p.temporal_radius = 1;
   p.patch_radius = 1;
@@ -186,6 +279,7 @@ bool same_frames(const std::vector<HostFrame>& a, const std::vector<HostFrame>& 
 DenoiseSettings small_nlm(int chunk) {
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
+  s.nlm = nlm_paper_params();  // cubes of radius 1 (the latencies below count their frames)
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 2;
   s.sigma = 15;
@@ -202,6 +296,86 @@ TEST(Nlm3dStream, OutputDoesNotDependOnChunkBorders) {
   ASSERT_EQ(a.size(), 120u);
   EXPECT_TRUE(same_frames(a, b));
   EXPECT_TRUE(same_frames(a, c));
+}
+
+// The defaults: 2D patches with motion-search, the fields estimated by the
+// stream from the window (motion_reference.h). Each output frame equals the
+// reference given the fields of its own frame pairs, whatever the chunks; the
+// causal window reads only past frames, so each frame comes out at its push.
+DenoiseSettings video_nlm(int chunk, bool causal = false) {
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;  // nlm_video_params(), the defaults
+  s.sigma = 15;
+  s.nlm.chunk_size = chunk;
+  s.nlm.causal = causal;
+  return s;
+}
+
+TEST(Nlm3dStream, DefaultsWithStreamMotionEqualTheReference) {
+  const int frames = 9, w = 40, h = 34;
+  const auto clip = random_clip(frames, w, h, 15);  // moves 1 px per frame
+  for (bool causal : {false, true}) {
+    auto whole = StreamDenoiser::create(Backend::Cpu, video_nlm(frames, causal), PixelFormat::GRAY8, w, h);
+    auto chunked = StreamDenoiser::create(Backend::Cpu, video_nlm(4, causal), PixelFormat::GRAY8, w, h);
+    const auto a = run_stream(*whole, clip), b = run_stream(*chunked, clip);
+    ASSERT_EQ(a.size(), std::size_t(frames));
+    EXPECT_TRUE(same_frames(a, b)) << "causal=" << causal;
+    EXPECT_EQ(whole->latency_frames(), causal ? 0 : frames - 1 + 3) << "causal=" << causal;
+    // The reference, with the fields of block matching between the frames.
+    FrameWindow win;
+    win.stream_length = frames;
+    for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+    const MotionParams mp = nlm3d_motion_params();
+    std::vector<LumaPyramid> pyr;
+    for (auto& f : clip) pyr.push_back(build_pyramid(components(f.view())[0], mp));
+    const NlmParams p = video_nlm(1, causal).nlm;
+    int moved = 0;
+    for (int t = 0; t < frames; ++t) {
+      std::vector<MotionField> fields(2 * p.temporal_radius + 1);
+      std::vector<NlmMotionField> views;
+      for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt) {
+        if (dt != 0 && t + dt >= 0 && t + dt < frames) fields[dt + p.temporal_radius] = estimate_motion(pyr[t], pyr[t + dt], mp);
+        const MotionField& f = fields[dt + p.temporal_radius];
+        for (const MotionVector& v : f.v) moved += v.dx != 0;
+        views.push_back({reinterpret_cast<const std::int16_t*>(f.v.data()), f.cols, f.rows, f.cell});
+      }
+      const NlmMotion motion{views.data(), 1, 1};
+      HostFrame want(PixelFormat::GRAY8, w, h);
+      nlm3d_frame_reference(win, t, components(want.view())[0], p, 15.0, 1, &motion);
+      const PlaneView x = components(a[t].view())[0], y = components(want.view())[0];
+      for (int r = 0; r < h; ++r)
+        for (int q = 0; q < w; ++q) ASSERT_EQ(x.get(q, r), y.get(q, r)) << "causal=" << causal << " t=" << t;
+    }
+    EXPECT_GT(moved, 0) << "the fields follow the content";
+  }
+}
+
+// Issue 13 item 10: the CPU temporal path stops when its cancel flag is set,
+// between bands of rows, with Cancelled (the element's flush and state change,
+// the transcode tool's Ctrl-C); after a reset the stream works again.
+TEST(Nlm3dStream, CpuFilterIsCancellable) {
+  const int w = 96, h = 64;
+  const auto clip = random_clip(3, w, h, 17);
+  std::atomic<bool> cancel{true};
+  for (bool causal : {true, false}) {
+    auto d = StreamDenoiser::create(Backend::Cpu, video_nlm(1, causal), PixelFormat::GRAY8, w, h);
+    d->set_cancel_flag(&cancel);
+    cancel = true;
+    EXPECT_THROW(
+        {
+          for (const auto& f : clip) d->push(f.view());
+          d->finish();
+          HostFrame out(PixelFormat::GRAY8, w, h);
+          while (d->pop(out.view())) {
+          }
+        },
+        Cancelled)
+        << "causal=" << causal;
+    cancel = false;
+    d->reset();
+    const auto out = run_stream(*d, clip);
+    EXPECT_EQ(out.size(), clip.size());
+  }
 }
 
 TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {

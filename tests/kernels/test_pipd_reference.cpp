@@ -215,6 +215,10 @@ TEST(Settings, OutOfRangeValuesAreRejectedWithTheirName) {
     for (double bad : {spec.min - 1, spec.max + 1}) {
       DenoiseSettings s;
       spec.set(s, bad);
+      // An on/off choice kept as a bool cannot hold an out-of-range value (it
+      // reads back as 1): the ways in refuse it before it is set (the flags'
+      // range check, test_flags; the element's enum properties).
+      if (spec.choices && spec.get(s) != bad) continue;
       try {
         validate(s);
         ADD_FAILURE() << spec.name << " = " << bad << " accepted";

@@ -114,6 +114,11 @@ TEST(Presets, WindowAutoIsCausalOnlyWhereTheModeHasOne) {
   const TemporalWindow live = resolve_window(s, true);
   EXPECT_EQ(live, has_causal_window(Mode::Nlm3d) ? TemporalWindow::Causal : TemporalWindow::Centred);
   EXPECT_EQ(resolve_window(s, false), TemporalWindow::Centred);
+  // The papers' cubes span later frames: auto stays centred on a live source.
+  DenoiseSettings cube = s;
+  cube.nlm = nlm_paper_params();
+  EXPECT_EQ(resolve_window(cube, true), TemporalWindow::Centred);
+  EXPECT_EQ(resolve_window(cube, false), TemporalWindow::Centred);
   if (has_causal_window(Mode::Nlm3d)) {
     EXPECT_EQ(StreamDenoiser::latency_frames_for(s, 0, true), 0) << "causal: each frame out at its push";
   } else {

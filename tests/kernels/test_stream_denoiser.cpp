@@ -36,6 +36,7 @@ std::vector<HostFrame> clip(int frames, std::uint64_t seed) {
 DenoiseSettings nlm(int chunk) {
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
+  s.nlm = nlm_paper_params();  // cubes: the latencies below count their frames
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 1;
   s.nlm.patch_radius = 1;

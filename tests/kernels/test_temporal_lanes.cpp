@@ -98,9 +98,10 @@ class ThreadLanes final : public TemporalStream {
 DenoiseSettings settings(int chunk) {
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
+  s.nlm = nlm_paper_params();
   s.nlm.chunk_size = chunk;
   s.nlm.temporal_radius = 1;
-  s.nlm.patch_radius = 1;  // reach 2
+  s.nlm.patch_radius = 1;  // cubes: reach 2
   return s;
 }
 

@@ -4,9 +4,9 @@
 // caps changes, timestamps, latency messages, settings applied at the next
 // stream start, QoS and mode switches.
 //
-// Small frames and radii keep it quick: 32x24, search-radius 2, temporal-radius
-// 2, patch-radius 1 (reach 3), chunk-size 4, sigma 10: a latency of
-// 4 - 1 + 3 = 6 frames.
+// Small frames and radii keep it quick: the papers' cubes (their latency counts
+// the cube's frames), 32x24, search-radius 2, temporal-radius 2, patch-radius 1
+// (reach 3), chunk-size 4, sigma 10: a latency of 4 - 1 + 3 = 6 frames.
 #include <gst/check/gstharness.h>
 
 #include <string>
@@ -20,12 +20,17 @@ namespace {
 
 constexpr int kW = 32, kH = 24;
 constexpr int kLatencyFrames = 4 - 1 + 3;  // chunk-size - 1 + temporal-radius + patch-radius
-const char* const kNlmProps[] = {"mode=nlm3d", "search-radius=2", "temporal-radius=2", "chunk-size=4", "sigma=10"};
+// In an order that each step is valid (patch radius 1 before cubes).
+const char* const kNlmProps[] = {"mode=nlm3d",      "motion-search=off",   "neighbour-search-radius=-1",
+                                 "patch-radius=1",  "patch-shape=cube",    "distance-offset=off",
+                                 "nlm-beta=0.4",    "search-radius=2",     "temporal-radius=2",
+                                 "chunk-size=4",    "sigma=10"};
 const GstClockTime kFrame = gst_util_uint64_scale(1, GST_SECOND, 30);
 
 cdn::DenoiseSettings nlm_settings() {
   cdn::DenoiseSettings s = element_defaults();
   s.mode = cdn::Mode::Nlm3d;
+  s.nlm = cdn::nlm_paper_params();
   s.nlm.search_radius = 2;
   s.nlm.temporal_radius = 2;
   s.nlm.chunk_size = 4;

@@ -62,6 +62,21 @@ TEST(Flags, ParamWordsStandForTheirValue) {
   }
 }
 
+TEST(Flags, ChoiceParamsTakeTheirNames) {
+  const cdn::DenoiseSettings s = parse_params({"--patch-shape", "2d", "--motion-search=on", "--distance-offset", "1"});
+  EXPECT_EQ(s.nlm.patch_shape, cdn::NlmPatchShape::Planar);
+  EXPECT_TRUE(s.nlm.motion_search);
+  EXPECT_TRUE(s.nlm.distance_offset);
+  EXPECT_EQ(parse_params({"--patch-shape=cube"}).nlm.patch_shape, cdn::NlmPatchShape::Cube);
+  EXPECT_THROW(parse_params({"--patch-shape", "sphere"}), UsageError);
+  EXPECT_THROW(parse_params({"--patch-shape", "2"}), UsageError);
+  cdn::DenoiseSettings d;
+  FlagParser p;
+  p.add_param_flags(&d);
+  EXPECT_NE(p.help().find("cube|2d"), std::string::npos) << p.help();
+}
+
+
 TEST(Flags, EnumeratedParamsTakeTheirNames) {
   int enumerated = 0;
   for (const cdn::ParamSpec& spec : cdn::param_specs()) {

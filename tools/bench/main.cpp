@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bm3d_table.h"
+#include "nlm3d_table.h"
 #include "vbm3d_table.h"
 #include "preset_table.h"
 #include "content.h"
@@ -71,7 +72,8 @@ void usage() {
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
-      "scaling over several GPUs; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
+      "scaling over several GPUs, and its kernels alone for the named settings (paper, video, fast;\n"
+      "docs/NLM3D.md) in GRAY8 and NV12; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
       "filtering and the rest apart, device memory) and on the CPU at the first size; then vbm3d\n"
       "(quality and fast profiles, 1080p GRAY8, NV12 and P010, 4K NV12; per output frame of a chunk:\n"
       "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240; then every preset\n"
@@ -315,6 +317,7 @@ int main(int argc, char** argv) {
       for (const Config& c : configs) {
         DenoiseSettings s;
         s.mode = Mode::Nlm3d;
+        s.nlm = nlm_paper_params();  // the papers' cubes, whatever the defaults
         s.nlm.search_radius = c.R;
         s.nlm.temporal_radius = c.Rt;
         s.nlm.patch_radius = c.r;
@@ -326,10 +329,34 @@ int main(int argc, char** argv) {
         std::printf("%-22s %-10s %12.3f %10.1f %18.3f\n", name, format_name(c.format), ms, 1000.0 / ms, ms * 50 / 1000.0);
         std::fflush(stdout);
       }
+      // The named settings (docs/NLM3D.md): 2D patches, motion estimated by the
+      // stream (kernels/motion_cuda.h) and included in the time; causal: chunks of 1.
+      std::printf("\nnlm3d named settings on the GPU: 1920x1080, %d frames through StreamDenoiser (motion estimation\n"
+                  "included), sigma 20\n", o.nlm_frames);
+      std::printf("%-22s %-10s %12s %10s\n", "settings", "format", "ms/frame", "fps");
+      struct Named {
+        const char* name;
+        NlmParams p;
+      };
+      NlmParams causal = nlm_video_params();
+      causal.causal = true;
+      const Named named[] = {{"video (default)", nlm_video_params()}, {"fast", nlm_fast_params()}, {"video, causal", causal}};
+      for (const Named& nm : named)
+        for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
+          DenoiseSettings s;
+          s.mode = Mode::Nlm3d;
+          s.nlm = nm.p;
+          s.sigma = 20;
+          const HostFrame frame = make_frame(src.view(), f, 1920, 1080);
+          const double ms = time_nlm_gpu(s, frame.view(), o.nlm_frames);
+          std::printf("%-22s %-10s %12.3f %10.1f\n", nm.name, format_name(f), ms, 1000.0 / ms);
+          std::fflush(stdout);
+        }
       const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);
       // Chunks spread over workers (StreamDenoiser's cuda_devices), 11^3 / 3^3.
       DenoiseSettings s;
       s.mode = Mode::Nlm3d;
+      s.nlm = nlm_paper_params();
       s.sigma = 20;
       const int count = cuda_device_count();
       std::vector<std::vector<int>> lists = {{0}, {0, 0}};
@@ -354,6 +381,7 @@ int main(int argc, char** argv) {
       }
     }
 #endif
+    if (o.nlm) bench::nlm3d_kernel_table(src.view(), 50, o.iterations, gpu);
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
     if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu, o.vbm3d_stream_only);
     if (o.presets) bench::preset_table(src.view(), o.iterations, gpu, o.cpu);
