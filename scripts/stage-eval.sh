@@ -12,7 +12,9 @@
 # without glibc, libstdc++ and libgcc_s), a STAGE_INFO line (commit, date), the
 # photos of .testdata/ and the first 80 frames of every clip of .testdata/video/
 # (its MANIFEST.tsv, scripts/eval-clips.tsv), cut without re-encoding, checked to
-# decode to the same frames, with MANIFEST.tsv and SOURCE.
+# decode to the same frames, with MANIFEST.tsv and SOURCE, and the compressed clips of
+# scripts/make-compressed-clips.sh (.testdata/video/compressed, made here when missing: the GPU
+# host's FFmpeg has no libx265).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -66,6 +68,10 @@ if [ -d .testdata/video ]; then
     [ "$a" = "$b" ] || { echo "stage-eval: the cut of $clip does not decode to the same frames" >&2; exit 1; }
   done
   cp .testdata/video/SOURCE .testdata/video/MANIFEST.tsv "$tmp/.testdata/video/" 2>/dev/null || true
+  if [ -f .testdata/video/dog.mp4 ]; then
+    scripts/make-compressed-clips.sh
+    cp -r .testdata/video/compressed "$tmp/.testdata/video/"
+  fi
 else
   echo "stage-eval: no .testdata/video (scripts/fetch-eval-data.sh): the report will use pans across photos" >&2
 fi

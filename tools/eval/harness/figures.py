@@ -7,15 +7,7 @@ import tempfile
 
 from . import config, draw
 from .env import footer_lines
-
-SERIES_ORDER = ('cudadenoise GPU', 'cudadenoise CPU', 'FFmpeg', 'OpenCV')
-
-
-def method_name(run):
-    if run['family'].startswith('cudadenoise'):
-        return f"{run['label']} ({'GPU' if run['backend'] == 'cuda' else 'CPU'})"
-    return f"{run['label']} ({run['family']})"
-
+from .names import SERIES_ORDER, method_name  # noqa: F401 (markdown.py takes them from here too)
 
 def _frame_of(content, whole):
     """The index, in a run's output (the whole clip, or its measured frames), of the frame the crops show."""
@@ -76,3 +68,10 @@ def speed_plot(group, out_png, facts):
                         'GPU points: time on frames in GPU memory; CPU points: end to end on the CPU '
                         f"(FFmpeg and OpenCV on {facts['cpu_threads']} threads)"],
               footer=footer_lines(facts), hlines=[(noisy, f'noisy input {noisy:.2f} dB')] if noisy is not None else [])
+
+
+def summary_plot(plot, out_png, facts):
+    """A plot spec of summary.summaries(): speed against quality across inputs."""
+    draw.plot(out_png, plot['title'], [tuple(p) for p in plot['points']], plot['xlabel'], plot['ylabel'],
+              subtitle=plot.get('subtitle', ()), footer=footer_lines(facts),
+              hlines=[tuple(h) for h in plot.get('hlines', ())])

@@ -6,7 +6,7 @@ import math
 import os
 
 from . import config, peers
-from .figures import SERIES_ORDER, method_name
+from .names import SERIES_ORDER, method_name
 
 
 def _family_rank(family):
@@ -38,11 +38,13 @@ def aggregate(results):
     """Groups of contents with one size and format: per method, mean PSNR/SSIM and median times."""
     groups = {}
     for c in results['contents']:
+        if c.get('degraded'):   # compressed clips: the defaults table (summaries)
+            continue
         g = groups.setdefault(c['group'], {'name': c['group'], 'kind': c['kind'], 'contents': [], 'rows': [],
                                            'noisy_psnr': {}, 'slug': c['group'].replace(' ', '-').replace(':', '')})
         g['contents'].append(c['id'])
     for g in groups.values():
-        cs = [c for c in results['contents'] if c['group'] == g['name']]
+        cs = [c for c in results['contents'] if c['group'] == g['name'] and not c.get('degraded')]
         ids = []
         for c in cs:
             for cond in c['conditions'].values():
@@ -52,6 +54,7 @@ def aggregate(results):
         for s in config.SIGMAS:
             g['noisy_psnr'][s] = _mean([c['conditions'][f's{s}']['noisy']['planes'][0]['psnr'] for c in cs])
         g['ffmpeg_null_ms'] = _median([c['conditions'][f's{config.TIMING_SIGMA}'].get('ffmpeg_null_ms') for c in cs])
+        g['luma_only'] = False
         for rid in ids:
             row = {'id': rid, 'psnr': {}, 'ssim': {}, 'psnr_all': {}}
             for s in config.SIGMAS:
@@ -61,7 +64,7 @@ def aggregate(results):
                 row.setdefault('run', runs[0])
                 row['psnr'][s] = _mean([r['quality']['planes'][0]['psnr'] for r in runs])
                 row['ssim'][s] = _mean([r['quality']['planes'][0]['ssim'] for r in runs])
-                row['psnr_all'][s] = _mean([r['quality']['all']['psnr'] for r in runs])
+                row['psnr_all'][s] = None if runs[0].get('luma_only') else _mean([r['quality']['all']['psnr'] for r in runs])
                 if s == config.TIMING_SIGMA:
                     row['device_ms'] = _median([r['device_ms'] for r in runs])
                     row['e2e_ms'] = _median([r['e2e_ms'] for r in runs])
@@ -103,10 +106,10 @@ def _summary(groups, facts):
 
 
 def _variants_sentence():
-    """The settings the report runs besides the defaults (config.VARIANTS), as a clause."""
-    parts = [f"{' and '.join(modes)} also with `{config.variant_text(flags)}` (\"{tag} settings\", docs/PIPD.md)"
-             for tag, (modes, flags) in config.VARIANTS.items()]
-    return ('; ' + '; '.join(parts)) if parts else ''
+    """The settings the report runs besides the defaults (config.ROWS), as a clause."""
+    parts = [f"{r.mode} `{r.tag}` ({r.text}{', window ' + r.window if r.window else ''})" for r in config.ROWS]
+    return ('; and the rows of harness/config.py: ' + '; '.join(parts) +
+            ' (the quality settings of pipd and hybrid: docs/PIPD.md; the BM3D profiles: docs/BM3D.md)') if parts else ''
 
 
 def _group_table(g):
@@ -116,7 +119,8 @@ def _group_table(g):
     lines = [head, '|' + ' --- |' * (4 + len(config.SIGMAS) + 2)]
     lines.append('| noisy input | | | | ' + ' | '.join(_f(g['noisy_psnr'].get(x)) for x in config.SIGMAS) + ' | | |')
     for r in g['rows']:
-        where = ('GPU' if r['backend'] == 'cuda' else f"CPU, {r['threads']} threads" if r['threads'] else 'CPU')
+        where = ('GPU, luma only' if r['family'] == 'GPU peers' else 'GPU' if r['backend'] == 'cuda' else
+                 f"CPU, {r['threads']} threads" if r['threads'] else 'CPU')
         lines.append(f"| {r['name']} | {where} | {_ms(r['device_ms'])} | {_ms(r['e2e_ms'])} | " +
                      ' | '.join(_f(r['psnr'].get(x)) for x in config.SIGMAS) +
                      f" | {_f(r['ssim'].get(s), '{:.4f}')} | {_f(r['psnr_all'].get(s))} |")
@@ -163,7 +167,7 @@ def _noise_table(results):
     lines = ['| input | σ | PSNR Y measured | PSNR Y expected | 20 log10(255/σ) | Δ (measured − expected) | '
              'PSNR all planes measured | expected |', '|' + ' --- |' * 8]
     for c in results['contents']:
-        for x in config.SIGMAS:
+        for x in sorted(int(k[1:]) for k in c['conditions'] if k.startswith('s')):
             n = c['conditions'][f's{x}']['noisy']
             y, a = n['planes'][0], n['all']
             lines.append(f"| {c['id']} | {x} | {y['psnr']:.3f} | {y['expected_noisy_psnr']:.3f} | "
@@ -191,7 +195,7 @@ def _peer_table(params):
     return lines
 
 
-def write(results, groups, path, fig_dir_rel):
+def write(results, groups, path, fig_dir_rel, extra=None):
     f, pre = results['facts'], results['preset']
     s = config.TIMING_SIGMA
     L = ['# Results: quality and speed of cudadenoise and its peers', '',
@@ -210,18 +214,24 @@ def write(results, groups, path, fig_dir_rel):
     if results.get('skipped'):
         L += [f"Left out of this run (`--skip`): {', '.join(results['skipped'])}.", '']
     L += ['## Summary', ''] + _summary(groups, f) + ['']
+    if extra:
+        L += extra['lines']
     for g in groups:
         L += [f"## {g['name']}", '', f"Inputs: {', '.join(g['contents'])}. Times at σ{s}, medians; PSNR and SSIM "
               'of the luma plane, mean over the inputs. FFmpeg times include reading and writing the frames '
               f"(y4m through a pipe): {_ms(g['ffmpeg_null_ms'])} ms per frame with a `null` filter.", '']
         L += _group_table(g) + ['']
-        L += [f"![speed against quality, {g['name']}]({fig_dir_rel}/plot-{g['slug']}.png)", '']
-    L += ['## Crops', '']
+        if results.get('figures_drawn', True):
+            L += [f"![speed against quality, {g['name']}]({fig_dir_rel}/plot-{g['slug']}.png)", '']
+    L += ['## Crops', ''] + ([] if results.get('figures_drawn', True) else
+                             ['Not drawn: the host that ran the report had no matplotlib.', ''])
     for c in results['contents']:
         for cond in c['figures']:
             L += [f"![{c['id']} {cond}]({fig_dir_rel}/{c['figures'][cond]})", '']
     L += ['## Per input', '']
     for c in results['contents']:
+        if c.get('degraded'):
+            continue
         L += [f"### {c['title']}", '', c['description'] + f" ({c['width']}x{c['height']} {c['format']}" +
               (f", frames {c['eval_start']}–{c['eval_start'] + c['eval_count'] - 1} of {c['frames']} measured)"
                if c['kind'] == 'clip' else ')'), ''] + _content_table(c) + ['']
