@@ -154,7 +154,8 @@ def _content_table(c):
     for rid in ids:
         get = {x: next((r for r in conds[x]['runs'] if r['id'] == rid), None) for x in config.SIGMAS}
         any_run = next(r for r in get.values() if r)
-        q = lambda x, k, i: get[x]['quality']['planes'][i][k] if get[x] else None
+        q = lambda x, k, i: (get[x]['quality']['planes'][i][k]
+                             if get[x] and i < len(get[x]['quality']['planes']) else None)
         row = f'| {method_name(any_run)} | ' + ' | '.join(_f(q(x, 'psnr', 0)) for x in config.SIGMAS) + ' | ' + \
             ' | '.join(_f(q(x, 'ssim', 0), '{:.4f}') for x in config.SIGMAS)
         if colour:

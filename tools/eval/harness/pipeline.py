@@ -160,7 +160,7 @@ class Pipeline:
                 method = f"{r['mode']}-{tag}" if tag else r['mode']
                 runs.append({
                     'id': f"{method}:{r['backend']}", 'method': method, 'mode': r['mode'], 'tag': tag,
-                    'label': f"{r['mode']}, {text}" if tag else r['mode'],
+                    'label': f"{r['mode']} {tag}" if tag else r['mode'],
                     'family': 'cudadenoise GPU' if r['backend'] == 'cuda' else 'cudadenoise CPU',
                     'backend': r['backend'], 'kind': 'temporal' if r['temporal'] else 'spatial',
                     'output': r['output'], 'whole': whole, 'clean': clean, 'frames': frames,
