@@ -133,13 +133,14 @@ def run_report(args):
             say(f'{c.id}: as it is (sigma estimate {est:.2f}; cudadenoise with auto sigma, the peers with the '
                 'estimate)')
             cd['conditions']['asis'] = pipe.condition(c, 'asis', est)
-        if figures and preset.crops_figures:
+        if figures and preset.crops_figures and (preset.crops_for is None or c.id in preset.crops_for):
             for cond in [x for x in [f's{config.TIMING_SIGMA}', 'asis'] if x in cd['conditions']]:
                 name = f"crops-{c.id}-{cond}.png"
                 figures.crops(env, cd, cond, os.path.join(fig_dir, name), facts, pipe.primary)
                 cd['figures'][cond] = name
         results['contents'].append(cd)
         results['skipped_rows'] = {f'{m}-{t}': why for (m, t), why in pipe.skipped_rows.items()}
+        results['failed'] = pipe.failed
         write_outputs(results, out, fig_dir, work)
         say(f'{c.id}: done; {out}/RESULTS.md written ({len(results["contents"])} of {len(todo)} inputs)')
     results['complete'] = True

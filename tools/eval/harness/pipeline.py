@@ -52,6 +52,7 @@ class Pipeline:
         self.modes = info['modes']
         self.peer_runner = PeerRunner(env)
         self.skipped_rows = {}   # (mode, tag) -> why a row of config.ROWS did not run
+        self.failed = {}         # method:backend -> ['content cond: error', ...] (runs that failed)
         help_text = env.run([env.eval, 'denoise', '--help'], 'denoise --help')
         self.denoise_flags = set(re.findall(r'(--[a-z0-9][a-z0-9-]*)', help_text))
         self.gpu_peers = GpuPeers(env, gpu_peers_dir, self.skip, self.say) if gpu_peers_dir else None
@@ -153,9 +154,7 @@ class Pipeline:
                     args[args.index('--repeat') + 1] = str(self.preset.temporal_repeat)
                 elif not gpu:
                     args[args.index('--warmup') + 1], args[args.index('--repeat') + 1] = '0', '1'
-            for r in self.env.eval_json(args, f'cudadenoise {",".join(names)} on {backend}'):
-                if 'error' in r:
-                    raise HarnessError(f"{r['mode']} on {backend}: {r['error']}")
+            for r in self._denoise(args, names, backend, tag, c, cond):
                 clean, frames = self._measure_target(c, whole)
                 method = f"{r['mode']}-{tag}" if tag else r['mode']
                 runs.append({
@@ -174,6 +173,30 @@ class Pipeline:
                 if timing:
                     dev = f", GPU {r['device_ms']:.3f} ms" if r.get('device_ms') is not None else ''
                     self.say(f"  {c.id} {cond}: {method} {r['backend']}: {r['e2e_ms']:.3f} ms/frame end to end{dev}")
+
+    def _denoise(self, args, names, backend, tag, c, cond):
+        """The JSON lines of one `denoise` call; a call that fails is retried mode by mode, and a mode that
+        still fails is left out of this condition with its error (self.failed, listed in RESULTS.md), so one
+        broken mode does not lose the report."""
+        try:
+            out = self.env.eval_json(args, f'cudadenoise {",".join(names)} on {backend}')
+            bad = [r for r in out if 'error' in r]
+            if bad:
+                raise HarnessError('; '.join(f"{r['mode']} on {backend}: {r['error']}" for r in bad))
+            return out
+        except HarnessError as e:
+            if len(names) > 1:
+                rs = []
+                for n in names:
+                    one = list(args)
+                    one[one.index('--modes') + 1] = n
+                    rs += self._denoise(one, [n], backend, tag, c, cond)
+                return rs
+            method = f'{names[0]}-{tag}' if tag else names[0]
+            why = str(e).strip().splitlines()[-1][:300]
+            self.failed.setdefault(f'{method}:{backend}', []).append(f'{c.id} {cond}: {why}')
+            self.say(f'  {c.id} {cond}: {method} on {backend} FAILED, left out: {why}')
+            return []
 
     def _takes_sigma(self, mode):
         return any(m['name'] == mode and m.get('takes_sigma') for m in self.modes)

@@ -74,6 +74,9 @@ def summaries(results, groups, fig_dir_rel):
     if results.get('skipped_rows'):
         L += ['Rows of harness/config.py this build could not run: ' +
               '; '.join(f'`{k}` ({v})' for k, v in sorted(results['skipped_rows'].items())) + '.', '']
+    if results.get('failed'):
+        L += ['**Runs that failed** (left out of the tables): ' + '; '.join(
+            f"`{k}`: {len(v)} run(s), e.g. {v[0]}" for k, v in sorted(results['failed'].items())) + '.', '']
     if results.get('gpu_peers'):
         g = results['gpu_peers']
         L += ['GPU peers: ' + (g.get('buildinfo') or '').replace('\n', '; ') + '. vs-nlm-cuda\'s h (8-bit code '
