@@ -5,6 +5,8 @@
 # the checkout root (scripts/gpu-report.sh does).
 #
 #   scripts/stage-eval.sh [BUILD_DIR]        # default: build (a CUDA build: scripts/setup.sh -Dgpu_archs=90)
+#   CDN_STAGE_NO_OPENCV=1 scripts/stage-eval.sh build   # without the OpenCV helper (the gpu preset does not
+#                                                        # run it): a smaller stage
 #
 # In it: BUILD/tools/eval/{cudadenoise-eval,cudadenoise-eval-opencv}, the shared
 # libraries the OpenCV helper needs that the host and .gpu-runtime lack
@@ -29,7 +31,7 @@ files=("$eval_dir/cudadenoise-eval")
 
 # The OpenCV helper and the libraries it needs beyond glibc, libstdc++, libgcc_s and what
 # .gpu-runtime already carries (its MANIFEST.txt).
-if [ -x "$eval_dir/cudadenoise-eval-opencv" ]; then
+if [ -x "$eval_dir/cudadenoise-eval-opencv" ] && [ "${CDN_STAGE_NO_OPENCV:-0}" != 1 ]; then
   files+=("$eval_dir/cudadenoise-eval-opencv")
   rm -rf "$eval_dir/opencv-libs"
   mkdir -p "$eval_dir/opencv-libs"

@@ -79,7 +79,8 @@ def summaries(results, groups, fig_dir_rel):
             f"`{k}`: {len(v)} run(s), e.g. {v[0]}" for k, v in sorted(results['failed'].items())) + '.', '']
     if results.get('gpu_peers'):
         g = results['gpu_peers']
-        L += ['GPU peers: ' + (g.get('buildinfo') or '').replace('\n', '; ') + '. vs-nlm-cuda\'s h (8-bit code '
+        L += ['GPU peers: the drivers of ../shared/peers (' + ((g.get('buildinfo') or 'no BUILDINFO').replace('\n', '; ')) +
+              '). vs-nlm-cuda\'s h (8-bit code '
               f"values) was chosen in the run: the best mean luma PSNR over {', '.join(g['clips'])} of h = "
               f"{', '.join(f'{x:g}' for x in g['grid'])} x sigma, per profile and sigma: " +
               ', '.join(f'{k.replace("@", " at σ")}: h {v:g}' for k, v in sorted(g['h'].items())) +
