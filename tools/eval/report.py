@@ -209,6 +209,10 @@ def main():
                          '(quality) for all its modes; or cpu for the whole cudadenoise CPU backend on a GPU host); '
                          'repeatable')
     ap.add_argument('--calibrate', action='store_true', help='sweep the peers\' strengths into peer_params.json')
+    ap.add_argument('--calibrate-peers', metavar='KEYS', help='--calibrate: only these peers (comma-separated), merged '
+                    'into the table there is')
+    ap.add_argument('--calibrate-sigmas', metavar='LIST', help='--calibrate: only these sigmas (comma-separated), '
+                    'merged into the table there is')
     ap.add_argument('--gpu-peers', metavar='DIR', help='the GPU peers\' drivers (bm3dcuda-run, nlmcuda-run: '
                     '../shared/peers/README.md), e.g. .peers/bin, or auto (.peers/bin when there and a GPU is); '
                     'default: not run')

@@ -151,12 +151,21 @@ def run(args, root):
     stills = _stills(env, args.data, work)
     clip, clip_desc = _clip(env, args.data, work)
     ev = Evaluator(env, work)
+    # --calibrate-peers / --calibrate-sigmas: only those, merged into the table there is
+    only_peers = set(args.calibrate_peers.split(',')) if getattr(args, 'calibrate_peers', None) else None
+    only_sigmas = ([int(x) for x in args.calibrate_sigmas.split(',')] if getattr(args, 'calibrate_sigmas', None)
+                   else None)
     table = {'peers': {}, 'sweeps': {}}
+    if only_peers or only_sigmas:
+        old = peers.load_params()
+        table = {'peers': old.get('peers', {}), 'sweeps': old.get('sweeps', {})}
     for peer in peers.PEERS:
+        if only_peers and peer.key not in only_peers:
+            continue
         for kind, contents in (('still', stills), ('clip', [clip])):
             if kind == 'still' and not peer.on_stills:
                 continue
-            for sigma in config.SIGMAS:
+            for sigma in only_sigmas or sorted(config.SIGMAS + config.DEFAULTS_SIGMAS):
                 p, q, log = calibrate_peer(ev, peer, contents, sigma, say)
                 table['peers'].setdefault(peer.key, {}).setdefault(kind, {})[str(sigma)] = \
                     {k: round(v, 6) for k, v in p.items()}

@@ -178,7 +178,9 @@ def _noise_table(results):
 
 
 def _peer_table(params):
-    lines = ['| peer | fixed settings | strength knob(s) | photos: σ10 / σ25 / σ40 | video: σ10 / σ25 / σ40 |',
+    levels = sorted(config.SIGMAS + config.DEFAULTS_SIGMAS)
+    lv = ' / '.join(f'σ{x}' for x in levels)
+    lines = [f'| peer | fixed settings | strength knob(s) | photos: {lv} | video: {lv} |',
              '| --- | --- | --- | --- | --- |']
     for p in peers.PEERS:
         cells = []
@@ -187,7 +189,7 @@ def _peer_table(params):
                 cells.append('not run (needs neighbouring frames)')
                 continue
             vals = []
-            for x in config.SIGMAS:
+            for x in levels:
                 v = peers.params_for(params, p, kind, x)
                 vals.append(', '.join(f'{v[k.name]:.4g}' for k in p.knobs))
             cells.append(' / '.join(vals))
@@ -243,7 +245,7 @@ def write(results, groups, path, fig_dir_rel, extra=None):
     L += ['## Peers and their settings', '',
           'Fixed settings are the documented defaults or recommendations. The strength that must follow the noise '
           'has no documented mapping to σ for any of these filters; it is the best value (luma PSNR) of a sweep on '
-          f"held-out content that is not in this report ({results['calibration']}), per σ, "
+          f"content the report does not measure ({results['calibration']}; box.mp4 is a report clip, its frames 100 to 111 are not), per σ, "
           'interpolated in between (tools/eval/peer_params.json, `report.py --calibrate`). cudadenoise runs its '
           'defaults, with σ given to the modes that take one' + _variants_sentence() + '.', ''] + \
         _peer_table(results['params']) + ['']
@@ -253,9 +255,12 @@ def write(results, groups, path, fig_dir_rel, extra=None):
         L += ['Notes: ' + '; '.join(notes) + '.', '']
     L += ['## How it was measured', '']
     L += [f"- Noise: AWGN of σ {', '.join(map(str, config.SIGMAS))} (8-bit code values) added to every plane of "
-          'the YCbCr frames by kernels/noise.h; frame f at σ gets seed 1000 σ + 1 + f. Clips are also run as '
-          'they are, without added noise, for a visual check; there every method is given the noise σ that '
-          'kernels/noise_estimate.h estimates on the measured frame.',
+          'the YCbCr frames by kernels/noise.h; frame f at σ gets seed 1000 σ + 1 + f' +
+          (f" (σ {', '.join(map(str, results.get('defaults_sigmas', [])))} for the defaults table's rows only)"
+           if results.get('defaults_sigmas') else '') + '. Clips are also run as they are, without added noise: '
+          'cudadenoise with its automatic sigma, the peers with the σ kernels/noise_estimate.h estimates on the '
+          'measured frame; measured against the input (compressed clips: against the source they were encoded '
+          'from).',
           '- Photos are filtered as GRAY8 or Y444 (BT.601 full range), clips as 4:2:0 as decoded; every method '
           'reads and writes the same lossless y4m frames (an FFmpeg `null` pass was checked to give them back '
           'unchanged) and every method filters every plane.',
@@ -281,8 +286,11 @@ def write(results, groups, path, fig_dir_rel, extra=None):
           f"stream of {pre['still_timing_frames']} noisy copies. OpenCV peers: wall time of each frame's call(s) "
           'in cudadenoise-eval-opencv, median, the first frame not counted (multi: only frames with a whole '
           'temporal window).',
-          '- Non-zero real content throughout: photos from python3-skimage, clips from opencv-doc (or a pan '
-          'across a photo where the report says so).', '']
+          '- GPU peers (where run): the drivers of ../shared/peers on the luma plane, from raw 8-bit frames, one '
+          'frame at a time on one stream; GPU ms = their kernel time (CUDA events around the device work), '
+          'end to end = with the copies from and to host memory, medians over the frames after 3 warm-up runs.',
+          '- Non-zero real content throughout: photos from python3-skimage, clips from Debian packages '
+          '(scripts/eval-clips.tsv; or a pan across a photo where the report says so).', '']
     with open(path + '.part', 'w') as fh:
         fh.write('\n'.join(L))
     os.replace(path + '.part', path)
