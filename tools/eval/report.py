@@ -129,9 +129,10 @@ def run_report(args):
                 n = cd['conditions'][f's{s}']['noisy']['planes'][0]
                 say(f"  {c.id} s{s}: noisy PSNR Y {n['psnr']:.3f} dB (expected {n['expected_noisy_psnr']:.3f})")
         if c.kind == 'clip' and not getattr(spec, 'gray', False):
-            est = pipe.estimate_sigma(c)
-            say(f'{c.id}: as it is (sigma estimate {est:.2f}; cudadenoise with auto sigma, the peers with the '
-                'estimate)')
+            # the peers take the estimate, at least 1 (0, the estimate of a clean frame, is hqdn3d's "default")
+            est = max(1.0, pipe.estimate_sigma(c))
+            say(f'{c.id}: as it is (cudadenoise with auto sigma, the peers with sigma {est:.2f}: the estimate, '
+                'at least 1)')
             cd['conditions']['asis'] = pipe.condition(c, 'asis', est)
         if figures and preset.crops_figures and (preset.crops_for is None or c.id in preset.crops_for):
             for cond in [x for x in [f's{config.TIMING_SIGMA}', 'asis'] if x in cd['conditions']]:

@@ -36,13 +36,17 @@ def crops(env, content, cond, out_png, facts, primary):
         title = f"{content['title']}: AWGN sigma {res['sigma']:g}" + (f', frame {mid}' if content['kind'] == 'clip' else '')
     footer = footer_lines(facts) + [f"Crops {r[2]}x{r[3]} at ({r[0]},{r[1]}), shown {content['zoom']}x; PSNR of the "
                                     f"luma plane over the measured frames"]
-    tiles = [(content['clean'], mid, ['input' if asis else 'clean', ''])]
+    degraded = bool(content.get('degraded'))
+    tiles = [(content['clean'], mid, ['source' if degraded else 'input' if asis else 'clean', ''])]
+    if degraded:
+        tiles.append((res['files']['noisy'], mid, ['compressed input', f"PSNR Y {res['noisy']['planes'][0]['psnr']:.2f} dB"]))
     if not asis:
         tiles.append((res['files']['noisy'], mid, ['noisy', f"PSNR Y {res['noisy']['planes'][0]['psnr']:.2f} dB"]))
     for run in res['runs']:
         if run['family'].startswith('cudadenoise') and run['backend'] != primary:
             continue
-        q = '' if asis else f"PSNR Y {run['quality']['planes'][0]['psnr']:.2f} dB"
+        p = run.get('quality', {}).get('planes', [{}])[0].get('psnr')
+        q = '' if p is None else f"PSNR Y {p:.2f} dB"
         tiles.append((run['output'], _frame_of(content, run['whole']), [method_name(run), q]))
     with tempfile.TemporaryDirectory(prefix='cdn-crops-') as tmp:
         overview = _crop(env, content['clean'], mid, None, tmp)

@@ -245,7 +245,8 @@ def write(results, groups, path, fig_dir_rel, extra=None):
     L += ['## Peers and their settings', '',
           'Fixed settings are the documented defaults or recommendations. The strength that must follow the noise '
           'has no documented mapping to σ for any of these filters; it is the best value (luma PSNR) of a sweep on '
-          f"content the report does not measure ({results['calibration']}; box.mp4 is a report clip, its frames 100 to 111 are not), per σ, "
+          f"content the report does not measure ({results['calibration']}; box.mp4 is a report clip, its "
+          f"frames 100 to 111 are not), per σ, "
           'interpolated in between (tools/eval/peer_params.json, `report.py --calibrate`). cudadenoise runs its '
           'defaults, with σ given to the modes that take one' + _variants_sentence() + '.', ''] + \
         _peer_table(results['params']) + ['']
@@ -259,7 +260,7 @@ def write(results, groups, path, fig_dir_rel, extra=None):
           (f" (σ {', '.join(map(str, results.get('defaults_sigmas', [])))} for the defaults table's rows only)"
            if results.get('defaults_sigmas') else '') + '. Clips are also run as they are, without added noise: '
           'cudadenoise with its automatic sigma, the peers with the σ kernels/noise_estimate.h estimates on the '
-          'measured frame; measured against the input (compressed clips: against the source they were encoded '
+          'measured frame (at least 1); measured against the input (compressed clips: against the source they were encoded '
           'from).',
           '- Photos are filtered as GRAY8 or Y444 (BT.601 full range), clips as 4:2:0 as decoded; every method '
           'reads and writes the same lossless y4m frames (an FFmpeg `null` pass was checked to give them back '
