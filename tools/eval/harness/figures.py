@@ -7,7 +7,7 @@ import tempfile
 
 from . import config, draw
 from .env import footer_lines
-from .names import SERIES_ORDER, method_name  # noqa: F401 (markdown.py takes them from here too)
+from .names import method_name
 
 def _frame_of(content, whole):
     """The index, in a run's output (the whole clip, or its measured frames), of the frame the crops show."""
