@@ -171,7 +171,7 @@ def run(args, root):
                     {k: round(v, 6) for k, v in p.items()}
                 table['sweeps'].setdefault(peer.key, {}).setdefault(kind, {})[str(sigma)] = \
                     {'psnr': round(q, 4), 'steps': log}
-    table['calibration'] = {
+    calibration = {
         'content': ('photos: luma crops 192x192 of ' + ', '.join(n for n, _ in STILLS) +
                     f'; video: {clip_desc}, {CLIP_EVAL} middle frames of {CLIP_FRAMES} measured'),
         'objective': ('mean PSNR of the luma plane; the best of each knob\'s sweep (a grid of multiples of sigma, '
@@ -181,6 +181,13 @@ def run(args, root):
         'ffmpeg': env.run([env.ffmpeg, '-hide_banner', '-version'], 'ffmpeg').splitlines()[0],
         'threads': env.threads,
     }
+    if only_peers or only_sigmas:   # a partial sweep: the table's record stays, this one is added to it
+        table['calibration'] = old.get('calibration', calibration)
+        table['calibration'].setdefault('updates', []).append(
+            {'date': calibration['date'], 'peers': sorted(only_peers or [p.key for p in peers.PEERS]),
+             'sigmas': only_sigmas or 'all', 'threads': env.threads})
+    else:
+        table['calibration'] = calibration
     path = peers.PARAMS_FILE
     with open(path + '.part', 'w') as f:
         json.dump(table, f, indent=1, sort_keys=True)
