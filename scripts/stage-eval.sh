@@ -5,6 +5,8 @@
 # the checkout root (scripts/gpu-report.sh does).
 #
 #   scripts/stage-eval.sh [BUILD_DIR]        # default: build (a CUDA build: scripts/setup.sh -Dgpu_archs=90)
+#   CDN_STAGE_NO_OPENCV=1 scripts/stage-eval.sh build   # without the OpenCV helper (the gpu preset does not
+#                                                        # run it): a smaller stage
 #
 # In it: BUILD/tools/eval/{cudadenoise-eval,cudadenoise-eval-opencv}, the shared
 # libraries the OpenCV helper needs that the host and .gpu-runtime lack
@@ -12,7 +14,9 @@
 # without glibc, libstdc++ and libgcc_s), a STAGE_INFO line (commit, date), the
 # photos of .testdata/ and the first 80 frames of every clip of .testdata/video/
 # (its MANIFEST.tsv, scripts/eval-clips.tsv), cut without re-encoding, checked to
-# decode to the same frames, with MANIFEST.tsv and SOURCE.
+# decode to the same frames, with MANIFEST.tsv and SOURCE, and the compressed clips of
+# scripts/make-compressed-clips.sh (.testdata/video/compressed, made here when missing: the GPU
+# host's FFmpeg has no libx265).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -27,7 +31,7 @@ files=("$eval_dir/cudadenoise-eval")
 
 # The OpenCV helper and the libraries it needs beyond glibc, libstdc++, libgcc_s and what
 # .gpu-runtime already carries (its MANIFEST.txt).
-if [ -x "$eval_dir/cudadenoise-eval-opencv" ]; then
+if [ -x "$eval_dir/cudadenoise-eval-opencv" ] && [ "${CDN_STAGE_NO_OPENCV:-0}" != 1 ]; then
   files+=("$eval_dir/cudadenoise-eval-opencv")
   rm -rf "$eval_dir/opencv-libs"
   mkdir -p "$eval_dir/opencv-libs"
@@ -66,6 +70,10 @@ if [ -d .testdata/video ]; then
     [ "$a" = "$b" ] || { echo "stage-eval: the cut of $clip does not decode to the same frames" >&2; exit 1; }
   done
   cp .testdata/video/SOURCE .testdata/video/MANIFEST.tsv "$tmp/.testdata/video/" 2>/dev/null || true
+  if [ -f .testdata/video/dog.mp4 ]; then
+    scripts/make-compressed-clips.sh
+    cp -r .testdata/video/compressed "$tmp/.testdata/video/"
+  fi
 else
   echo "stage-eval: no .testdata/video (scripts/fetch-eval-data.sh): the report will use pans across photos" >&2
 fi

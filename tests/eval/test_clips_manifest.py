@@ -41,6 +41,20 @@ for motion in manifest.MOTIONS:
     check(any(c.motion == motion for c in clips), f'no clip of motion class {motion}')
 for source in (config.VTEST, config.CUP):
     check(source.file in names, f'{source.file} (harness/config.py) is not in the manifest')
+# every clip of the manifest is in the report's clips (config.REAL_CLIPS), with the manifest's motion
+by_name = {c.name: c for c in clips}
+in_config = {s.file: s for s in config.REAL_CLIPS + [config.DOG_1080]}
+check(set(by_name) <= set(in_config), f'clips of the manifest not in harness/config.py: {sorted(set(by_name) - set(in_config))}')
+for f, s in in_config.items():
+    check(f in by_name and s.motion == by_name[f].motion,
+          f"{f}: motion {s.motion} in harness/config.py, {by_name[f].motion if f in by_name else 'absent'} in the manifest")
+    check(s.motion_class == ('static' if s.motion == 'static' else 'moving'), f'{f}: motion class {s.motion_class}')
+    if f in by_name:   # scripts/stage-eval.sh keeps the first 80 frames, and the clip must have them
+        n = min(80, by_name[f].frames)
+        for p in config.PRESETS.values():
+            if s in p.clips:
+                check(s.start + p.clip_frames <= n, f'{f}: frames {s.start}..{s.start + p.clip_frames} of {n} (preset {p.name})')
+check({m for m in config.MOTION_CLASS} == set(manifest.MOTIONS), 'config.MOTION_CLASS covers the manifest\'s motions')
 for c in clips:
     check(os.path.splitext(c.name)[1] != '', f'{c.name}: no extension')
     check(not c.path.startswith('/') and '..' not in c.path.split('/'), f'{c.name}: path {c.path} leaves the package')

@@ -16,12 +16,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tools', 'eval'))
+from harness import config  # noqa: E402
+
 REPORT = os.environ['CDN_REPORT']
 BUILD = os.environ['CDN_BUILD_DIR_ABS']
 EXPECT_OPENCV = os.environ.get('CDN_EXPECT_OPENCV') == '1'
 FFMPEG_PEERS = {'hqdn3d', 'nlmeans', 'atadenoise', 'ffmpeg-bm3d'}  # keys apart from the modes' names
 OPENCV_PEERS = {'ocv-nlm', 'ocv-nlm-multi'}
-VARIANT_RUNS = {'pipd-quality', 'hybrid-quality'}   # harness/config.py VARIANTS
+VARIANT_RUNS = {'pipd-quality', 'hybrid-quality'}   # rows of harness/config.py ROWS
 TEMPORAL_PEERS = {'atadenoise', 'ocv-nlm-multi'}   # not run on photos
 
 failures = []
@@ -83,14 +86,16 @@ def main():
         check(a['facts']['date'] in md, 'RESULTS.md gives the date')
 
         check(a.get('complete') is True and 'Incomplete' not in md, 'the report is complete')
+        check('## Defaults' in md and '## Video' in md, 'RESULTS.md has the video and defaults tables')
         kinds = {c['kind'] for c in a['contents']}
         check(kinds == {'still', 'clip'}, f'photos and a clip: {kinds}')
         for c in a['contents']:
-            for s in (10, 25, 40):
+            for s in config.SIGMAS + config.PRESETS['tiny'].defaults_sigmas:
                 n = c['conditions'][f's{s}']['noisy']['planes'][0]
                 check(abs(n['psnr'] - n['expected_noisy_psnr']) < 0.2,
                       f"{c['id']} sigma {s}: noisy PSNR {n['psnr']:.3f}, expected {n['expected_noisy_psnr']:.3f}")
-            res = c['conditions']['s25']
+            ts = config.TIMING_SIGMA
+            res = c['conditions'][f's{ts}']
             noisy = res['noisy']['planes'][0]['psnr']
             ran = {r['method'] for r in res['runs']}
             ids = [r['id'] for r in res['runs']]
@@ -101,10 +106,20 @@ def main():
             check(want <= ran, f"{c['id']}: missing {sorted(want - ran)}")
             for r in res['runs']:
                 p = r['quality']['planes'][0]['psnr']
-                check(p > noisy, f"{c['id']} sigma 25: {r['id']} {p:.2f} dB does not improve on noisy {noisy:.2f} dB")
+                check(p > noisy, f"{c['id']} sigma {ts}: {r['id']} {p:.2f} dB does not improve on noisy {noisy:.2f} dB")
                 check(r['e2e_ms'] is not None and r['e2e_ms'] > 0, f"{c['id']}: {r['id']} has no time")
             if c['kind'] == 'clip':
                 check('asis' in c['conditions'] and c['conditions']['asis']['runs'], f"{c['id']}: the as-is run")
+                # as it is: every mode at its defaults with auto sigma, measured against the input
+                asis = c['conditions']['asis']['runs']
+                check(modes <= {r['method'] for r in asis} and all('quality' in r for r in asis),
+                      f"{c['id']}: the as-is run has every mode, measured: {sorted(r['method'] for r in asis)}")
+            for s in config.PRESETS['tiny'].defaults_sigmas:   # the defaults table's low noise: its rows alone
+                ran = {r['method'] for r in c['conditions'][f's{s}']['runs']}
+                skipped = set(a.get('skipped_rows', {}))   # rows this build cannot run (other branches' modes, flags)
+                want = modes | {'hqdn3d', 'nlmeans'} | {f'{r.mode}-{r.tag}' for r in config.ROWS
+                                                        if r.defaults and f'{r.mode}-{r.tag}' not in skipped}
+                check(ran == want, f"{c['id']} sigma {s}: the defaults rows {sorted(want)}, ran {sorted(ran)}")
 
         qa, qb = quality_numbers(a), quality_numbers(b)
         check(len(qa) > 50, f'{len(qa)} quality numbers')

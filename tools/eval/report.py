@@ -9,9 +9,12 @@
 #   tools/eval/report.py --preset quick       # fewer inputs
 #   tools/eval/report.py --preset tiny --out /tmp/r   # CI size, CPU is enough
 #   tools/eval/report.py --calibrate          # re-derive the peers' strengths (tools/eval/peer_params.json)
+#   tools/eval/report.py --preset gpu --gpu-peers .peers/bin --out "$OUT"   # the GPU host's (scripts/gpu-report.sh)
+#   tools/eval/report.py --draw-only results/results.json --out DIR         # figures and RESULTS.md from a run
 #
-# Python 3.9+ with matplotlib (Debian: python3-matplotlib, for /usr/bin/python3;
-# figures only, harness/draw.py). Needs a build (cudadenoise-eval, and cudadenoise-eval-
+# Python 3.9+; matplotlib (Debian: python3-matplotlib, for /usr/bin/python3) for
+# the figures (harness/draw.py): without it the run writes results.json and
+# RESULTS.md without figures, and --draw-only draws the plots later. Needs a build (cudadenoise-eval, and cudadenoise-eval-
 # opencv for the OpenCV peers), ffmpeg (or .gpu-runtime), .testdata/ and, for
 # real clips, .testdata/video (scripts/fetch-eval-data.sh).
 import argparse
@@ -26,11 +29,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from harness import config, markdown, peers, summary  # noqa: E402
 try:
-    from harness import config, figures, markdown, peers  # noqa: E402
+    from harness import figures  # noqa: E402
+    NO_FIGURES = None
 except ImportError as e:   # matplotlib (harness/draw.py)
-    sys.exit(f'report.py: {e}')
-from harness.content import prepare_clip, prepare_still  # noqa: E402
+    figures, NO_FIGURES = None, str(e)
+from harness.content import prepare_clip, prepare_compressed, prepare_still  # noqa: E402
+from harness.gpu_peers import find_dir  # noqa: E402
 from harness.env import Env, HarnessError, machine_facts  # noqa: E402
 from harness.ffmpeg_run import run_filter  # noqa: E402
 from harness.pipeline import Pipeline, Progress  # noqa: E402
@@ -65,63 +71,114 @@ def run_report(args):
     facts = machine_facts(env, info)
     preset = config.PRESETS[args.preset]
     params = peers.load_params()
+    skip = sorted(set(args.skip) | set(preset.skip))
+    gpu_peers = find_dir(ROOT, args.gpu_peers) if args.gpu_peers else None
+    # CDN_EVAL_GPU_PEERS_WITHOUT_GPU=1: tests only (tests/eval/fake_gpu_peers stand in for the drivers)
+    if gpu_peers and not info.get('cuda_available') and os.environ.get('CDN_EVAL_GPU_PEERS_WITHOUT_GPU') != '1':
+        say(f'--gpu-peers {args.gpu_peers}: no GPU here ({info.get("gpu_why")}): the GPU peers are left out')
+        gpu_peers = None
     say(f"preset {preset.name}; modes {', '.join(m['name'] for m in info['modes'])}; GPU {facts['gpu_long']}; "
         f"CPU {facts['cpu']} x{facts['cpu_threads']}; ffmpeg {env.ffmpeg}{' (bundle)' if env.bundle else ''}; "
-        f"opencv helper {'yes' if env.opencv else 'NOT BUILT'}")
+        f"opencv helper {'yes' if env.opencv else 'NOT BUILT'}; GPU peers {gpu_peers or 'not run'}; "
+        f"figures {'yes' if figures else 'NO (' + NO_FIGURES + '): --draw-only later'}")
     work = args.work or tempfile.mkdtemp(prefix='cdn-eval-')
     os.makedirs(work, exist_ok=True)
     out = os.path.abspath(args.out)
     fig_dir = os.path.join(out, 'results')
     os.makedirs(fig_dir, exist_ok=True)
-    pipe = Pipeline(env, preset, info, work, params, say, args.skip)
+    pipe = Pipeline(env, preset, info, work, params, say, skip, gpu_peers)
     results = {'preset': dataclasses.asdict(preset), 'facts': facts, 'info': info, 'params': params,
                'calibration': params.get('calibration', {}).get('content', 'see peer_params.json'),
-               'opencv_version': None, 'opencv_framework': None, 'skipped': sorted(args.skip),
-               'complete': False, 'contents': []}
+               'opencv_version': None, 'opencv_framework': None, 'skipped': skip,
+               'sigmas': list(config.SIGMAS), 'defaults_sigmas': list(preset.defaults_sigmas),
+               'timing_sigma': config.TIMING_SIGMA,
+               'rows': [dataclasses.asdict(r) for r in config.ROWS],
+               'gpu_peer_rows': [dataclasses.asdict(r) for r in config.GPU_PEER_ROWS] if gpu_peers else [],
+               'complete': False, 'contents': [], 'figures_drawn': figures is not None}
+    if pipe.gpu_peers:
+        # vs-nlm-cuda's h: swept on the first moving clips (two), at each sigma, before the report runs
+        cal = [s for s in preset.clips if s.motion_class == 'moving' and not s.gray][:2] or preset.clips[:1]
+        say(f"GPU peers: calibrating vs-nlm-cuda's h on {', '.join(s.id or s.name for s in cal)}")
+        contents = [prepare_clip(env, s, args.data, work, preset) for s in cal]
+        pipe.gpu_peers.calibrate(contents, config.SIGMAS, pipe._noisy)
+        results['gpu_peers'] = pipe.gpu_peers.table()
     # Clips first (video is what cudadenoise is for); the report is rewritten after each input, so a run
     # stopped early (a time limit) still leaves a report of what it finished, marked incomplete.
-    todo = [('clip', c) for c in preset.clips] + [('still', s) for s in preset.stills]
+    todo = [('clip', c) for c in preset.clips] + [('compressed', c) for c in preset.compressed] + \
+        [('still', s) for s in preset.stills]
+    prepare = {'clip': prepare_clip, 'still': prepare_still, 'compressed': prepare_compressed}
     for kind, spec in todo:
-        c = (prepare_clip if kind == 'clip' else prepare_still)(env, spec, args.data, work, preset)
+        try:
+            c = prepare[kind](env, spec, args.data, work, preset)
+        except HarnessError as e:
+            if kind != 'compressed':
+                raise
+            say(f'{spec.name}: left out: {e}')
+            continue
         check_passthrough(env, c, work)
         say(f'{c.id}: {c.width}x{c.height} {c.format} x{c.frames} ({c.title})')
-        if env.opencv and results['opencv_version'] is None:
+        if env.opencv and results['opencv_version'] is None and 'ocv-nlm' not in skip:
             ocv = opencv_facts(env, work, c)
             results['opencv_version'], results['opencv_framework'] = ocv['opencv'], ocv['framework']
         cd = dataclasses.asdict(c)
         cd.update(group=c.group, zoom=preset.zoom, conditions={}, figures={})
-        for s in config.SIGMAS:
-            say(f'{c.id}: sigma {s}')
-            cd['conditions'][f's{s}'] = pipe.condition(c, f's{s}', s)
-            n = cd['conditions'][f's{s}']['noisy']['planes'][0]
-            say(f"  {c.id} s{s}: noisy PSNR Y {n['psnr']:.3f} dB (expected {n['expected_noisy_psnr']:.3f})")
-        if c.kind == 'clip':
-            est = pipe.estimate_sigma(c)
-            say(f'{c.id}: as it is (sigma estimate {est:.2f})')
+        if not c.degraded:
+            for s in sorted(config.SIGMAS + (() if getattr(spec, 'gray', False) else tuple(preset.defaults_sigmas))):
+                say(f'{c.id}: sigma {s}')
+                cd['conditions'][f's{s}'] = pipe.condition(c, f's{s}', s, defaults_only=s not in config.SIGMAS)
+                n = cd['conditions'][f's{s}']['noisy']['planes'][0]
+                say(f"  {c.id} s{s}: noisy PSNR Y {n['psnr']:.3f} dB (expected {n['expected_noisy_psnr']:.3f})")
+        if c.kind == 'clip' and not getattr(spec, 'gray', False):
+            # the peers take the estimate, at least 1 (0, the estimate of a clean frame, is hqdn3d's "default")
+            est = max(1.0, pipe.estimate_sigma(c))
+            say(f'{c.id}: as it is (cudadenoise with auto sigma, the peers with sigma {est:.2f}: the estimate, '
+                'at least 1)')
             cd['conditions']['asis'] = pipe.condition(c, 'asis', est)
-        for cond in [f's{config.TIMING_SIGMA}'] + (['asis'] if c.kind == 'clip' else []):
-            name = f"crops-{c.id}-{cond}.png"
-            figures.crops(env, cd, cond, os.path.join(fig_dir, name), facts, pipe.primary)
-            cd['figures'][cond] = name
+        if figures and preset.crops_figures and (preset.crops_for is None or c.id in preset.crops_for):
+            for cond in [x for x in [f's{config.TIMING_SIGMA}', 'asis'] if x in cd['conditions']]:
+                name = f"crops-{c.id}-{cond}.png"
+                figures.crops(env, cd, cond, os.path.join(fig_dir, name), facts, pipe.primary)
+                cd['figures'][cond] = name
         results['contents'].append(cd)
-        write_outputs(env, results, facts, out, fig_dir, work)
+        results['skipped_rows'] = {f'{m}-{t}': why for (m, t), why in pipe.skipped_rows.items()}
+        results['failed'] = pipe.failed
+        write_outputs(results, out, fig_dir, work)
         say(f'{c.id}: done; {out}/RESULTS.md written ({len(results["contents"])} of {len(todo)} inputs)')
     results['complete'] = True
-    write_outputs(env, results, facts, out, fig_dir, work)
+    write_outputs(results, out, fig_dir, work)
     say(f'wrote {out}/RESULTS.md and {fig_dir}/ ({len(os.listdir(fig_dir))} files)')
     if not args.keep and not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return results
 
 
-def write_outputs(env, results, facts, out, fig_dir, work):
+def write_outputs(results, out, fig_dir, work=None, draw=True):
     groups = markdown.aggregate(results)
-    for g in groups:
-        figures.speed_plot(g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), facts)
-    markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results')
+    extra = summary.summaries(results, groups, 'results')
+    if figures and draw:
+        for g in groups:
+            figures.speed_plot(g, os.path.join(fig_dir, f"plot-{g['slug']}.png"), results['facts'])
+        for name, plot in extra['plots'].items():
+            figures.summary_plot(plot, os.path.join(fig_dir, name), results['facts'])
+        results['figures_drawn'] = True
+    markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results', extra)
     with open(os.path.join(fig_dir, 'results.json.part'), 'w') as f:
-        json.dump(strip_paths(results, work), f, indent=1, sort_keys=True)
+        json.dump(strip_paths(results, work) if work else results, f, indent=1, sort_keys=True)
     os.replace(os.path.join(fig_dir, 'results.json.part'), os.path.join(fig_dir, 'results.json'))
+
+
+def draw_only(args):
+    """Plots and RESULTS.md from a run's results.json (a GPU host without matplotlib); crops figures need the
+    run's outputs and are only drawn by the run itself."""
+    if figures is None:
+        raise HarnessError(f'--draw-only needs matplotlib: {NO_FIGURES}')
+    with open(args.draw_only) as f:
+        results = json.load(f)
+    out = os.path.abspath(args.out)
+    fig_dir = os.path.join(out, 'results')
+    os.makedirs(fig_dir, exist_ok=True)
+    write_outputs(results, out, fig_dir)
+    print(f'report.py: drew {out}/RESULTS.md and the plots in {fig_dir}/ from {args.draw_only}')
 
 
 def strip_paths(obj, work):
@@ -153,10 +210,21 @@ def main():
                          '(quality) for all its modes; or cpu for the whole cudadenoise CPU backend on a GPU host); '
                          'repeatable')
     ap.add_argument('--calibrate', action='store_true', help='sweep the peers\' strengths into peer_params.json')
+    ap.add_argument('--calibrate-peers', metavar='KEYS', help='--calibrate: only these peers (comma-separated), merged '
+                    'into the table there is')
+    ap.add_argument('--calibrate-sigmas', metavar='LIST', help='--calibrate: only these sigmas (comma-separated), '
+                    'merged into the table there is')
+    ap.add_argument('--gpu-peers', metavar='DIR', help='the GPU peers\' drivers (bm3dcuda-run, nlmcuda-run: '
+                    '../shared/peers/README.md), e.g. .peers/bin, or auto (.peers/bin when there and a GPU is); '
+                    'default: not run')
+    ap.add_argument('--draw-only', metavar='RESULTS_JSON', help='draw the plots and write RESULTS.md into --out '
+                    'from a run\'s results.json (a GPU host without matplotlib), nothing else')
     args = ap.parse_args()
     t0 = time.monotonic()
     try:
-        if args.calibrate:
+        if args.draw_only:
+            draw_only(args)
+        elif args.calibrate:
             from harness import calibrate
             calibrate.run(args, ROOT)
         else:

@@ -151,18 +151,27 @@ def run(args, root):
     stills = _stills(env, args.data, work)
     clip, clip_desc = _clip(env, args.data, work)
     ev = Evaluator(env, work)
+    # --calibrate-peers / --calibrate-sigmas: only those, merged into the table there is
+    only_peers = set(args.calibrate_peers.split(',')) if getattr(args, 'calibrate_peers', None) else None
+    only_sigmas = ([int(x) for x in args.calibrate_sigmas.split(',')] if getattr(args, 'calibrate_sigmas', None)
+                   else None)
     table = {'peers': {}, 'sweeps': {}}
+    if only_peers or only_sigmas:
+        old = peers.load_params()
+        table = {'peers': old.get('peers', {}), 'sweeps': old.get('sweeps', {})}
     for peer in peers.PEERS:
+        if only_peers and peer.key not in only_peers:
+            continue
         for kind, contents in (('still', stills), ('clip', [clip])):
             if kind == 'still' and not peer.on_stills:
                 continue
-            for sigma in config.SIGMAS:
+            for sigma in only_sigmas or sorted(config.SIGMAS + config.DEFAULTS_SIGMAS):
                 p, q, log = calibrate_peer(ev, peer, contents, sigma, say)
                 table['peers'].setdefault(peer.key, {}).setdefault(kind, {})[str(sigma)] = \
                     {k: round(v, 6) for k, v in p.items()}
                 table['sweeps'].setdefault(peer.key, {}).setdefault(kind, {})[str(sigma)] = \
                     {'psnr': round(q, 4), 'steps': log}
-    table['calibration'] = {
+    calibration = {
         'content': ('photos: luma crops 192x192 of ' + ', '.join(n for n, _ in STILLS) +
                     f'; video: {clip_desc}, {CLIP_EVAL} middle frames of {CLIP_FRAMES} measured'),
         'objective': ('mean PSNR of the luma plane; the best of each knob\'s sweep (a grid of multiples of sigma, '
@@ -172,6 +181,13 @@ def run(args, root):
         'ffmpeg': env.run([env.ffmpeg, '-hide_banner', '-version'], 'ffmpeg').splitlines()[0],
         'threads': env.threads,
     }
+    if only_peers or only_sigmas:   # a partial sweep: the table's record stays, this one is added to it
+        table['calibration'] = old.get('calibration', calibration)
+        table['calibration'].setdefault('updates', []).append(
+            {'date': calibration['date'], 'peers': sorted(only_peers or [p.key for p in peers.PEERS]),
+             'sigmas': only_sigmas or 'all', 'threads': env.threads})
+    else:
+        table['calibration'] = calibration
     path = peers.PARAMS_FILE
     with open(path + '.part', 'w') as f:
         json.dump(table, f, indent=1, sort_keys=True)

@@ -11,7 +11,7 @@ import dataclasses
 import os
 from typing import Optional, Tuple
 
-from .config import ClipSource, Preset, Still
+from .config import ClipSource, CompressedSource, Preset, Still
 from .env import Env, HarnessError
 
 
@@ -32,11 +32,16 @@ class Content:
     clean_eval: Optional[str] = None   # clips: those frames alone
     region: Tuple[int, int, int, int] = (0, 0, 0, 0)
     stand_in: bool = False  # a pan across a photo instead of a real clip
+    motion: str = ''        # clips: the manifest's motion (config.MOTION_CLASS gives its class)
+    motion_class: str = ''  # clips: 'moving' or 'static'
+    degraded: Optional[str] = None   # compressed clips: the y4m to denoise (`clean` is its source)
 
     @property
     def group(self):
         """Results are pooled and plotted per group: same size and format, same kind."""
         fmt = {'GRAY8': 'gray', 'Y444': 'colour 4:4:4', 'I420': 'colour 4:2:0'}.get(self.format, self.format)
+        if self.degraded:
+            return f"{self.width}x{self.height} {fmt} compressed video"
         return f"{self.width}x{self.height} {fmt} {'photos' if self.kind == 'still' else 'video'}"
 
 
@@ -74,8 +79,30 @@ def _decode(env: Env, src: str, start: int, frames: int, out: str):
     env.run(cmd, 'decoding ' + src)
 
 
+def _y4m_size(path):
+    with open(path, 'rb') as f:
+        fields = f.readline().split()
+    return (int(next(x for x in fields if x.startswith(b'W'))[1:]),
+            int(next(x for x in fields if x.startswith(b'H'))[1:]))
+
+
+def _centre_crop(c: ClipSource, preset: Preset, w: int, h: int):
+    """The crop of clip c (WxH+X+Y, or None) at the preset's clip size, and its offset."""
+    if c.crop == 'full':
+        return None, (0, 0)
+    if c.crop:
+        size, x, y = c.crop.split('+')
+        return c.crop, (int(x), int(y))
+    if not preset.clip_size:
+        return None, (0, 0)
+    cw, ch = min(preset.clip_size[0], w) // 2 * 2, min(preset.clip_size[1], h) // 2 * 2
+    x, y = (w - cw) // 4 * 2, (h - ch) // 4 * 2
+    return f'{cw}x{ch}+{x}+{y}', (x, y)
+
+
 def prepare_clip(env: Env, c: ClipSource, data: str, work: str, preset: Preset) -> Content:
-    d = os.path.join(work, c.name)
+    cid = c.id or c.name
+    d = os.path.join(work, cid)
     os.makedirs(d, exist_ok=True)
     T, E = preset.clip_frames, preset.eval_frames
     src = os.path.join(data, 'video', c.file) if c.file else None
@@ -100,16 +127,50 @@ def prepare_clip(env: Env, c: ClipSource, data: str, work: str, preset: Preset) 
     _decode(env, src, start_frame, T, decoded)   # the same FFmpeg path for real clips and pans
     clean = os.path.join(d, 'clean.y4m')
     args = ['prepare', '--input', decoded, '--frames', str(T), '--clean-out', clean]
-    if c.crop:
-        args += ['--crop', c.crop]
+    w, h = _y4m_size(decoded)
+    crop, offset = (None, (0, 0)) if stand_in or not c.file else _centre_crop(c, preset, w, h)
+    if crop:
+        args += ['--crop', crop]
+        description += f' (region {crop} of {w}x{h})'
+    if c.gray:
+        args += ['--gray']
     g = env.eval_json(args, 'prepare ' + c.name)[0]
     if g['frames'] != T:
         raise HarnessError(f'{src}: {g["frames"]} frames decoded, {T} wanted')
-    content = Content(c.name, 'clip', title, description, clean, g['width'], g['height'], g['format'], g['range'],
-                      frames=T, stand_in=stand_in)
+    if c.id and c.id != c.name:
+        title = f'{title} ({c.id})'
+    content = Content(cid, 'clip', title, description, clean, g['width'], g['height'], g['format'], g['range'],
+                      frames=T, stand_in=stand_in, motion=c.motion, motion_class=c.motion_class)
     content.eval_start, content.eval_count = (T - E) // 2, E
     content.clean_eval = os.path.join(d, 'clean-eval.y4m')
     env.eval_json(['prepare', '--input', clean, '--start', str(content.eval_start), '--frames', str(E),
                    '--clean-out', content.clean_eval], 'prepare eval frames')
-    content.region = _region(c.region, content.width, content.height, preset.crop_size)
+    region = c.region and (c.region[0] - offset[0], c.region[1] - offset[1], c.region[2], c.region[3])
+    content.region = _region(region, content.width, content.height, preset.crop_size)
+    return content
+
+
+def prepare_compressed(env: Env, c: CompressedSource, data: str, work: str, preset: Preset) -> Content:
+    """A compressed clip (its first clip_frames frames) and the lossless source it was encoded from."""
+    d = os.path.join(work, c.name)
+    os.makedirs(d, exist_ok=True)
+    T = preset.clip_frames
+    ys = {}
+    for role, name in (('clean', c.source), ('degraded', c.file)):
+        src = os.path.join(data, 'video', 'compressed', name)
+        if not os.path.isfile(src):
+            raise HarnessError(f'{src} is missing: scripts/make-compressed-clips.sh')
+        _decode(env, src, 0, T, os.path.join(d, role + '-decoded.y4m'))
+        ys[role] = os.path.join(d, role + '.y4m')
+        g = env.eval_json(['prepare', '--input', os.path.join(d, role + '-decoded.y4m'), '--frames', str(T),
+                           '--clean-out', ys[role]], 'prepare ' + c.name)[0]
+        if g['frames'] != T:
+            raise HarnessError(f'{src}: {g["frames"]} frames decoded, {T} wanted')
+    content = Content(c.name, 'clip', c.name, c.description + f'; measured against {c.source}', ys['clean'],
+                      g['width'], g['height'], g['format'], g['range'], frames=T, degraded=ys['degraded'])
+    content.eval_start, content.eval_count = (T - preset.eval_frames) // 2, preset.eval_frames
+    content.clean_eval = os.path.join(d, 'clean-eval.y4m')
+    env.eval_json(['prepare', '--input', ys['clean'], '--start', str(content.eval_start), '--frames',
+                   str(content.eval_count), '--clean-out', content.clean_eval], 'prepare eval frames')
+    content.region = _region(None, content.width, content.height, preset.crop_size)
     return content

@@ -7,15 +7,7 @@ import tempfile
 
 from . import config, draw
 from .env import footer_lines
-
-SERIES_ORDER = ('cudadenoise GPU', 'cudadenoise CPU', 'FFmpeg', 'OpenCV')
-
-
-def method_name(run):
-    if run['family'].startswith('cudadenoise'):
-        return f"{run['label']} ({'GPU' if run['backend'] == 'cuda' else 'CPU'})"
-    return f"{run['label']} ({run['family']})"
-
+from .names import method_name
 
 def _frame_of(content, whole):
     """The index, in a run's output (the whole clip, or its measured frames), of the frame the crops show."""
@@ -44,13 +36,17 @@ def crops(env, content, cond, out_png, facts, primary):
         title = f"{content['title']}: AWGN sigma {res['sigma']:g}" + (f', frame {mid}' if content['kind'] == 'clip' else '')
     footer = footer_lines(facts) + [f"Crops {r[2]}x{r[3]} at ({r[0]},{r[1]}), shown {content['zoom']}x; PSNR of the "
                                     f"luma plane over the measured frames"]
-    tiles = [(content['clean'], mid, ['input' if asis else 'clean', ''])]
+    degraded = bool(content.get('degraded'))
+    tiles = [(content['clean'], mid, ['source' if degraded else 'input' if asis else 'clean', ''])]
+    if degraded:
+        tiles.append((res['files']['noisy'], mid, ['compressed input', f"PSNR Y {res['noisy']['planes'][0]['psnr']:.2f} dB"]))
     if not asis:
         tiles.append((res['files']['noisy'], mid, ['noisy', f"PSNR Y {res['noisy']['planes'][0]['psnr']:.2f} dB"]))
     for run in res['runs']:
         if run['family'].startswith('cudadenoise') and run['backend'] != primary:
             continue
-        q = '' if asis else f"PSNR Y {run['quality']['planes'][0]['psnr']:.2f} dB"
+        p = run.get('quality', {}).get('planes', [{}])[0].get('psnr')
+        q = '' if p is None else f"PSNR Y {p:.2f} dB"
         tiles.append((run['output'], _frame_of(content, run['whole']), [method_name(run), q]))
     with tempfile.TemporaryDirectory(prefix='cdn-crops-') as tmp:
         overview = _crop(env, content['clean'], mid, None, tmp)
@@ -76,3 +72,10 @@ def speed_plot(group, out_png, facts):
                         'GPU points: time on frames in GPU memory; CPU points: end to end on the CPU '
                         f"(FFmpeg and OpenCV on {facts['cpu_threads']} threads)"],
               footer=footer_lines(facts), hlines=[(noisy, f'noisy input {noisy:.2f} dB')] if noisy is not None else [])
+
+
+def summary_plot(plot, out_png, facts):
+    """A plot spec of summary.summaries(): speed against quality across inputs."""
+    draw.plot(out_png, plot['title'], [tuple(p) for p in plot['points']], plot['xlabel'], plot['ylabel'],
+              subtitle=plot.get('subtitle', ()), footer=footer_lines(facts),
+              hlines=[tuple(h) for h in plot.get('hlines', ())])

@@ -6,7 +6,7 @@ import math
 import os
 
 from . import config, peers
-from .figures import SERIES_ORDER, method_name
+from .names import SERIES_ORDER, method_name
 
 
 def _family_rank(family):
@@ -38,11 +38,13 @@ def aggregate(results):
     """Groups of contents with one size and format: per method, mean PSNR/SSIM and median times."""
     groups = {}
     for c in results['contents']:
+        if c.get('degraded'):   # compressed clips: the defaults table (summaries)
+            continue
         g = groups.setdefault(c['group'], {'name': c['group'], 'kind': c['kind'], 'contents': [], 'rows': [],
                                            'noisy_psnr': {}, 'slug': c['group'].replace(' ', '-').replace(':', '')})
         g['contents'].append(c['id'])
     for g in groups.values():
-        cs = [c for c in results['contents'] if c['group'] == g['name']]
+        cs = [c for c in results['contents'] if c['group'] == g['name'] and not c.get('degraded')]
         ids = []
         for c in cs:
             for cond in c['conditions'].values():
@@ -52,6 +54,7 @@ def aggregate(results):
         for s in config.SIGMAS:
             g['noisy_psnr'][s] = _mean([c['conditions'][f's{s}']['noisy']['planes'][0]['psnr'] for c in cs])
         g['ffmpeg_null_ms'] = _median([c['conditions'][f's{config.TIMING_SIGMA}'].get('ffmpeg_null_ms') for c in cs])
+        g['luma_only'] = False
         for rid in ids:
             row = {'id': rid, 'psnr': {}, 'ssim': {}, 'psnr_all': {}}
             for s in config.SIGMAS:
@@ -61,7 +64,7 @@ def aggregate(results):
                 row.setdefault('run', runs[0])
                 row['psnr'][s] = _mean([r['quality']['planes'][0]['psnr'] for r in runs])
                 row['ssim'][s] = _mean([r['quality']['planes'][0]['ssim'] for r in runs])
-                row['psnr_all'][s] = _mean([r['quality']['all']['psnr'] for r in runs])
+                row['psnr_all'][s] = None if runs[0].get('luma_only') else _mean([r['quality']['all']['psnr'] for r in runs])
                 if s == config.TIMING_SIGMA:
                     row['device_ms'] = _median([r['device_ms'] for r in runs])
                     row['e2e_ms'] = _median([r['e2e_ms'] for r in runs])
@@ -103,10 +106,10 @@ def _summary(groups, facts):
 
 
 def _variants_sentence():
-    """The settings the report runs besides the defaults (config.VARIANTS), as a clause."""
-    parts = [f"{' and '.join(modes)} also with `{config.variant_text(flags)}` (\"{tag} settings\", docs/PIPD.md)"
-             for tag, (modes, flags) in config.VARIANTS.items()]
-    return ('; ' + '; '.join(parts)) if parts else ''
+    """The settings the report runs besides the defaults (config.ROWS), as a clause."""
+    parts = [f"{r.mode} `{r.tag}` ({r.text}{', window ' + r.window if r.window else ''})" for r in config.ROWS]
+    return ('; and the rows of harness/config.py: ' + '; '.join(parts) +
+            ' (the quality settings of pipd and hybrid: docs/PIPD.md; the BM3D profiles: docs/BM3D.md)') if parts else ''
 
 
 def _group_table(g):
@@ -116,7 +119,8 @@ def _group_table(g):
     lines = [head, '|' + ' --- |' * (4 + len(config.SIGMAS) + 2)]
     lines.append('| noisy input | | | | ' + ' | '.join(_f(g['noisy_psnr'].get(x)) for x in config.SIGMAS) + ' | | |')
     for r in g['rows']:
-        where = ('GPU' if r['backend'] == 'cuda' else f"CPU, {r['threads']} threads" if r['threads'] else 'CPU')
+        where = ('GPU, luma only' if r['family'] == 'GPU peers' else 'GPU' if r['backend'] == 'cuda' else
+                 f"CPU, {r['threads']} threads" if r['threads'] else 'CPU')
         lines.append(f"| {r['name']} | {where} | {_ms(r['device_ms'])} | {_ms(r['e2e_ms'])} | " +
                      ' | '.join(_f(r['psnr'].get(x)) for x in config.SIGMAS) +
                      f" | {_f(r['ssim'].get(s), '{:.4f}')} | {_f(r['psnr_all'].get(s))} |")
@@ -150,7 +154,8 @@ def _content_table(c):
     for rid in ids:
         get = {x: next((r for r in conds[x]['runs'] if r['id'] == rid), None) for x in config.SIGMAS}
         any_run = next(r for r in get.values() if r)
-        q = lambda x, k, i: get[x]['quality']['planes'][i][k] if get[x] else None
+        q = lambda x, k, i: (get[x]['quality']['planes'][i][k]
+                             if get[x] and i < len(get[x]['quality']['planes']) else None)
         row = f'| {method_name(any_run)} | ' + ' | '.join(_f(q(x, 'psnr', 0)) for x in config.SIGMAS) + ' | ' + \
             ' | '.join(_f(q(x, 'ssim', 0), '{:.4f}') for x in config.SIGMAS)
         if colour:
@@ -163,7 +168,7 @@ def _noise_table(results):
     lines = ['| input | σ | PSNR Y measured | PSNR Y expected | 20 log10(255/σ) | Δ (measured − expected) | '
              'PSNR all planes measured | expected |', '|' + ' --- |' * 8]
     for c in results['contents']:
-        for x in config.SIGMAS:
+        for x in sorted(int(k[1:]) for k in c['conditions'] if k.startswith('s')):
             n = c['conditions'][f's{x}']['noisy']
             y, a = n['planes'][0], n['all']
             lines.append(f"| {c['id']} | {x} | {y['psnr']:.3f} | {y['expected_noisy_psnr']:.3f} | "
@@ -173,7 +178,9 @@ def _noise_table(results):
 
 
 def _peer_table(params):
-    lines = ['| peer | fixed settings | strength knob(s) | photos: σ10 / σ25 / σ40 | video: σ10 / σ25 / σ40 |',
+    levels = sorted(config.SIGMAS + config.DEFAULTS_SIGMAS)
+    lv = ' / '.join(f'σ{x}' for x in levels)
+    lines = [f'| peer | fixed settings | strength knob(s) | photos: {lv} | video: {lv} |',
              '| --- | --- | --- | --- | --- |']
     for p in peers.PEERS:
         cells = []
@@ -182,7 +189,7 @@ def _peer_table(params):
                 cells.append('not run (needs neighbouring frames)')
                 continue
             vals = []
-            for x in config.SIGMAS:
+            for x in levels:
                 v = peers.params_for(params, p, kind, x)
                 vals.append(', '.join(f'{v[k.name]:.4g}' for k in p.knobs))
             cells.append(' / '.join(vals))
@@ -191,7 +198,7 @@ def _peer_table(params):
     return lines
 
 
-def write(results, groups, path, fig_dir_rel):
+def write(results, groups, path, fig_dir_rel, extra=None):
     f, pre = results['facts'], results['preset']
     s = config.TIMING_SIGMA
     L = ['# Results: quality and speed of cudadenoise and its peers', '',
@@ -210,18 +217,24 @@ def write(results, groups, path, fig_dir_rel):
     if results.get('skipped'):
         L += [f"Left out of this run (`--skip`): {', '.join(results['skipped'])}.", '']
     L += ['## Summary', ''] + _summary(groups, f) + ['']
+    if extra:
+        L += extra['lines']
     for g in groups:
         L += [f"## {g['name']}", '', f"Inputs: {', '.join(g['contents'])}. Times at σ{s}, medians; PSNR and SSIM "
               'of the luma plane, mean over the inputs. FFmpeg times include reading and writing the frames '
               f"(y4m through a pipe): {_ms(g['ffmpeg_null_ms'])} ms per frame with a `null` filter.", '']
         L += _group_table(g) + ['']
-        L += [f"![speed against quality, {g['name']}]({fig_dir_rel}/plot-{g['slug']}.png)", '']
-    L += ['## Crops', '']
+        if results.get('figures_drawn', True):
+            L += [f"![speed against quality, {g['name']}]({fig_dir_rel}/plot-{g['slug']}.png)", '']
+    L += ['## Crops', ''] + ([] if results.get('figures_drawn', True) else
+                             ['Not drawn: the host that ran the report had no matplotlib.', ''])
     for c in results['contents']:
         for cond in c['figures']:
             L += [f"![{c['id']} {cond}]({fig_dir_rel}/{c['figures'][cond]})", '']
     L += ['## Per input', '']
     for c in results['contents']:
+        if c.get('degraded'):
+            continue
         L += [f"### {c['title']}", '', c['description'] + f" ({c['width']}x{c['height']} {c['format']}" +
               (f", frames {c['eval_start']}–{c['eval_start'] + c['eval_count'] - 1} of {c['frames']} measured)"
                if c['kind'] == 'clip' else ')'), ''] + _content_table(c) + ['']
@@ -232,7 +245,8 @@ def write(results, groups, path, fig_dir_rel):
     L += ['## Peers and their settings', '',
           'Fixed settings are the documented defaults or recommendations. The strength that must follow the noise '
           'has no documented mapping to σ for any of these filters; it is the best value (luma PSNR) of a sweep on '
-          f"held-out content that is not in this report ({results['calibration']}), per σ, "
+          f"content the report does not measure ({results['calibration']}; box.mp4 is a report clip, its "
+          f"frames 100 to 111 are not), per σ, "
           'interpolated in between (tools/eval/peer_params.json, `report.py --calibrate`). cudadenoise runs its '
           'defaults, with σ given to the modes that take one' + _variants_sentence() + '.', ''] + \
         _peer_table(results['params']) + ['']
@@ -242,9 +256,12 @@ def write(results, groups, path, fig_dir_rel):
         L += ['Notes: ' + '; '.join(notes) + '.', '']
     L += ['## How it was measured', '']
     L += [f"- Noise: AWGN of σ {', '.join(map(str, config.SIGMAS))} (8-bit code values) added to every plane of "
-          'the YCbCr frames by kernels/noise.h; frame f at σ gets seed 1000 σ + 1 + f. Clips are also run as '
-          'they are, without added noise, for a visual check; there every method is given the noise σ that '
-          'kernels/noise_estimate.h estimates on the measured frame.',
+          'the YCbCr frames by kernels/noise.h; frame f at σ gets seed 1000 σ + 1 + f' +
+          (f" (σ {', '.join(map(str, results.get('defaults_sigmas', [])))} for the defaults table's rows only)"
+           if results.get('defaults_sigmas') else '') + '. Clips are also run as they are, without added noise: '
+          'cudadenoise with its automatic sigma, the peers with the σ kernels/noise_estimate.h estimates on the '
+          'measured frame (at least 1); measured against the input (compressed clips: against the source they were encoded '
+          'from).',
           '- Photos are filtered as GRAY8 or Y444 (BT.601 full range), clips as 4:2:0 as decoded; every method '
           'reads and writes the same lossless y4m frames (an FFmpeg `null` pass was checked to give them back '
           'unchanged) and every method filters every plane.',
@@ -270,8 +287,11 @@ def write(results, groups, path, fig_dir_rel):
           f"stream of {pre['still_timing_frames']} noisy copies. OpenCV peers: wall time of each frame's call(s) "
           'in cudadenoise-eval-opencv, median, the first frame not counted (multi: only frames with a whole '
           'temporal window).',
-          '- Non-zero real content throughout: photos from python3-skimage, clips from opencv-doc (or a pan '
-          'across a photo where the report says so).', '']
+          '- GPU peers (where run): the drivers of ../shared/peers on the luma plane, from raw 8-bit frames, one '
+          'frame at a time on one stream; GPU ms = their kernel time (CUDA events around the device work), '
+          'end to end = with the copies from and to host memory, medians over the frames after 3 warm-up runs.',
+          '- Non-zero real content throughout: photos from python3-skimage, clips from Debian packages '
+          '(scripts/eval-clips.tsv; or a pan across a photo where the report says so).', '']
     with open(path + '.part', 'w') as fh:
         fh.write('\n'.join(L))
     os.replace(path + '.part', path)
