@@ -30,6 +30,8 @@ packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libffmpeg-nvenc-dev ffmpeg
   # the evaluation report (tools/eval): its OpenCV peers, and Python with matplotlib for report.py
   libopencv-photo-dev python3 python3-matplotlib
+  # cudadenoise-farm (tools/farm): Dask distributed
+  python3-distributed
 )
 
 missing=()

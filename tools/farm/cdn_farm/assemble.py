@@ -1,0 +1,102 @@
+"""assemble.py: the pieces into the final output: the video pieces concatenated
+by stream copy (FFmpeg's concat demuxer), the source's other streams (audio,
+subtitles, attachments), global metadata and chapters muxed from the source
+once, in the source's stream order; then checked before it gets its name:
+decoding it gives, frame by frame, the MD5s the pieces' manifests recorded
+(ffmpeg -f framemd5), as many frames as the source has, at the source's
+timestamps."""
+import os
+import subprocess
+import tempfile
+from fractions import Fraction
+
+
+class AssembleError(Exception):
+    pass
+
+
+def _run(cmd, what):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = [l for l in p.stderr.strip().splitlines() if l]
+        raise AssembleError(f"{what}: " + (lines[-1] if lines else f"exit {p.returncode}"))
+    return p.stdout
+
+
+def concat_and_mux(ffmpeg, index, pieces, piece_videos, target_temp, work_dir):
+    """Writes `target_temp` (its extension names the container). The concat
+    demuxer starts its output at 0 and each file where the previous one's
+    duration ends: each piece gets its exact start and length in the source's
+    clock (inpoint; the next piece's first timestamp minus its own) and the whole is put back
+    at the source's first timestamp (-itsoffset on that input only)."""
+    listing = os.path.join(work_dir, "concat.txt")
+    with open(listing, "w") as f:
+        for (a, b), v in zip(pieces, piece_videos):
+            f.write("file '" + os.path.abspath(v).replace("'", "'\\''") + "'\n")
+            f.write(f"inpoint {_seconds(index.pts[a], index.time_base)}\n")  # not the file's start_time: a
+            # short Matroska file may have none
+            if b < index.frames:
+                f.write(f"duration {_seconds(index.pts[b] - index.pts[a], index.time_base)}\n")
+    cmd = [ffmpeg, "-v", "error", "-nostdin", "-y", "-itsoffset", _seconds(index.pts[0], index.time_base),
+           "-f", "concat", "-safe", "0", "-i", listing, "-i", index.path]
+    for s in index.streams:  # the source's order; its denoised video from the pieces
+        i = int(s["index"])
+        cmd += ["-map", "0:v:0"] if i == index.video_stream else ["-map", f"1:{i}"]
+    cmd += ["-map_metadata", "1", "-map_chapters", "1", "-c", "copy", target_temp]
+    _run(cmd, "concatenating the pieces")
+
+
+def _seconds(ticks, time_base):
+    """An exact decimal (microseconds: FFmpeg's AV_TIME_BASE) for ticks * time_base."""
+    us = Fraction(ticks) * time_base * 1000000
+    return f"{round(us)}us"
+
+
+def decoded_frames(ffmpeg, path):
+    """[(pts, md5)] of the first video stream of `path`, and its time base."""
+    out = _run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"],
+               f"decoding {path}")
+    tb, frames = None, []
+    for line in out.splitlines():
+        if line.startswith("#tb 0:"):
+            num, den = line.split(":")[1].strip().split("/")
+            tb = Fraction(int(num), int(den))
+        elif line and not line.startswith("#"):
+            f = [x.strip() for x in line.split(",")]
+            frames.append((int(f[2]), f[5]))
+    return frames, tb
+
+
+def verify(ffmpeg, index, manifests, path):
+    """Raises AssembleError naming the first piece whose frames are not in `path`
+    as its manifest says, or a frame count or timestamp that differs from the
+    source. Returns the pieces (numbers) whose frames differ, for a repair."""
+    frames, tb = decoded_frames(ffmpeg, path)
+    expected = [md5 for m in manifests for md5 in m["frame_md5"]]
+    if len(frames) != index.frames or len(expected) != index.frames:
+        raise AssembleError(f"{path}: {len(frames)} frames decoded, the source has {index.frames} "
+                            f"(the pieces {len(expected)})")
+    bad, at = [], 0
+    for number, m in enumerate(manifests):
+        n = len(m["frame_md5"])
+        if [md5 for _, md5 in frames[at:at + n]] != m["frame_md5"]:
+            bad.append(number)
+        at += n
+    if bad:
+        return bad
+    # Timestamps: the source's, to half a tick of the coarser time base.
+    slack = max(tb, index.time_base) / 2
+    for i, ((pts, _), src) in enumerate(zip(frames, index.pts)):
+        if abs(pts * tb - src * index.time_base) > slack:
+            raise AssembleError(f"{path}: frame {i} is at {float(pts * tb):.6f} s, the source's at "
+                                f"{float(src * index.time_base):.6f} s")
+    return []
+
+
+def temp_beside(target):
+    """A temporary name beside `target` (same file system: the rename is atomic)."""
+    d, base = os.path.split(os.path.abspath(target))
+    stem, ext = os.path.splitext(base)
+    fd, temp = tempfile.mkstemp(prefix=f".{stem}.part", suffix=ext, dir=d)
+    os.close(fd)
+    return temp
