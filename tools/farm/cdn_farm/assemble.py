@@ -68,29 +68,34 @@ def decoded_frames(ffmpeg, path):
 
 
 def verify(ffmpeg, index, manifests, path):
-    """Raises AssembleError naming the first piece whose frames are not in `path`
-    as its manifest says, or a frame count or timestamp that differs from the
-    source. Returns the pieces (numbers) whose frames differ, for a repair."""
+    """None when decoding `path` gives the manifests' frames (MD5 for MD5), as
+    many as the source has, at the source's timestamps; else what differs."""
     frames, tb = decoded_frames(ffmpeg, path)
     expected = [md5 for m in manifests for md5 in m["frame_md5"]]
     if len(frames) != index.frames or len(expected) != index.frames:
-        raise AssembleError(f"{path}: {len(frames)} frames decoded, the source has {index.frames} "
-                            f"(the pieces {len(expected)})")
-    bad, at = [], 0
+        return f"{len(frames)} frames decoded, the source has {index.frames} (the pieces {len(expected)})"
+    at = 0
     for number, m in enumerate(manifests):
         n = len(m["frame_md5"])
         if [md5 for _, md5 in frames[at:at + n]] != m["frame_md5"]:
-            bad.append(number)
+            return f"piece {number} does not decode as its manifest says"
         at += n
-    if bad:
-        return bad
     # Timestamps: the source's, to half a tick of the coarser time base.
     slack = max(tb, index.time_base) / 2
     for i, ((pts, _), src) in enumerate(zip(frames, index.pts)):
         if abs(pts * tb - src * index.time_base) > slack:
-            raise AssembleError(f"{path}: frame {i} is at {float(pts * tb):.6f} s, the source's at "
-                                f"{float(src * index.time_base):.6f} s")
-    return []
+            return (f"frame {i} is at {float(pts * tb):.6f} s, the source's at "
+                    f"{float(src * index.time_base):.6f} s")
+    return None
+
+
+def piece_decodes_as(ffmpeg, video, manifest):
+    """Whether one piece file decodes to its manifest's frames."""
+    try:
+        frames, _ = decoded_frames(ffmpeg, video)
+    except AssembleError:
+        return False
+    return [md5 for _, md5 in frames] == manifest["frame_md5"]
 
 
 def temp_beside(target):

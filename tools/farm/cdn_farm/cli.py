@@ -38,6 +38,9 @@ def parse(argv):
                         "input's name)")
     p.add_argument("--scheduler", help="address of a running Dask scheduler, e.g. tcp://host:8786")
     p.add_argument("--local", type=int, metavar="N", help="start a local cluster of N workers (the default: 1)")
+    p.add_argument("--serial", action="store_true",
+                   help="no Dask: run the pieces one after another here (a machine without python3-distributed; "
+                        "checking the pieces and their concatenation)")
     p.add_argument("--local-gpus", metavar="I,J,...",
                    help="with --local: worker k uses CUDA device I,J,...[k mod count] (--gpu of the tool)")
     p.add_argument("--piece-seconds", type=float, default=20.0, metavar="S",
@@ -60,14 +63,16 @@ def parse(argv):
         if a.split("=")[0] in _OWN:
             raise Usage(f"{a} is set by the farm for each piece; not a transcode option to pass")
     args.transcode_args = rest
-    if args.local:  # the workers are here: the tool must be too
+    if args.local or args.serial:  # the workers are here: the tool must be too
         found = shutil.which(args.transcode)
         if not found:
             raise Usage(f"{args.transcode}: no such program (--transcode names cudadenoise-transcode)")
         args.transcode = os.path.abspath(found)
+    if args.serial and (args.scheduler or args.local is not None):
+        raise Usage("--serial excludes --scheduler and --local")
     if args.scheduler and args.local is not None:
         raise Usage("--scheduler and --local exclude each other")
-    if not args.scheduler and args.local is None:
+    if not args.scheduler and args.local is None and not args.serial:
         args.local = 1
     if args.local is not None and args.local < 1:
         raise Usage("--local N: N must be at least 1")
@@ -104,7 +109,7 @@ class Job:
             self.work = os.path.join(root, f".{base}.farm")
         os.makedirs(self.work, exist_ok=True)
         signature = plan.job_signature(os.path.abspath(source), os.stat(source), args.transcode_args,
-                                       args.piece_seconds, args.transcode)
+                                       args.piece_seconds)
         stamp = os.path.join(self.work, "job.json")
         try:
             with open(stamp) as f:
@@ -119,6 +124,7 @@ class Job:
                 json.dump({"signature": signature, "input": source, "args": args.transcode_args}, f)
         self.manifests = [piece.piece_complete(self.work, k, a, b) for k, (a, b) in enumerate(self.pieces)]
         self.reused = sum(m is not None for m in self.manifests)
+        self.repaired = []  # pieces kept from a previous run that had to be made again
 
 
 class Progress:
@@ -172,7 +178,14 @@ def run(args, say):
     progress = Progress(args.quiet, len(todo), total_frames)
     client = cluster = None
     try:
-        if todo:
+        if todo and args.serial:
+            for j, k, a, b in todo:
+                r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b, args.transcode_args)
+                j.manifests[k] = r["manifest"]
+                stats["hosts"].add(r["host"])
+                progress.add(r["manifest"]["frames"])
+            progress.end()
+        elif todo:
             import cloudpickle
             from distributed import as_completed
             cloudpickle.register_pickle_by_value(piece)
@@ -199,7 +212,7 @@ def run(args, say):
                 raise RuntimeError("; ".join(failures) + " (the other pieces are kept: a rerun resumes)")
             stats["retried"] = sum(max(0, piece.attempts(j.work, k) - 1) for j, k, _, _ in todo)
         for j in jobs:
-            assemble_job(args, j, say)
+            assemble_job(args, j, say, client)
     finally:
         progress.end()
         if client:
@@ -210,13 +223,14 @@ def run(args, say):
     frames = sum(j.index.frames for j in jobs)
     return {"outputs": [j.target for j in jobs], "inputs": [j.source for j in jobs],
             "pieces": sum(len(j.pieces) for j in jobs), "pieces_run": len(todo),
-            "pieces_reused": sum(j.reused for j in jobs), "frames": frames, "frames_run": total_frames,
+            "pieces_reused": sum(j.reused for j in jobs),
+            "pieces_repaired": [[j.source, k] for j in jobs for k in j.repaired], "frames": frames, "frames_run": total_frames,
             "seconds": round(seconds, 3), "fps": round(total_frames / seconds, 2) if seconds > 0 else 0,
             "pieces_per_second": round(len(todo) / seconds, 4) if seconds > 0 else 0,
             "workers": args.local if args.local else None, "retried": stats["retried"], "hosts": sorted(stats["hosts"]), "verified": True}
 
 
-def assemble_job(args, j, say):
+def assemble_job(args, j, say, client=None):
     extradata = {m["extradata_md5"] for m in j.manifests}
     if len(extradata) != 1:
         raise RuntimeError(f"{j.source}: the pieces were encoded with different stream headers; "
@@ -225,23 +239,32 @@ def assemble_job(args, j, say):
         videos = [piece.piece_paths(j.work, k)[0] for k in range(len(j.pieces))]
         temp = assemble.temp_beside(j.target)
         try:
-            assemble.concat_and_mux(args.ffmpeg, j.index, j.pieces, videos, temp, j.work)
-            bad = assemble.verify(args.ffmpeg, j.index, j.manifests, temp)
-            if not bad:
+            try:
+                assemble.concat_and_mux(args.ffmpeg, j.index, j.pieces, videos, temp, j.work)
+                problem = assemble.verify(args.ffmpeg, j.index, j.manifests, temp)
+            except assemble.AssembleError as e:
+                problem = str(e)
+            if not problem:
                 os.replace(temp, j.target)
                 temp = None
                 break
-            if attempt == 1:
-                raise RuntimeError(f"{j.source}: pieces {bad} still decode differently from their manifests")
-            # A piece that changed on disk since it was made: made again, once.
+            # Pieces changed on disk since they were made (damaged, replaced) are made again, once.
+            bad = [k for k in range(len(j.pieces))
+                   if not assemble.piece_decodes_as(args.ffmpeg, videos[k], j.manifests[k])]
+            if attempt == 1 or not bad:
+                raise assemble.AssembleError(f"{j.target}: not written: {problem}")
             say(f"{j.source}: pieces {bad} do not decode as their manifests say (damaged?): running them again")
+            j.repaired += bad
             for k in bad:
                 a, b = j.pieces[k]
                 for path in piece.piece_paths(j.work, k):
                     if os.path.exists(path):
                         os.remove(path)
-                r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
-                                    args.transcode_args)
+                run_args = (args.transcode, os.path.abspath(j.source), j.work, k, a, b, args.transcode_args)
+                if client:  # on a worker (its GPU), as the piece was made
+                    r = client.submit(piece.run_piece, *run_args, resources={"GPU": 1}, pure=False).result()
+                else:
+                    r = piece.run_piece(*run_args)
                 j.manifests[k] = r["manifest"]
         finally:
             if temp and os.path.exists(temp):

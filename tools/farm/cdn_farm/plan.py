@@ -21,10 +21,12 @@ def split_at_keyframes(index, piece_seconds):
     return pieces
 
 
-def job_signature(path, stat, transcode_args, piece_seconds, tool):
-    """What a piece's output depends on: a rerun with the same signature reuses
-    complete pieces; any change starts the pieces over."""
+def job_signature(path, stat, transcode_args, piece_seconds):
+    """What the pieces depend on (the input, as its size and modification time
+    tell, the transcode options, the cutting): a rerun with the same signature
+    reuses complete pieces; any change starts the pieces over. The tool is not
+    in it (a wrapper, another path to the same build may run a rerun)."""
     blob = json.dumps({"input": path, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                       "args": list(transcode_args), "piece_seconds": piece_seconds, "tool": tool},
+                       "args": list(transcode_args), "piece_seconds": piece_seconds},
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
