@@ -79,6 +79,15 @@ class Pipeline {
       for (unsigned i = 0; i < ctx->nb_streams; ++i)
         if (static_cast<int>(i) != input_->video_index()) ctx->streams[i]->discard = AVDISCARD_ALL;
       next_index_ = out_index_ = plan_->context_begin;
+      range_ = {plan_->begin, plan_->end};
+      context_ = {plan_->context_begin, plan_->context_end};
+      // The whole video: a plain run (video only), which needs no timestamp to
+      // find its frames (a file whose decoder reorders them differently from
+      // its packets' timestamps can still be a job's one piece).
+      if (plan_->begin == 0 && plan_->end == plan_->frames()) {
+        plan_.reset();
+        input_->rewind();
+      }
     }
     if (!o_.null_output()) output_ = std::make_unique<Output>(*input_, o_);
     open_gpu();
@@ -141,7 +150,7 @@ class Pipeline {
     if (summary_.decode_errors > 0)
       say(std::to_string(summary_.decode_errors) + " decode error" + (summary_.decode_errors > 1 ? "s" : "") +
             " (damaged packets or frames) in " + o_.input + ": FFmpeg concealed them, the output shows it there");
-    if (o_.max_frames == 0 && !plan_) check_complete();
+    if (o_.max_frames == 0 && !o_.has_range()) check_complete();  // --range: checked after the scan
     if (manifest_) {
       manifest_->finish();
       if (manifest_->frames() != summary_.frames)
@@ -150,14 +159,8 @@ class Pipeline {
     }
     if (output_) output_->finish();
     if (manifest_) {
-      std::vector<std::int64_t> range, context;
-      std::int64_t end = AV_NOPTS_VALUE;
-      if (plan_) {
-        range = {plan_->begin, plan_->end};
-        context = {plan_->context_begin, plan_->context_end};
-        if (plan_->end < plan_->frames()) end = plan_->pts[plan_->end];
-      }
-      manifest_->write(o_.manifest, o_.input, output_->target(), range, context, end);
+      const std::int64_t end = plan_ && plan_->end < plan_->frames() ? plan_->pts[plan_->end] : AV_NOPTS_VALUE;
+      manifest_->write(o_.manifest, o_.input, output_->target(), range_, context_, end);
     }
 
     summary_.seconds = progress_->elapsed();
@@ -425,6 +428,7 @@ class Pipeline {
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<RangePlan> plan_;           // --range
   std::unique_ptr<PieceManifest> manifest_;   // --manifest
+  std::vector<std::int64_t> range_, context_;  // --range: [A, B) and the context, for the manifest
   int64_t next_index_ = 0;  // --range: the frame the next decoded frame must be
   int64_t out_index_ = 0;   // --range: the frame the next filtered frame is
   long long filtered_ = 0;  // frames out of the filter (written or not)

@@ -23,21 +23,25 @@ def _run(cmd, what):
     return p.stdout
 
 
-def concat_and_mux(ffmpeg, index, pieces, piece_videos, target_temp, work_dir):
+def concat_and_mux(ffmpeg, index, manifests, piece_videos, target_temp, work_dir):
     """Writes `target_temp` (its extension names the container). The concat
     demuxer starts its output at 0 and each file where the previous one's
     duration ends: each piece gets its exact start and length in the source's
-    clock (inpoint; the next piece's first timestamp minus its own) and the whole is put back
-    at the source's first timestamp (-itsoffset on that input only)."""
+    clock (inpoint; the next piece's first timestamp minus its own) and the
+    whole is put back at the first piece's first timestamp (-itsoffset on that
+    input only), all from the pieces' manifests (the source video's time base)."""
     listing = os.path.join(work_dir, "concat.txt")
     with open(listing, "w") as f:
-        for (a, b), v in zip(pieces, piece_videos):
+        for m, v in zip(manifests, piece_videos):
+            tb = Fraction(*m["time_base"])
             f.write("file '" + os.path.abspath(v).replace("'", "'\\''") + "'\n")
-            f.write(f"inpoint {_seconds(index.pts[a], index.time_base)}\n")  # not the file's start_time: a
-            # short Matroska file may have none
-            if b < index.frames:
-                f.write(f"duration {_seconds(index.pts[b] - index.pts[a], index.time_base)}\n")
-    cmd = [ffmpeg, "-v", "error", "-nostdin", "-y", "-itsoffset", _seconds(index.pts[0], index.time_base),
+            f.write(f"inpoint {_seconds(m['first_pts'], tb)}\n")  # not the file's start_time: a short
+            # Matroska file may have none
+            if m.get("end_pts") is not None:
+                f.write(f"duration {_seconds(m['end_pts'] - m['first_pts'], tb)}\n")
+    first = manifests[0]
+    cmd = [ffmpeg, "-v", "error", "-nostdin", "-y", "-itsoffset",
+           _seconds(first["first_pts"], Fraction(*first["time_base"])),
            "-f", "concat", "-safe", "0", "-i", listing, "-i", index.path]
     for s in index.streams:  # the source's order; its denoised video from the pieces
         i = int(s["index"])
@@ -67,19 +71,25 @@ def decoded_frames(ffmpeg, path):
     return frames, tb
 
 
-def verify(ffmpeg, index, manifests, path):
+def verify(ffmpeg, index, manifests, path, whole=False):
     """None when decoding `path` gives the manifests' frames (MD5 for MD5), as
-    many as the source has, at the source's timestamps; else what differs."""
+    many as the source has, at the source's timestamps; else what differs.
+    `whole`: one piece made by a plain run over an input whose frames cannot
+    be found by their timestamps: its frames and timestamps are the tool's own
+    (its manifest's), which may differ from the packets' count and timestamps."""
     frames, tb = decoded_frames(ffmpeg, path)
     expected = [md5 for m in manifests for md5 in m["frame_md5"]]
-    if len(frames) != index.frames or len(expected) != index.frames:
-        return f"{len(frames)} frames decoded, the source has {index.frames} (the pieces {len(expected)})"
+    want = len(expected) if whole else index.frames
+    if len(frames) != want or len(expected) != want:
+        return f"{len(frames)} frames decoded, the source has {want} (the pieces {len(expected)})"
     at = 0
     for number, m in enumerate(manifests):
         n = len(m["frame_md5"])
         if [md5 for _, md5 in frames[at:at + n]] != m["frame_md5"]:
             return f"piece {number} does not decode as its manifest says"
         at += n
+    if whole:
+        return None
     # Timestamps: the source's, to half a tick of the coarser time base.
     slack = max(tb, index.time_base) / 2
     for i, ((pts, _), src) in enumerate(zip(frames, index.pts)):

@@ -110,21 +110,36 @@ class Job:
         os.makedirs(self.work, exist_ok=True)
         signature = plan.job_signature(os.path.abspath(source), os.stat(source), args.transcode_args,
                                        args.piece_seconds)
-        stamp = os.path.join(self.work, "job.json")
+        self.stamp = os.path.join(self.work, "job.json")
         try:
-            with open(stamp) as f:
-                same = json.load(f).get("signature") == signature
+            with open(self.stamp) as f:
+                kept = json.load(f)
         except (OSError, ValueError):
-            same = False
-        if not same:  # another job's pieces: start over
-            for name in os.listdir(self.work):
-                if name.startswith("piece-") or name.startswith(".piece-"):
-                    os.remove(os.path.join(self.work, name))
-            with open(stamp, "w") as f:
-                json.dump({"signature": signature, "input": source, "args": args.transcode_args}, f)
+            kept = {}
+        self.whole = False
+        if kept.get("signature") != signature:  # another job's pieces: start over
+            self.clear()
+            kept = {"signature": signature, "input": source, "args": args.transcode_args}
+            with open(self.stamp, "w") as f:
+                json.dump(kept, f)
+        elif kept.get("whole"):
+            self.make_whole()
+        self.kept = kept
         self.manifests = [piece.piece_complete(self.work, k, a, b) for k, (a, b) in enumerate(self.pieces)]
         self.reused = sum(m is not None for m in self.manifests)
         self.repaired = []  # pieces kept from a previous run that had to be made again
+
+
+    def clear(self):
+        for name in os.listdir(self.work):
+            if name.startswith("piece-") or name.startswith(".piece-"):
+                os.remove(os.path.join(self.work, name))
+
+    def make_whole(self):
+        """One piece, the whole video: for an input whose frames cannot be found
+        by their timestamps (the decoder reorders them otherwise)."""
+        self.whole = True
+        self.pieces = [(0, self.index.frames)]
 
 
 class Progress:
@@ -179,8 +194,24 @@ def run(args, say):
     client = cluster = None
     try:
         if todo and args.serial:
+            made_whole = set()
             for j, k, a, b in todo:
-                r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b, args.transcode_args)
+                if id(j) in made_whole:
+                    continue
+                r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
+                                    args.transcode_args)
+                if "uncuttable" in r:
+                    say(f"{j.source}: its frames cannot be found by their timestamps: denoised as one piece")
+                    made_whole.add(id(j))
+                    j.clear()
+                    j.make_whole()
+                    j.kept["whole"] = True
+                    with open(j.stamp, "w") as fh:
+                        json.dump(j.kept, fh)
+                    k, a, b = 0, 0, j.index.frames
+                    r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
+                                        args.transcode_args)
+                    j.manifests = [None]
                 j.manifests[k] = r["manifest"]
                 stats["hosts"].add(r["host"])
                 progress.add(r["manifest"]["frames"])
@@ -196,17 +227,47 @@ def run(args, say):
                                   args.transcode_args, gpu_map, resources={"GPU": 1}, retries=args.retries,
                                   pure=False, key=f"cdn-piece-{os.path.basename(j.work)}-{k}-{time.time_ns()}")
                 futures[f] = (j, k)
-            failures = []
-            for f in as_completed(futures):
-                j, k = futures[f]
-                try:
-                    r = f.result()
-                except Exception as e:  # the piece's last try, or its worker lost too often
-                    failures.append(f"{j.source}: {e}")
-                    continue
-                j.manifests[k] = r["manifest"]
-                stats["hosts"].add(r["host"])
-                progress.add(r["manifest"]["frames"])
+            failures, whole = [], []
+
+            def take(done):
+                for f in done:
+                    j, k = futures[f]
+                    try:
+                        r = f.result()
+                    except Exception as e:  # the piece's last try, or its worker lost too often
+                        failures.append(f"{j.source}: {e}")
+                        continue
+                    if "uncuttable" in r:
+                        if not j.whole:
+                            whole.append(j)
+                        else:
+                            failures.append(f"{j.source}: {r['uncuttable']}")
+                        continue
+                    if j.whole or j not in whole:
+                        j.manifests[k] = r["manifest"]
+                        stats["hosts"].add(r["host"])
+                        progress.add(r["manifest"]["frames"])
+
+            take(as_completed(futures))
+            # Inputs that cannot be cut: one piece each, the whole video, on one worker.
+            whole = list(dict.fromkeys(whole))
+            if whole:
+                futures = {}
+                for j in whole:
+                    say(f"{j.source}: its frames cannot be found by their timestamps (its decoder reorders "
+                        "them otherwise): denoised as one piece, on one worker")
+                    j.clear()
+                    j.make_whole()
+                    j.manifests = [None]
+                    j.kept["whole"] = True
+                    with open(j.stamp, "w") as fh:
+                        json.dump(j.kept, fh)
+                    f = client.submit(piece.run_piece, args.transcode, os.path.abspath(j.source), j.work, 0, 0,
+                                      j.index.frames, args.transcode_args, gpu_map, resources={"GPU": 1},
+                                      retries=args.retries, pure=False,
+                                      key=f"cdn-piece-{os.path.basename(j.work)}-whole-{time.time_ns()}")
+                    futures[f] = (j, 0)
+                take(as_completed(futures))
             progress.end()
             if failures:
                 raise RuntimeError("; ".join(failures) + " (the other pieces are kept: a rerun resumes)")
@@ -224,6 +285,7 @@ def run(args, say):
     return {"outputs": [j.target for j in jobs], "inputs": [j.source for j in jobs],
             "pieces": sum(len(j.pieces) for j in jobs), "pieces_run": len(todo),
             "pieces_reused": sum(j.reused for j in jobs),
+            "whole": [j.source for j in jobs if j.whole],
             "pieces_repaired": [[j.source, k] for j in jobs for k in j.repaired], "frames": frames, "frames_run": total_frames,
             "seconds": round(seconds, 3), "fps": round(total_frames / seconds, 2) if seconds > 0 else 0,
             "pieces_per_second": round(len(todo) / seconds, 4) if seconds > 0 else 0,
@@ -240,8 +302,8 @@ def assemble_job(args, j, say, client=None):
         temp = assemble.temp_beside(j.target)
         try:
             try:
-                assemble.concat_and_mux(args.ffmpeg, j.index, j.pieces, videos, temp, j.work)
-                problem = assemble.verify(args.ffmpeg, j.index, j.manifests, temp)
+                assemble.concat_and_mux(args.ffmpeg, j.index, j.manifests, videos, temp, j.work)
+                problem = assemble.verify(args.ffmpeg, j.index, j.manifests, temp, j.whole)
             except assemble.AssembleError as e:
                 problem = str(e)
             if not problem:

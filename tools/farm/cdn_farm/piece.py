@@ -60,6 +60,9 @@ def run_piece(tool, source, work_dir, number, a, b, transcode_args, gpu_map=None
     seconds = time.monotonic() - start
     if p.returncode != 0:
         lines = [l for l in p.stderr.strip().splitlines() if l]
+        if p.returncode == 3 and lines and "cannot be cut exactly" in lines[-1]:
+            # Deterministic: no retry; the farm makes this input one piece.
+            return {"number": number, "uncuttable": lines[-1], "host": socket.gethostname()}
         raise RuntimeError(f"piece {number} (frames {a}:{b}) failed with exit {p.returncode}: "
                            + (lines[-1] if lines else "no message"))
     with open(manifest) as f:
