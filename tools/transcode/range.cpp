@@ -24,7 +24,8 @@ RangePlan plan_range(Input& input, std::int64_t begin, std::int64_t end, const R
   if (!pkt) throw std::bad_alloc();
   try {
     while (input.read(pkt)) {
-      if (pkt->stream_index == input.video_index()) {
+      // A packet the container marks to discard (outside an MP4/MOV edit list) gives no frame.
+      if (pkt->stream_index == input.video_index() && !(pkt->flags & AV_PKT_FLAG_DISCARD)) {
         if (pkt->pts == AV_NOPTS_VALUE) {
           throw Failure(kExitInput, input.path() + ": a video packet has no timestamp (a raw elementary stream?): "
                                                    "--range finds frames by their timestamps; remux it first "

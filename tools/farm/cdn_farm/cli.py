@@ -98,6 +98,8 @@ class Job:
             raise Usage(f"{source}: no such file")
         if os.path.abspath(source) == os.path.abspath(target):
             raise Usage(f"{target} is the input")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+            raise Usage(f"{target}: its directory does not exist")
         if os.path.exists(target) and not args.y:
             raise Usage(f"{target} exists (-y overwrites it)")
         self.index = probe.VideoIndex(source, args.ffprobe)

@@ -44,6 +44,8 @@ class VideoIndex:
             if fields[0] == "N/A":
                 raise ProbeError(f"{path}: a video packet has no timestamp; remux it first "
                                  "(ffmpeg -i IN -c copy OUT.mkv)")
+            if len(fields) > 1 and "D" in fields[1]:
+                continue  # marked discard (outside an MP4/MOV edit list): decodes to no frame
             p = int(fields[0])
             pts.append(p)
             if len(fields) > 1 and "K" in fields[1]:
