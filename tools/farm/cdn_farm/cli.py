@@ -178,7 +178,7 @@ def start_client(args):
     # A lost worker's task is rescheduled up to allowed-failures times.
     dask.config.set({"distributed.scheduler.allowed-failures": args.retries + 1})
     cluster = LocalCluster(n_workers=args.local, threads_per_worker=1, processes=True,
-                           resources={"GPU": 1}, dashboard_address=None, silence_logs=40)
+                           resources={"GPU": 1}, dashboard_address=":0", silence_logs=40)
     return Client(cluster), cluster
 
 
