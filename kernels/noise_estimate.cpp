@@ -16,8 +16,9 @@ double estimate_noise_sigma(const PlaneView& p) {
 }
 
 std::vector<double> component_sigmas(const FrameView& frame, double given) {
-  if (frame.memory != MemoryKind::Host) throw InvalidArgument("component_sigmas needs a host frame");
+  // A given sigma only changes units: any frame, on the host or a device.
   if (given > 0) return in_code_values(std::vector<double>(components(frame).size(), given), frame.format);
+  if (frame.memory != MemoryKind::Host) throw InvalidArgument("component_sigmas estimates from a host frame");
   // One frame through a fresh tracker: its estimate, floored, or the default.
   NoiseTrackerSettings s;
   s.budget = kNoiseDefaultBudget;  // a single frame: the whole-plane budget

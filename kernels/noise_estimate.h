@@ -21,9 +21,10 @@ namespace cdn {
 // small). For measurements; denoisers take component_sigmas().
 double estimate_noise_sigma(const PlaneView& plane);
 
-// The noise std of each component of a host frame, in the component's own code
-// values: `given` (8-bit code values, > 0) scaled by 2^(depth - 8), or, when
-// `given` is 0, the estimate of each component (never below the floor).
+// The noise std of each component of a frame, in the component's own code
+// values: `given` (8-bit code values, > 0) scaled by 2^(depth - 8) (any frame),
+// or, when `given` is 0, the estimate of each component of a host frame (never
+// below the floor).
 std::vector<double> component_sigmas(const FrameView& host_frame, double given);
 // component_sigmas()[0].
 double luma_sigma(const FrameView& host_frame, double given);

@@ -94,8 +94,12 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
   };
   const Acc count = p.thickness + p.pixels;
   int best_d = 0;
+  bool best_inside = false;
   Acc best_s = 0, best_q = 0, best_key = 0;
   for (int d = 0; d < kDirections; ++d) {
+    // The border rule of pipd_reference.cpp: segments that end inside the frame first.
+    const int ex = x + p.end[d].dx, ey = y + p.end[d].dy;
+    const bool ends_inside = ex >= 0 && ey >= 0 && ex < in.width && ey < in.height;
     Acc s = 0, q = 0;
     for (int k = 0; k < p.pixels; ++k) {
       const Acc z = key_sample(cy + p.pixel[d][k].dy, cx + p.pixel[d][k].dx);
@@ -109,11 +113,12 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
       cq += z * z;
     }
     const Acc key = count * (q + cq) - (s + cs) * (s + cs);  // count^2 * variance; the first direction wins ties
-    if (d == 0 || key < best_key) {
+    if (d == 0 || (ends_inside && !best_inside) || (ends_inside == best_inside && key < best_key)) {
       best_key = key;
       best_s = s;
       best_q = q;
       best_d = d;
+      best_inside = ends_inside;
     }
   }
   if constexpr (kGuided) {  // I_sigma: the input's sums along the chosen pattern

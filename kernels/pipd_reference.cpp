@@ -78,16 +78,27 @@ void pipd_stage1_reference(const PlaneView& in, const PlaneView& guide, const Pa
       // thickening) with the pattern, measured in the guide. I_sigma keeps the
       // input's sums along the pattern alone, so that stage 2 can chain segments
       // from end pixel to end pixel.
+      //
+      // Border rule (docs/PIPD.md, "Borders"): a segment is a candidate only when
+      // it ends inside the frame (its thin pixels then all lie inside: patterns are
+      // monotone in x and y), as stage 2 only follows segments that end inside.
+      // Where none does (only in frames under 2l pixels both ways), all are. Without
+      // this, on the outermost ring the segment pointing straight out of the frame
+      // reads the clamped centre l times, has no variance, wins, and leaves the
+      // pixel as it was.
       int best_d = 0;
+      bool best_inside = false;
       std::int64_t best_key = 0;
       for (int d = 0; d < kDirections; ++d) {
+        const bool ends_inside = inside(in, x + patterns.end[d].dx, y + patterns.end[d].dy);
         const Sums c = pattern_sums(guide, patterns, d, x, y);
         const Sums start = centre_sums(guide, patterns, d, x, y);
         const std::int64_t s = c.s + start.s, q = c.q + start.q;
         const std::int64_t key = count * q - s * s;
-        if (d == 0 || key < best_key) {
+        if (d == 0 || (ends_inside && !best_inside) || (ends_inside == best_inside && key < best_key)) {
           best_key = key;
           best_d = d;
+          best_inside = ends_inside;
         }
       }
       const Sums best = pattern_sums(in, patterns, best_d, x, y);

@@ -15,11 +15,14 @@ struct Named {
   const char* name;
 };
 constexpr Named<Mode> kModes[] = {
-    {Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}, {Mode::Bm3d, "bm3d"}};
+    {Mode::Pipd, "pipd"}, {Mode::Hybrid, "hybrid"}, {Mode::Nlm3d, "nlm3d"}, {Mode::Bm3d, "bm3d"},
+    {Mode::Vbm3d, "vbm3d"}};
 constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda, "cuda"}, {Backend::Cpu, "cpu"}};
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
 // Indexed by Bm3dProfile's value (the bm3d-profile parameter's choices).
 constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "balanced", "quick", "rapid", "draft", nullptr};
+// Indexed by Vbm3dProfile's value (the vbm3d-profile parameter's choices).
+constexpr const char* kVbm3dProfileNames[] = {"quality", "fast", "paper", "wide", nullptr};
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -53,6 +56,9 @@ const char* mode_description(Mode m) {
     case Mode::Hybrid: return "hybrid PI-PD with the edge detector, per frame (real time)";
     case Mode::Nlm3d: return "3D non-local means over a temporal window (quality mode for video)";
     case Mode::Bm3d: return "two-phase BM3D, per frame (offline: best quality, a few frames per second)";
+    case Mode::Vbm3d:
+      return "video BM3D: groups from the frame and its neighbours, the search following the motion (recorded video: "
+             "best quality; vbm3d-causal=1 for live sources)";
   }
   return "?";
 }
@@ -63,7 +69,8 @@ bool param_group_applies(ParamGroup g, Mode m) {
     case ParamGroup::Hybrid: return m == Mode::Hybrid;
     case ParamGroup::Nlm: return m == Mode::Nlm3d;
     case ParamGroup::Bm3d: return m == Mode::Bm3d;
-    case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d;
+    case ParamGroup::Noise: return m == Mode::Nlm3d || m == Mode::Bm3d || m == Mode::Vbm3d;
+    case ParamGroup::Vbm3d: return m == Mode::Vbm3d;
   }
   return false;
 }
@@ -145,7 +152,53 @@ const std::vector<ParamSpec>& param_specs() {
        "BM3D largest group (N) of phase 2: 8, 16 or 32; 0 or profile: the profile's (paper: 32)", true, 0, 32,
        0, [](const DenoiseSettings& s) { return double(s.bm3d.group2); },
        [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
-      {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d); 0 or auto: estimated from the first frame",
+      {ParamGroup::Vbm3d, "vbm3d-profile",
+       "V-BM3D profile: quality (the default), fast (one phase, fewer frames), paper (Dabov et al. 2007 as far as "
+       "ours expresses it: no motion), wide (quality with a 39x39 window in the frame itself: slower, better on "
+       "smooth clips); the vbm3d-* parameters below override it (docs/VBM3D.md)",
+       true, 0, 3, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.profile); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.profile = int(v); }, nullptr, 0, kVbm3dProfileNames},
+      {ParamGroup::Vbm3d, "vbm3d-radius",
+       "V-BM3D frames searched before and after each frame, both phases; -1 or profile: the profile's", true, -1, 8,
+       -1, [](const DenoiseSettings& s) { return double(s.vbm3d.radius); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.radius = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-step",
+       "V-BM3D pixels between reference patches, both phases; -1 or profile: the profile's", true, -1, 8, -1,
+       [](const DenoiseSettings& s) { return double(s.vbm3d.step); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.step = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-window",
+       "V-BM3D side of the search window in the frame itself, odd; -1 or profile: the profile's", true, -1, 63, -1,
+       [](const DenoiseSettings& s) { return double(s.vbm3d.window); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.window = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-predictive",
+       "V-BM3D side of the search window around each followed match in the other frames, odd; -1 or profile: the "
+       "profile's",
+       true, -1, 15, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.predictive); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.predictive = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-seeds",
+       "V-BM3D matches followed from frame to frame; -1 or profile: the profile's", true, -1, 8, -1,
+       [](const DenoiseSettings& s) { return double(s.vbm3d.seeds); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.seeds = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-phases",
+       "V-BM3D phases: 2 = hard thresholding then Wiener, 1 = basic estimate only; -1 or profile: the profile's",
+       true, -1, 2, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.phases); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.phases = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-motion",
+       "V-BM3D: 1 = the search follows the motion estimated between frames, 0 = it does not (the paper); -1 or "
+       "profile: the profile's",
+       true, -1, 1, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-causal",
+       "V-BM3D window: 0 = frames before and after each frame (the paper), 1 = causal: the frame and those before "
+       "it only, each frame out as soon as it is in (live sources; not in the paper, docs/VBM3D.md)",
+       true, 0, 1, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.causal); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.causal = int(v); }},
+      {ParamGroup::Vbm3d, "vbm3d-chunk",
+       "V-BM3D frames filtered per batch in the centred window (the output never depends on it; the causal "
+       "window: 1)",
+       true, 1, 500, 50, [](const DenoiseSettings& s) { return double(s.vbm3d.chunk); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.chunk = int(v); }},
+      {ParamGroup::Noise, "sigma", "Noise standard deviation in 8-bit code values (nlm3d, bm3d, vbm3d); 0 or auto: estimated from the first frame",
        false, 0.0, 255.0, 0.0, [](const DenoiseSettings& s) { return s.sigma; },
        [](DenoiseSettings& s, double v) { s.sigma = v; }, "auto", 0.0},
   };
@@ -178,6 +231,7 @@ void validate(const DenoiseSettings& s) {
   }
   if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
     throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
+  validate(vbm3d_params(s.vbm3d));
   for (int n : {s.bm3d.group1, s.bm3d.group2})
     if (n != 0 && n != 8 && n != 16 && n != 32)
       throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +

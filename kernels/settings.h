@@ -14,12 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "vbm3d_params.h"
+
 namespace cdn {
 
-enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d };
+enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d, Vbm3d };
 
 // Modes that filter each frame on its own (pipd, hybrid, bm3d); the others hold a temporal window.
-inline bool is_temporal(Mode m) { return m == Mode::Nlm3d; }
+inline bool is_temporal(Mode m) { return m == Mode::Nlm3d || m == Mode::Vbm3d; }
 enum class Backend { Auto, Cuda, Cpu };
 enum class PlaneSelection { Luma, All };
 
@@ -98,6 +100,7 @@ struct DenoiseSettings {
   PipdParams pipd;
   NlmParams nlm;
   Bm3dParams bm3d;
+  Vbm3dSettings vbm3d;  // the video mode's profile and overrides (vbm3d_params.h)
   // Noise std in 8-bit code values (scaled by 2^(depth-8) for deeper planes), for
   // nlm3d and bm3d; 0 = estimated from the first frame (noise_estimate.h).
   double sigma = 0;
@@ -108,7 +111,8 @@ struct DenoiseSettings {
 void validate(const DenoiseSettings& s);
 
 // Which modes a parameter belongs to: Noise is the sigma of nlm3d and bm3d.
-enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise };  // Hybrid: the hybrid mode's own
+// Vbm3d: the video mode's (docs/VBM3D.md).
+enum class ParamGroup { Pipd, Hybrid, Nlm, Bm3d, Noise, Vbm3d };  // Hybrid: the hybrid mode's own
 bool param_group_applies(ParamGroup g, Mode m);
 
 // One numeric parameter: what the element's property and the tools' flag are made of.

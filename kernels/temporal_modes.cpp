@@ -3,6 +3,7 @@
 #include "error.h"
 #include "nlm3d_window.h"
 #include "temporal_mode.h"
+#include "vbm3d_window.h"
 
 namespace cdn {
 
@@ -15,6 +16,7 @@ namespace {
 WindowShape window_shape(const DenoiseSettings& s) {
   switch (s.mode) {
     case Mode::Nlm3d: return nlm3d_window_shape(s.nlm);
+    case Mode::Vbm3d: return vbm3d_window_shape(s.vbm3d);
     default: not_temporal(s.mode);
   }
 }
@@ -22,6 +24,7 @@ WindowShape window_shape(const DenoiseSettings& s) {
 std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, PixelFormat format) {
   switch (s.mode) {
     case Mode::Nlm3d: return make_nlm3d_cpu_window(s.nlm, format);
+    case Mode::Vbm3d: return make_vbm3d_cpu_window(s.vbm3d, format);
     default: not_temporal(s.mode);
   }
 }
@@ -31,6 +34,7 @@ std::unique_ptr<WindowFilter> make_cuda_window_filter(const DenoiseSettings& s, 
   const int filtered = s.planes == PlaneSelection::All ? format_info(format).components : 1;
   switch (s.mode) {
     case Mode::Nlm3d: return make_nlm3d_cuda_window(s.nlm, format, filtered, device);
+    case Mode::Vbm3d: return make_vbm3d_cuda_window(s.vbm3d, format, device);
     default: not_temporal(s.mode);
   }
 }

@@ -34,6 +34,14 @@
  * drops it on flush, and sends every frame out once, in order, with its
  * timestamps and flags.
  *
+ * The video mode, vbm3d (Video BM3D, Dabov et al. 2007, its search guided by
+ * motion estimated between the frames), groups similar patches of the frame and
+ * of its neighbours along their motion and filters them with BM3D's two phases:
+ * the best quality on recorded video (docs/VBM3D.md). It runs in the same
+ * window machinery: latency vbm3d-chunk - 1 + its reach frames. With
+ * vbm3d-causal=1 it reads only the frame and those before it, and each frame
+ * leaves at once (latency 0): for live sources.
+ *
  * With CUDA memory on both pads (for example after nvh264dec) frames stay on the
  * GPU: the element shares the decoder's CUDA context and reads and writes its
  * memory without a host copy. System memory works too: the CUDA backend uploads
@@ -45,8 +53,8 @@
  * woven frame as one picture mixes its two fields; deinterlace first.
  *
  * Per-frame parameters may change while playing; they apply from the next
- * frame. While nlm3d runs, changes of the mode, of planes and of the NLM-3D
- * parameters apply at the next stream start (the window is drained with the old
+ * frame. While nlm3d or vbm3d runs, changes of the mode, of planes and of the
+ * mode's parameters apply at the next stream start (the window is drained with the old
  * settings first). Video metas that do not depend on the pixels (crop, regions
  * of interest, orientation, colorimetry) stay on the buffers.
  *
@@ -681,7 +689,8 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
 
   gst_element_class_set_static_metadata (element_class, "CUDA video denoiser", "Filter/Effect/Video",
       "Denoises video frame by frame with PI-PD or hybrid PI-PD (isoline filters, real time) or BM3D "
-      "(offline, the best quality), or over a temporal window with 3D non-local means (NLM-3D), on "
+      "(offline, the best quality), or over a temporal window with 3D non-local means (NLM-3D) or Video BM3D "
+      "along the motion (V-BM3D), on "
       "CUDA memory without copies or on system memory, on the GPU or the CPU",
       "cudadenoise developers");
   gst_cdn_base_transform_add_pad_templates (element_class);

@@ -123,7 +123,7 @@ gst_cuda_denoise_install_properties (GObjectClass * klass)
   const GParamFlags live = (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
       GST_PARAM_DOC_SHOW_DEFAULT | G_PARAM_STATIC_STRINGS);
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_MODE,
-      g_param_spec_enum ("mode", "Mode", "Denoising algorithm; into or out of a temporal mode (nlm3d) while playing "
+      g_param_spec_enum ("mode", "Mode", "Denoising algorithm; into or out of a temporal mode (nlm3d, vbm3d) while playing "
           "it applies at the next stream start, between per-frame modes from the next frame",
           GST_TYPE_CUDA_DENOISE_MODE, (gint) defaults.mode, live));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_PLANES,

@@ -95,6 +95,23 @@ TEST_F(Y4m, RefusesWhatItCannotHold) {
   }
 }
 
+TEST_F(Y4m, HeaderAnnouncingMoreThanTheFileHoldsFailsAtOnce) {
+  // 16000x16000 4:2:0 is 384 MB a frame: refused when opened, before anyone
+  // allocates a frame of that size for the 10 bytes that follow.
+  write_raw(path("big.y4m"), "YUV4MPEG2 W16000 H16000 F25:1 C420jpeg", 1, 10);
+  try {
+    Y4mReader r(path("big.y4m"));
+    ADD_FAILURE() << "opened a file that holds no whole frame";
+  } catch (const Y4mError& e) {
+    EXPECT_NE(std::string(e.what()).find("no whole frame"), std::string::npos) << e.what();
+  }
+  // A header alone (no frame) is refused the same way; one whole frame is enough.
+  write_raw(path("none.y4m"), "YUV4MPEG2 W8 H8 F25:1 Cmono", 0, 0);
+  EXPECT_THROW(Y4mReader(path("none.y4m")), Y4mError);
+  write_raw(path("one.y4m"), "YUV4MPEG2 W8 H8 F25:1 Cmono", 1, 64);
+  EXPECT_EQ(read_y4m(path("one.y4m")).frames.size(), 1u);
+}
+
 TEST_F(Y4m, RoundTripsEveryFormatExactly) {
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::I420, PixelFormat::Y444}) {
     Y4mInfo info;

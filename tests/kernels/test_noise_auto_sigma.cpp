@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "bm3d_reference.h"
+#include "error.h"
 #include "host_frame.h"
 #include "metrics.h"
 #include "nlm3d_reference.h"
+#include "noise_estimate.h"
 #include "noise_test_support.h"
 #include "noise_tracker.h"
 #include "settings.h"
@@ -110,6 +112,21 @@ TEST(NoiseAutoSigma, CleanSyntheticClipKeepsTheInput) {
   const LumaSource s = synthetic();
   check("synthetic picture, house", s, 200, 180, 8);
   check("synthetic picture, sky and hills", s, 20, 200, 10);
+}
+
+// A given sigma is only converted to code values: it must not need the frame's
+// samples, so device frames (whose samples the host cannot read) take it too.
+// (The GPU suite found every device-frame path with a given sigma refused.)
+TEST(NoiseAutoSigma, GivenSigmaTakesDeviceFramesAndScalesToTheDepth) {
+  FrameView device;
+  device.format = PixelFormat::P010_10LE;
+  device.width = 64;
+  device.height = 32;
+  device.memory = MemoryKind::Device;
+  const std::vector<double> s = component_sigmas(device, 10.0);
+  ASSERT_EQ(s.size(), 3u);
+  for (double v : s) EXPECT_DOUBLE_EQ(v, 40.0);  // 10 in 8-bit code values = 40 at 10 bits
+  EXPECT_THROW(component_sigmas(device, 0.0), InvalidArgument);  // an estimate needs the host's samples
 }
 
 }  // namespace

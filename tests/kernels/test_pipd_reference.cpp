@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <utility>
 
 #include "error.h"
 #include "binomial_filter.h"
@@ -131,6 +132,36 @@ TEST(PipdReference, FollowsALineAcrossSegments) {
   EXPECT_EQ(pipd_pixel_reference(in.view, s1, patterns, 5, t, 5, 10), 200);
 }
 
+TEST(PipdReference, Stage1PicksSegmentsThatEndInsideTheFrame) {
+  // The border rule (docs/PIPD.md, "Borders"): where some segment ends inside
+  // the frame, the chosen one does; in a frame too small for any (7x5 with l = 5,
+  // its middle pixels), all directions stay candidates.
+  for (const auto& size : {std::pair<int, int>{37, 29}, std::pair<int, int>{7, 5}, std::pair<int, int>{1, 1}})
+    for (int thickness : {1, 3}) {
+      const int w = size.first, h = size.second;
+      HostPlane in(w, h, 1, 8);
+      test::fill_random(in.view, 17 + w);
+      const PatternSet patterns = make_patterns(5, thickness);
+      PipdStage1 s1;
+      pipd_stage1_reference(in.view, in.view, patterns, &s1, 1);
+      auto ends_inside = [&](int d, int x, int y) {
+        const int ex = x + patterns.end[d].dx, ey = y + patterns.end[d].dy;
+        return ex >= 0 && ey >= 0 && ex < w && ey < h;
+      };
+      int fallbacks = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          bool any = false;
+          for (int d = 0; d < kDirections; ++d) any = any || ends_inside(d, x, y);
+          if (any)
+            EXPECT_TRUE(ends_inside(s1.theta[y * w + x], x, y)) << w << "x" << h << " t" << thickness << " at " << x << "," << y;
+          else
+            ++fallbacks;
+        }
+      EXPECT_EQ(fallbacks > 0, w < 10 && h < 10) << w << "x" << h;
+    }
+}
+
 TEST(PipdReference, SmoothsNoiseOnAFlatImage) {
   for (Mode mode : {Mode::Pipd, Mode::Hybrid}) {
     HostPlane in(64, 64, 1, 8), out(64, 64, 1, 8);
@@ -226,11 +257,17 @@ TEST(Settings, MaxLengthMapsOntoWholeSegmentsWithOneRule) {
 TEST(PipdReference, MaxLengthBetweenMultiplesFiltersAsTheMultipleBelow) {
   // Vertical stripes with mild noise and a lenient Tmax: isolines run long, so
   // the fifth segment (n = 25) changes pixels that n = 20 and n = 24 leave alike.
+  // Stage 1 picks directions on a twice-smoothed copy (direction-prefilter 2):
+  // on the raw noise neighbouring pixels pick opposite vertical directions and
+  // the isoline stops turning back; five chained segments then only ever grew
+  // where the outermost ring read the clamped border, which the border rule
+  // (stage 1 takes segments that end inside the frame) removed.
   HostPlane in(48, 40, 1, 8), n20(48, 40, 1, 8), n24(48, 40, 1, 8), n25(48, 40, 1, 8);
   for (int y = 0; y < 40; ++y)
     for (int x = 0; x < 48; ++x) in.view.set(x, y, 60 + 80 * ((x / 12) % 2) + ((x * 37 + y * 101) * 53) % 17);
   PipdParams p;
   p.tmax = 100;
+  p.direction_prefilter = 2;
   int differ = 0;
   for (auto [len, out] : {std::pair{20, &n20}, std::pair{24, &n24}, std::pair{25, &n25}}) {
     p.max_length = len;

@@ -129,6 +129,8 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
       << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 1) << "sigma";
+  EXPECT_EQ(groups[cdn::ParamGroup::Vbm3d], 10) << "vbm3d-profile, -radius, -step, -window, -predictive, -seeds, "
+                                                    "-phases, -motion, -causal, -chunk";
   // T2max is the hybrid mode's edge detector: pipd never reads it.
   const std::string t2max = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "t2max"));
   EXPECT_NE(t2max.find("Applies to mode hybrid"), std::string::npos) << t2max;
@@ -408,7 +410,7 @@ TEST(CudaDenoiseElement, FlushAndEosKeepFramesOutEqualFramesIn) {
 }
 
 TEST(CudaDenoiseElement, ManyFramesConstantMemory) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef CDN_TEST_ASAN
   GTEST_SKIP() << "RSS says nothing under AddressSanitizer (freed memory stays in its quarantine)";
 #endif
   const GstVideoInfo info = video_info("NV12", 160, 120);

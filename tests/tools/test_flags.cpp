@@ -281,6 +281,7 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
   }
   std::vector<std::pair<std::size_t, cdn::ParamGroup>> headings;
   for (cdn::ParamGroup g : {cdn::ParamGroup::Pipd, cdn::ParamGroup::Hybrid, cdn::ParamGroup::Nlm, cdn::ParamGroup::Bm3d,
+                            cdn::ParamGroup::Vbm3d,
                             cdn::ParamGroup::Noise}) {
     const std::size_t at = u.find("\n" + cdn::tools::param_group_title(g) + ":\n");
     ASSERT_NE(at, std::string::npos) << cdn::tools::param_group_title(g) << " in\n" << u;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bm3d_table.h"
+#include "vbm3d_table.h"
 #include "content.h"
 #include "convert.h"
 #include "host_frame.h"
@@ -48,6 +49,10 @@ struct Options {
   bool nlm = true;
   bool bm3d = true;
   int bm3d_iterations = 5;
+  bool vbm3d = true;
+  int vbm3d_iterations = 3;
+  int vbm3d_chunk = 50;
+  bool vbm3d_stream_only = false;
   int nlm_frames = 100;
   std::string data_dir = ".testdata";
   std::vector<std::pair<int, int>> sizes = {{512, 512}, {1920, 1080}, {3840, 2160}};
@@ -57,6 +62,7 @@ void usage() {
   std::puts(
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
+      "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N] [--vbm3d-stream-only]\n"
       "                         [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
       "(the paper's settings, and docs/PIPD.md's quality settings),\n"
@@ -64,7 +70,9 @@ void usage() {
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
       "scaling over several GPUs; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
-      "filtering and the rest apart, device memory) and on the CPU at the first size.");
+      "filtering and the rest apart, device memory) and on the CPU at the first size; then vbm3d\n"
+      "(quality and fast profiles, 1080p GRAY8, NV12 and P010, 4K NV12; per output frame of a chunk:\n"
+      "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240.");
 }
 
 double median(std::vector<double> v) {
@@ -194,6 +202,14 @@ bool parse(int argc, char** argv, Options* o) {
       o->nlm = false;
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
+    } else if (a == "--no-vbm3d") {
+      o->vbm3d = false;
+    } else if (a == "--vbm3d-stream-only") {
+      o->vbm3d_stream_only = true;
+    } else if (a == "--vbm3d-iterations" || a == "--vbm3d-chunk") {
+      const char* v = next();
+      if (!v || std::atoi(v) < 1) return false;
+      (a == "--vbm3d-chunk" ? o->vbm3d_chunk : o->vbm3d_iterations) = std::atoi(v);
     } else if (a == "--bm3d-iterations") {
       const char* v = next();
       if (!v || std::atoi(v) < 1) return false;
@@ -245,8 +261,9 @@ int main(int argc, char** argv) {
                 "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     const HostFrame src = source_picture(o.data_dir);
     if (o.pipd)
-    for (const auto& [w, h] : o.sizes)
+    for (const auto& size : o.sizes)
       for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
+        const int w = size.first, h = size.second;  // not a structured binding: the lambda below captures them
         const HostFrame in = make_frame(src.view(), f, w, h);
         HostFrame out(f, w, h);
         for (const char* settings : {"paper", "prefilt", "quality"})
@@ -331,6 +348,7 @@ int main(int argc, char** argv) {
     }
 #endif
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
+    if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu, o.vbm3d_stream_only);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;

@@ -5,6 +5,7 @@
 #include "y4m.h"
 
 #include <cstdio>
+#include <string>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -71,7 +72,15 @@ Y4mReader::Y4mReader(const std::string& path) : path_(path), packet_(av_packet_a
   info_.range = par->color_range == AVCOL_RANGE_JPEG ? Range::Full
                 : par->color_range == AVCOL_RANGE_MPEG ? Range::Limited : Range::Unknown;
   frame_bytes_ = av_image_get_buffer_size(av_format(info_.format), info_.width, info_.height, 1);
+  if (frame_bytes_ <= 0) fail(path, "bad size");
   end_ = avio_tell(ctx->pb);
+  // A header that announces more than the file holds fails here, before a
+  // caller allocates frames of that size (pipes, of unknown size, fail at read()).
+  const std::int64_t size = avio_size(ctx->pb);
+  if (size >= 0 && size - end_ < frame_bytes_ + 6)
+    fail(path, "no whole frame: the header announces " + std::to_string(info_.width) + "x" +
+                   std::to_string(info_.height) + " (" + std::to_string(frame_bytes_) + " bytes a frame), the file has " +
+                   std::to_string(size - end_) + " bytes after it");
 }
 
 Y4mReader::~Y4mReader() = default;

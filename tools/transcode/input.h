@@ -51,6 +51,13 @@ class Input {
  private:
   std::string path_;
   AVFormatContext* ctx_ = nullptr;
+  // Closes ctx_ when the constructor throws after opening it (no video stream,
+  // no decoder, unreadable stream parameters): ~Input() does not run then. After
+  // ~Input() it finds ctx_ null and does nothing.
+  struct CloseOnThrow {
+    AVFormatContext** ctx;
+    ~CloseOnThrow() { avformat_close_input(ctx); }
+  } close_on_throw_{&ctx_};
   int video_index_ = -1;
   double read_end_ = 0;
   bool pipe_ = false;

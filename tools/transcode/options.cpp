@@ -65,7 +65,7 @@ struct Parser {
                 throw UsageError(flag + ": '" + v + "' is not a preset (ultrafast ... placebo)");
               });
     flags.add("--gpu", "N[,N...]",
-              "CUDA device index (default 0); with several, --mode nlm3d spreads its chunks over them (decoding, "
+              "CUDA device index (default 0); with several, --mode nlm3d or vbm3d spreads its chunks over them (decoding, "
               "encoding and the per-frame modes use the first)",
               [this](const std::string& flag, const std::string& v) {
                 o.gpus.clear();
@@ -197,7 +197,7 @@ TranscodeOptions parse_transcode_options(int argc, const char* const* argv) {
 std::string transcode_usage() {
   return "Usage: cudadenoise-transcode -i INPUT -o OUTPUT [options]\n"
          "\n"
-         "Denoises the video stream of INPUT (--mode: PI-PD, hybrid PI-PD, NLM-3D, BM3D)\n"
+         "Denoises the video stream of INPUT (--mode: PI-PD, hybrid PI-PD, NLM-3D, BM3D, V-BM3D)\n"
          "and writes OUTPUT, the video re-encoded as H.264 or HEVC. Audio, subtitles,\n"
          "cover art and other streams are copied untouched; timestamps, time base, frame\n"
          "rate, frame count, metadata, rotation (display matrix), colour range, matrix,\n"

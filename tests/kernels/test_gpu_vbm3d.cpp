@@ -1,0 +1,369 @@
+// test_gpu_vbm3d.cpp: the motion and V-BM3D kernels against their CPU
+// references. Motion: the same field bit for bit (integers throughout), on real
+// shifted frames, noisy, 8 and 10 bits, odd sizes. V-BM3D: the GPU sums the
+// transforms with fused multiply-adds, so it is compared within bounds: mean
+// absolute difference under 0.05 code values (8-bit units), at most 2% of the
+// samples differing (by a quarter of an 8-bit code value or more: any
+// difference at 8 and 10 bits), none by more than 4, and PSNR within 0.02 dB, on every
+// format, odd and tiny sizes, both profiles and the variants (no motion, the
+// reference aggregated alone, one phase). Its aggregation is fixed point, so it
+// is deterministic: two runs, any batch size, a frame filtered in a chunk or in
+// a short window, all give the same samples. Every test skips, with the
+// reason, where no CUDA device can be used. Through the front door
+// (StreamDenoiser, the CUDA backend): the centred window in chunks and the
+// causal window give the CPU stream's frames within the same bounds, frames out
+// equal frames in, and the output of the centred window is the same bit for
+// bit for every chunk size.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "metrics.h"
+#include "motion_reference.h"
+#include "stream_pump.h"
+#include "vbm3d_reference.h"
+#include "video_support.h"
+
+#ifdef CDN_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda_copy.h"
+#include "error.h"
+#include "frame_pool.h"
+#include "motion_cuda.h"
+#include "vbm3d_cuda.h"
+#endif
+
+namespace cdn {
+namespace {
+
+#ifdef CDN_HAVE_CUDA
+
+bool small() { return std::getenv("CDN_TEST_SMALL") != nullptr; }
+
+// ---------------------------------------------------------------- motion
+
+void expect_same_field(PixelFormat format, int w, int h, int dx, int dy, double sigma, const MotionParams& p,
+                       const std::string& what) {
+  const HostFrame photo = test::load_photo_444("camera.png");
+  HostFrame a = test::crop_as(photo, format, 120, 110, w, h), b = test::crop_as(photo, format, 120 - dx, 110 - dy, w, h);
+  if (sigma > 0) {
+    add_gaussian_noise(a.view(), sigma, 1);
+    add_gaussian_noise(b.view(), sigma, 2);
+  }
+  CudaFramePool pool(format, w, h, 2);
+  auto da = pool.acquire(nullptr), db = pool.acquire(nullptr);
+  copy_frame_async(a.view(), da->view(), nullptr);
+  copy_frame_async(b.view(), db->view(), nullptr);
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  const PlaneView la = components(a.view())[0], lb = components(b.view())[0];
+  const MotionField cpu = estimate_motion(build_pyramid(la, p), build_pyramid(lb, p), p);
+  const MotionField gpu = estimate_motion_cuda(components(da->view())[0], components(db->view())[0], p);
+  ASSERT_EQ(cpu.v.size(), gpu.v.size()) << what;
+  int differ = 0;
+  for (std::size_t i = 0; i < cpu.v.size(); ++i) differ += cpu.v[i].dx != gpu.v[i].dx || cpu.v[i].dy != gpu.v[i].dy;
+  EXPECT_EQ(differ, 0) << what << ": " << differ << " of " << cpu.v.size() << " vectors differ";
+  std::printf("motion %-40s %zu cells, %d differ\n", what.c_str(), cpu.v.size(), differ);
+}
+
+TEST(GpuMotion, FieldEqualsTheReference) {
+  CDN_REQUIRE_GPU();
+  const MotionParams p;
+  expect_same_field(PixelFormat::GRAY8, 320, 240, 6, -4, 0, p, "GRAY8 320x240 (6,-4) clean");
+  expect_same_field(PixelFormat::GRAY8, 321, 239, -13, 9, 25, p, "GRAY8 321x239 (-13,9) sigma 25");
+  expect_same_field(PixelFormat::P010_10LE, 200, 150, 3, 5, 20, p, "P010 200x150 (3,5) sigma 20");
+  expect_same_field(PixelFormat::GRAY16_LE, 97, 61, 2, 1, 10, p, "GRAY16 97x61 (2,1) sigma 10");
+  expect_same_field(PixelFormat::GRAY8, 7, 5, 1, 0, 10, p, "GRAY8 7x5");
+  if (!small()) expect_same_field(PixelFormat::NV12, 1280, 720, 21, -15, 30, p, "NV12 1280x720 (21,-15) sigma 30");
+  MotionParams q;
+  q.smooth_passes = 0;
+  q.lambda = 0;
+  q.margin = 0;
+  q.cell = 16;
+  expect_same_field(PixelFormat::GRAY8, 300, 200, 4, 4, 20, q, "GRAY8 cell 16, no margin, smoothing or lambda");
+}
+
+// ---------------------------------------------------------------- V-BM3D
+
+struct Diff {
+  double mean_abs = 0;  // 8-bit code values
+  double share = 0;     // of the samples that differ
+  int max_abs = 0;      // 8-bit code values (rounded up)
+};
+
+Diff diff(const PlaneView& a, const PlaneView& b) {
+  Diff d;
+  double sum = 0;
+  long differ = 0;
+  const double unit = 1 << (a.bit_depth - 8);
+  for (int y = 0; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x) {
+      const int e = std::abs(a.get(x, y) - b.get(x, y));
+      sum += e;
+      // A sample differs when it differs by a quarter of an 8-bit code value or
+      // more: one code value at 8 and 10 bits, 64 at 16 bits (where one code
+      // value, 1/256 of an 8-bit one, is float rounding the bounds do not mean).
+      differ += e != 0 && 4 * e >= unit;
+      d.max_abs = std::max(d.max_abs, static_cast<int>(std::ceil(e / unit)));
+    }
+  const double n = double(a.width) * a.height;
+  d.mean_abs = sum / n / unit;
+  d.share = differ / n;
+  return d;
+}
+
+// Runs Vbm3dCuda on the clip's noisy frames [first, last] (uploaded), output
+// frames [out_begin, out_end); returns them downloaded.
+std::vector<HostFrame> run_gpu(const test::TestClip& clip, int first, int last, int out_begin, int out_end,
+                               const Vbm3dParams& p, const std::vector<double>& sigma, Vbm3dCuda* filter = nullptr) {
+  const FrameView& v = clip.noisy[0].view();
+  const int n = last - first + 1, outs = out_end - out_begin;
+  CudaFramePool pool(v.format, v.width, v.height, n + outs);
+  std::vector<CudaFramePool::Handle> din, dout;
+  std::vector<FrameView> window, out_views;
+  for (int f = first; f <= last; ++f) {
+    din.push_back(pool.acquire(nullptr));
+    copy_frame_async(clip.noisy[f].view(), din.back()->view(), nullptr);
+    window.push_back(din.back()->view());
+  }
+  for (int i = 0; i < outs; ++i) {
+    dout.push_back(pool.acquire(nullptr));
+    out_views.push_back(dout.back()->view());
+  }
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  Vbm3dCuda own;
+  Vbm3dCuda& f = filter ? *filter : own;
+  f.run(window, out_begin - first, out_end - first, out_views, format_info(v.format).components, p, sigma, nullptr);
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<HostFrame> result;
+  for (int i = 0; i < outs; ++i) {
+    result.emplace_back(v.format, v.width, v.height);
+    copy_frame_async(out_views[i], result.back().view(), nullptr);
+  }
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  return result;
+}
+
+std::vector<HostFrame> run_cpu(const test::TestClip& clip, int first, int last, int out_begin, int out_end,
+                               const Vbm3dParams& p, const std::vector<double>& sigma) {
+  std::vector<FrameView> window;
+  for (int f = first; f <= last; ++f) window.push_back(clip.noisy[f].view());
+  const FrameView& v = clip.noisy[0].view();
+  std::vector<HostFrame> outs;
+  std::vector<FrameView> views;
+  for (int f = out_begin; f < out_end; ++f) {
+    outs.emplace_back(v.format, v.width, v.height);
+    views.push_back(outs.back().view());
+  }
+  vbm3d_reference(window, out_begin - first, out_end - first, views, format_info(v.format).components, p, sigma);
+  return outs;
+}
+
+bool same_samples(const FrameView& a, const FrameView& b) {
+  const auto ca = components(a), cb = components(b);
+  for (std::size_t c = 0; c < ca.size(); ++c)
+    if (diff(ca[c], cb[c]).share > 0) return false;
+  return true;
+}
+
+// sigma in 8-bit units (scaled to the format's depth).
+void expect_gpu_matches_cpu(const test::TestClip& clip, const Vbm3dParams& p, double sigma, const std::string& what) {
+  const int n = static_cast<int>(clip.noisy.size());
+  const int nc = format_info(clip.noisy[0].view().format).components;
+  const std::vector<double> s(nc, sigma * (1 << (format_info(clip.noisy[0].view().format).bit_depth - 8)));
+  const std::vector<HostFrame> gpu = run_gpu(clip, 0, n - 1, 0, n, p, s), cpu = run_cpu(clip, 0, n - 1, 0, n, p, s);
+  for (int c = 0; c < nc; ++c) {
+    Diff worst;
+    double mse_c = 0, mse_g = 0, sum_mean = 0;
+    for (int f = 0; f < n; ++f) {
+      const PlaneView pc = components(cpu[f].view())[c], pg = components(gpu[f].view())[c],
+                      clean = components(clip.clean[f].view())[c];
+      const Diff d = diff(pc, pg);
+      worst.share = std::max(worst.share, d.share);
+      worst.max_abs = std::max(worst.max_abs, d.max_abs);
+      sum_mean += d.mean_abs;
+      mse_c += mse(pc, clean);
+      mse_g += mse(pg, clean);
+    }
+    const int peak = components(clip.clean[0].view())[c].max_value();
+    const double qc = psnr_from_mse(mse_c / n, peak), qg = psnr_from_mse(mse_g / n, peak);
+    worst.mean_abs = sum_mean / n;
+    std::printf("%-44s c%d cpu %6.3f dB gpu %6.3f dB  mean |diff| %.5f  differing %.3f%%  max %d\n", what.c_str(), c,
+                qc, qg, worst.mean_abs, 100 * worst.share, worst.max_abs);
+    EXPECT_LT(worst.mean_abs, 0.05) << what << " component " << c;
+    EXPECT_LE(worst.share, 0.02) << what << " component " << c;
+    EXPECT_LE(worst.max_abs, 4) << what << " component " << c;
+    EXPECT_NEAR(qg, qc, 0.02) << what << " component " << c;
+  }
+}
+
+Vbm3dParams small_params() {
+  Vbm3dParams p = vbm3d_quality_profile();
+  p.hard.radius = 2;
+  p.wiener.radius = 2;
+  return p;
+}
+
+TEST(GpuVbm3d, MovingRealClipMatchesTheReference) {
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const int w = small() ? 64 : 192, h = small() ? 48 : 144, frames = small() ? 5 : 11;
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 100, 120, w, h, frames, 5, -3, 20, 1);
+  expect_gpu_matches_cpu(clip, small() ? small_params() : vbm3d_quality_profile(), 20, "astronaut moving (5,-3)");
+}
+
+TEST(GpuVbm3d, EveryFormatAndOddSizesMatchTheReference) {
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const int w = small() ? 33 : 97, h = small() ? 25 : 61;
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::GRAY16_LE, PixelFormat::NV12, PixelFormat::I420,
+                        PixelFormat::P010_10LE, PixelFormat::P016_LE, PixelFormat::Y444}) {
+    const test::TestClip clip = test::moving_clip(photo, f, 150, 100, w, h, 5, -2, 3, 25, 7);
+    expect_gpu_matches_cpu(clip, small_params(), 25, std::string(format_name(f)) + " " + std::to_string(w) + "x" +
+                                                         std::to_string(h));
+  }
+}
+
+TEST(GpuVbm3d, TinyFramesMatchTheReference) {
+  CDN_REQUIRE_GPU();
+  const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {8, 8}, {9, 17}};
+  for (const auto& s : sizes) {
+    test::TestClip clip;
+    for (int f = 0; f < 4; ++f) {
+      clip.clean.emplace_back(PixelFormat::GRAY8, s[0], s[1]);
+      clip.noisy.emplace_back(PixelFormat::GRAY8, s[0], s[1]);
+      test::fill_random(components(clip.clean.back().view())[0], 7 * f + s[0]);
+      copy_host_frame(clip.clean.back().view(), clip.noisy.back().view());
+      add_gaussian_noise(clip.noisy.back().view(), 30, f);
+    }
+    expect_gpu_matches_cpu(clip, small_params(), 30, std::to_string(s[0]) + "x" + std::to_string(s[1]));
+  }
+}
+
+TEST(GpuVbm3d, ProfilesAndVariantsMatchTheReference) {
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("camera.png");
+  const test::TestClip clip =
+      test::moving_clip(photo, PixelFormat::NV12, 90, 80, small() ? 64 : 160, small() ? 48 : 120, 7, 4, 2, 30, 3);
+  expect_gpu_matches_cpu(clip, vbm3d_fast_profile(), 30, "fast profile");
+  Vbm3dParams p = small_params();
+  p.motion = false;
+  expect_gpu_matches_cpu(clip, p, 30, "no motion");
+  p = small_params();
+  p.aggregation = Vbm3dAggregation::Reference;
+  expect_gpu_matches_cpu(clip, p, 30, "reference aggregated alone");
+  p = small_params();
+  p.phases = 1;
+  p.hard.group = 32;
+  p.hard.seeds = 8;
+  p.hard.per_frame = 16;
+  p.hard.predictive = 9;
+  expect_gpu_matches_cpu(clip, p, 30, "one phase, group 32, 8 seeds, 16 per frame");
+  p = vbm3d_wide_profile();
+  p.hard.radius = p.wiener.radius = 2;
+  expect_gpu_matches_cpu(clip, p, 30, "wide profile (window 39), radius 2");
+  p = vbm3d_quality_profile();
+  p.hard.radius = 8;
+  p.wiener.radius = 1;
+  p.wiener.group = 8;
+  expect_gpu_matches_cpu(clip, p, 30, "radius 8 then 1");
+}
+
+TEST(GpuVbm3d, DeterministicWindowsChunksAndBatches) {
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::NV12, 60, 80, 96, 64, 12, 2, 1, 20, 300);
+  const Vbm3dParams p = small_params();
+  const std::vector<double> s(3, 20);
+  ASSERT_EQ(p.reach(), 4);
+  const std::vector<HostFrame> exact = run_gpu(clip, 2, 10, 6, 7, p, s);
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 2, 10, 6, 7, p, s)[0].view())) << "two runs";
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 0, 11, 6, 7, p, s)[0].view())) << "a longer window";
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 1, 11, 4, 9, p, s)[2].view())) << "a chunk";
+  Vbm3dCuda batched;
+  batched.set_batch_references(7);
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 2, 10, 6, 7, p, s, &batched)[0].view())) << "batches of 7";
+}
+
+// ---------------------------------------------------------------- the stream
+
+std::vector<HostFrame> stream_frames(Backend b, const DenoiseSettings& s, const std::vector<HostFrame>& in) {
+  const FrameView& v = in[0].view();
+  auto d = StreamDenoiser::create(b, s, v.format, v.width, v.height);
+  return test::run_clip(*d, in);
+}
+
+void expect_stream_within_bounds(const std::vector<HostFrame>& cpu, const std::vector<HostFrame>& gpu,
+                                 const std::vector<HostFrame>& clean, const std::string& what) {
+  ASSERT_EQ(cpu.size(), gpu.size()) << what;
+  const int nc = static_cast<int>(components(cpu[0].view()).size());
+  for (int c = 0; c < nc; ++c) {
+    Diff worst;
+    double sum = 0, mse_c = 0, mse_g = 0;
+    for (std::size_t f = 0; f < cpu.size(); ++f) {
+      const Diff d = diff(components(cpu[f].view())[c], components(gpu[f].view())[c]);
+      worst.share = std::max(worst.share, d.share);
+      worst.max_abs = std::max(worst.max_abs, d.max_abs);
+      sum += d.mean_abs;
+      mse_c += mse(components(cpu[f].view())[c], components(clean[f].view())[c]);
+      mse_g += mse(components(gpu[f].view())[c], components(clean[f].view())[c]);
+    }
+    const double n = static_cast<double>(cpu.size());
+    const int peak = components(clean[0].view())[c].max_value();
+    const double qc = psnr_from_mse(mse_c / n, peak), qg = psnr_from_mse(mse_g / n, peak);
+    std::printf("%-44s c%d cpu %6.3f dB gpu %6.3f dB  mean |diff| %.5f  differing %.3f%%  max %d\n", what.c_str(), c,
+                qc, qg, sum / n, 100 * worst.share, worst.max_abs);
+    EXPECT_LT(sum / n, 0.05) << what << " component " << c;
+    EXPECT_LE(worst.share, 0.02) << what << " component " << c;
+    EXPECT_LE(worst.max_abs, 4) << what << " component " << c;
+    EXPECT_NEAR(qg, qc, 0.02) << what << " component " << c;
+  }
+}
+
+DenoiseSettings stream_settings(int chunk, int causal) {
+  DenoiseSettings s;
+  s.mode = Mode::Vbm3d;
+  s.vbm3d.radius = 2;
+  s.vbm3d.chunk = chunk;
+  s.vbm3d.causal = causal;
+  s.sigma = 20;
+  return s;
+}
+
+TEST(GpuVbm3dStream, CentredAndCausalWindowsMatchTheCpuStream) {
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const test::TestClip clip =
+      test::moving_clip(photo, PixelFormat::NV12, 100, 120, small() ? 96 : 128, small() ? 64 : 96, 9, 3, -2, 20, 5);
+  const std::vector<HostFrame> gpu3 = stream_frames(Backend::Cuda, stream_settings(3, 0), clip.noisy);
+  ASSERT_EQ(gpu3.size(), clip.noisy.size()) << "frames out == frames in";
+  expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(3, 0), clip.noisy), gpu3, clip.clean,
+                              "stream, centred, chunk 3");
+  for (int chunk : {1, 4, 50}) {
+    const std::vector<HostFrame> g = stream_frames(Backend::Cuda, stream_settings(chunk, 0), clip.noisy);
+    ASSERT_EQ(g.size(), gpu3.size());
+    for (std::size_t f = 0; f < g.size(); ++f)
+      EXPECT_TRUE(same_samples(g[f].view(), gpu3[f].view())) << "chunk " << chunk << " frame " << f;
+  }
+  expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(1, 1), clip.noisy),
+                              stream_frames(Backend::Cuda, stream_settings(1, 1), clip.noisy), clip.clean,
+                              "stream, causal");
+  DenoiseSettings fast = stream_settings(4, 1);
+  fast.vbm3d.profile = static_cast<int>(Vbm3dProfile::Fast);
+  fast.vbm3d.radius = -1;
+  expect_stream_within_bounds(stream_frames(Backend::Cpu, fast, clip.noisy),
+                              stream_frames(Backend::Cuda, fast, clip.noisy), clip.clean, "stream, causal, fast");
+}
+
+#else
+
+TEST(GpuVbm3d, NeedsCuda) { GTEST_SKIP() << "built without CUDA (nvcc not found or -Dcuda=disabled)"; }
+
+#endif
+
+}  // namespace
+}  // namespace cdn

@@ -1,0 +1,254 @@
+// test_vbm3d.cpp: the video mode's CPU reference (vbm3d_reference.h) on clips
+// made from real photos (a camera still or moving over them, AWGN of fixed
+// seeds): the predictive search follows a known motion; a static clip is
+// denoised much better than by per-frame bm3d; a fast-moving clip better with
+// motion guidance than without; the output of a frame depends only on its
+// window (longer or shorter surrounding sequences, chunks, threads: identical
+// samples); formats agree (gray, NV12, I420, 10- and 16-bit); a component with
+// sigma 0 is copied. Small crops and short clips keep it fast enough for CI.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bm3d_reference.h"
+#include "error.h"
+#include "metrics.h"
+#include "vbm3d_reference.h"
+#include "video_support.h"
+
+namespace cdn {
+namespace {
+
+// Filters window frames [out_begin, out_end) of `clip`'s noisy frames [first,
+// last]; sigma in 8-bit units (scaled to each component's depth).
+std::vector<HostFrame> filter(const test::TestClip& clip, int first, int last, int out_begin, int out_end,
+                              const Vbm3dParams& p, double sigma, int threads = 0) {
+  std::vector<FrameView> window;
+  for (int f = first; f <= last; ++f) window.push_back(clip.noisy[f].view());
+  std::vector<HostFrame> outs;
+  std::vector<FrameView> views;
+  const FrameView& v = clip.noisy[0].view();
+  for (int f = out_begin; f < out_end; ++f) {
+    outs.emplace_back(v.format, v.width, v.height);
+    views.push_back(outs.back().view());
+  }
+  const int nc = format_info(v.format).components;
+  const double scaled = sigma * (1 << (format_info(v.format).bit_depth - 8));
+  vbm3d_reference(window, out_begin - first, out_end - first, views, nc, p, std::vector<double>(nc, scaled), threads);
+  return outs;
+}
+
+bool same_samples(const FrameView& a, const FrameView& b) {
+  const auto ca = components(a), cb = components(b);
+  for (std::size_t c = 0; c < ca.size(); ++c)
+    for (int y = 0; y < ca[c].height; ++y)
+      for (int x = 0; x < ca[c].width; ++x)
+        if (ca[c].get(x, y) != cb[c].get(x, y)) return false;
+  return true;
+}
+
+double luma_psnr(const FrameView& a, const FrameView& b) { return psnr(components(a)[0], components(b)[0]); }
+
+double bm3d_luma_psnr(const test::TestClip& clip, int t, double sigma) {
+  const FrameView& v = clip.noisy[t].view();
+  HostFrame out(PixelFormat::GRAY8, v.width, v.height);
+  bm3d::bm3d_reference({components(v)[0]}, {components(out.view())[0]}, 1, Bm3dParams{}, {sigma});
+  return psnr(components(out.view())[0], components(clip.clean[t].view())[0]);
+}
+
+// A cheaper configuration for the structural tests (radius 2 in both phases).
+Vbm3dParams small_params() {
+  Vbm3dParams p = vbm3d_quality_profile();
+  p.hard.radius = 2;
+  p.wiener.radius = 2;
+  return p;
+}
+
+TEST(Vbm3d, PredictiveSearchFollowsTheMotion) {
+  // A clean clip moving (9, -5) pixels a frame: farther per frame than the
+  // predictive window reaches. With motion, every member found in another frame
+  // of a textured reference is its exact copy there (distance 0).
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 150, 150, 128, 96, 5, 9, -5, 0, 1);
+  std::vector<bm3d::FloatPlane> planes;
+  for (const HostFrame& f : clip.clean) planes.push_back(bm3d::load_plane(components(f.view())[0]));
+  std::vector<PlaneView> lumas;
+  for (const HostFrame& f : clip.clean) lumas.push_back(components(f.view())[0]);
+  const vbm3d::WindowMotion motion = vbm3d::estimate_window_motion(lumas, MotionParams{});
+  vbm3d::SearchSpace s;
+  for (const auto& p : planes) s.guide.push_back(&p);
+  for (std::size_t i = 0; i + 1 < planes.size(); ++i) {
+    s.forward.push_back(&motion.forward[i]);
+    s.backward.push_back(&motion.backward[i]);
+  }
+  Vbm3dParams params = vbm3d_quality_profile();
+  params.hard.radius = 2;
+  params.hard.per_frame = 1;
+  params.hard.tau = 1e5;
+  for (bool guided : {true, false}) {
+    params.motion = guided;
+    const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, false, 8);
+    int exact = 0, other = 0;
+    // The camera moves (9, -5): content at (x, y) of frame 2 is at (x - 9 k, y + 5 k) in frame 2 + k.
+    for (int ry = 30; ry <= 50; ry += 10)
+      for (int rx = 40; rx <= 70; rx += 10) {
+        const std::vector<vbm3d::Member> g = vbm3d::match_group(s, 2, 0, 4, rx, ry, ps);
+        for (const vbm3d::Member& m : g) {
+          if (m.frame == 2) continue;
+          ++other;
+          const int k = m.frame - 2;
+          exact += m.x == rx - 9 * k && m.y == ry + 5 * k && m.d == 0;
+        }
+      }
+    std::printf("motion %s: %d of %d members in other frames at the exact position\n", guided ? "on" : "off", exact,
+                other);
+    if (guided) {
+      EXPECT_EQ(other, 12 * 4);  // one per other frame (per_frame 1), for each of the 12 references
+      EXPECT_EQ(exact, other);
+    } else {
+      EXPECT_LT(exact, 12 * 4 / 2);  // without motion the windows (2 pixels) miss a 9-pixel step
+    }
+  }
+}
+
+TEST(Vbm3d, StaticClipBeatsPerFrameBm3d) {
+  // A still camera (a static scene, independent noise per frame): 9 frames,
+  // so frame 4 has its full windows in both phases.
+  const double sigma = 25;
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 200, 60, 96, 80, 9, 0, 0, sigma, 100);
+  const std::vector<HostFrame> out = filter(clip, 0, 8, 4, 5, vbm3d_quality_profile(), sigma);
+  const double v = luma_psnr(out[0].view(), clip.clean[4].view()), b = bm3d_luma_psnr(clip, 4, sigma);
+  std::printf("static clip, sigma %g: bm3d %.2f dB, vbm3d %.2f dB (%+.2f)\n", sigma, b, v, v - b);
+  EXPECT_GT(v, b + 1.5);
+}
+
+TEST(Vbm3d, MotionGuidanceHelpsOnFastMotion) {
+  // A camera moving (7, 3) pixels a frame over a real photo.
+  const double sigma = 20;
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 100, 100, 96, 80, 9, 7, 3, sigma, 200);
+  Vbm3dParams p = vbm3d_quality_profile();
+  const double guided = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  p.motion = false;
+  const double plain = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  const double b = bm3d_luma_psnr(clip, 4, sigma);
+  std::printf("moving (7, 3)/frame, sigma %g: bm3d %.2f dB, vbm3d without motion %.2f dB, with %.2f dB\n", sigma, b,
+              plain, guided);
+  EXPECT_GT(guided, plain + 0.5);
+  EXPECT_GT(guided, b + 0.5);
+}
+
+TEST(Vbm3d, OutputDependsOnlyOnTheWindow) {
+  const double sigma = 20;
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, 12, 2, 1, sigma, 300);
+  const Vbm3dParams p = small_params();
+  ASSERT_EQ(p.reach(), 4);
+  // Frame 6: its window (2 .. 10), the whole clip, and a chunk of three frames.
+  const HostFrame exact = std::move(filter(clip, 2, 10, 6, 7, p, sigma)[0]);
+  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 0, 11, 6, 7, p, sigma)[0].view()));
+  const std::vector<HostFrame> chunk = filter(clip, 1, 11, 5, 8, p, sigma);
+  EXPECT_TRUE(same_samples(exact.view(), chunk[1].view()));
+  EXPECT_TRUE(same_samples(chunk[0].view(), filter(clip, 1, 9, 5, 6, p, sigma)[0].view()));
+  // Frame 1, near the stream's start: its window is 0 .. 5.
+  EXPECT_TRUE(same_samples(filter(clip, 0, 5, 1, 2, p, sigma)[0].view(), filter(clip, 0, 11, 1, 2, p, sigma)[0].view()));
+  // Threads do not change it.
+  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 2, 10, 6, 7, p, sigma, 1)[0].view()));
+  // A different frame outside the window does change nothing, one inside does.
+  test::TestClip changed = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, 12, 2, 1, sigma, 300);
+  add_gaussian_noise(changed.noisy[11].view(), 30, 9);
+  EXPECT_TRUE(same_samples(exact.view(), filter(changed, 0, 11, 6, 7, p, sigma)[0].view()));
+  add_gaussian_noise(changed.noisy[10].view(), 30, 9);
+  EXPECT_FALSE(same_samples(exact.view(), filter(changed, 0, 11, 6, 7, p, sigma)[0].view()));
+}
+
+TEST(Vbm3d, ColourFormatsAgree) {
+  // NV12 and I420 hold the same samples: identical output. GRAY8 gets NV12's
+  // luma (matching runs on luma only). Chroma is denoised.
+  const double sigma = 20;
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const Vbm3dParams p = small_params();
+  const test::TestClip nv12 = test::moving_clip(photo, PixelFormat::NV12, 120, 90, 64, 48, 5, 3, -2, 0, 0);
+  test::TestClip i420 = test::moving_clip(photo, PixelFormat::I420, 120, 90, 64, 48, 5, 3, -2, 0, 0);
+  test::TestClip gray = test::moving_clip(photo, PixelFormat::GRAY8, 120, 90, 64, 48, 5, 3, -2, 0, 0);
+  test::TestClip noisy_nv12 = test::moving_clip(photo, PixelFormat::NV12, 120, 90, 64, 48, 5, 3, -2, 0, 0);
+  for (int f = 0; f < 5; ++f) {
+    add_gaussian_noise(noisy_nv12.noisy[f].view(), sigma, 40 + f);
+    const auto src = components(noisy_nv12.noisy[f].view());
+    const auto di = components(i420.noisy[f].view()), dg = components(gray.noisy[f].view());
+    for (std::size_t c = 0; c < src.size(); ++c)
+      for (int y = 0; y < src[c].height; ++y)
+        for (int x = 0; x < src[c].width; ++x) {
+          di[c].set(x, y, src[c].get(x, y));
+          if (c == 0) dg[c].set(x, y, src[c].get(x, y));
+        }
+  }
+  const HostFrame a = std::move(filter(noisy_nv12, 0, 4, 2, 3, p, sigma)[0]);
+  const HostFrame b = std::move(filter(i420, 0, 4, 2, 3, p, sigma)[0]);
+  const HostFrame g = std::move(filter(gray, 0, 4, 2, 3, p, sigma)[0]);
+  EXPECT_TRUE(same_samples(a.view(), b.view()));
+  const auto ca = components(a.view()), cg = components(g.view()), cc = components(nv12.clean[2].view()),
+             cn = components(noisy_nv12.noisy[2].view());
+  EXPECT_EQ(mse(ca[0], cg[0]), 0.0);
+  for (int c = 0; c < 3; ++c) {
+    std::printf("NV12 component %d: noisy %.2f dB, vbm3d %.2f dB\n", c, psnr(cn[c], cc[c]), psnr(ca[c], cc[c]));
+    EXPECT_GT(psnr(ca[c], cc[c]), psnr(cn[c], cc[c]) + 5) << "component " << c;
+  }
+}
+
+TEST(Vbm3d, DeepFormatsAgreeWithEightBit) {
+  // The same content at 10 bits (P010, values << 2) and 16 bits (GRAY16, * 257),
+  // sigma scaled alike: the same quality as 8-bit within 0.1 dB.
+  const double sigma = 20;
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const Vbm3dParams p = small_params();
+  double ref = 0;
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::GRAY8, PixelFormat::GRAY16_LE}) {
+    const test::TestClip clip = test::moving_clip(photo, f, 200, 100, 64, 48, 5, 2, 2, sigma, 500);
+    const HostFrame out = std::move(filter(clip, 0, 4, 2, 3, p, sigma)[0]);
+    const double q = luma_psnr(out.view(), clip.clean[2].view());
+    std::printf("%-10s luma %.2f dB (noisy %.2f)\n", format_name(f), q,
+                luma_psnr(clip.noisy[2].view(), clip.clean[2].view()));
+    if (f == PixelFormat::NV12 || f == PixelFormat::GRAY8)
+      ref = q;
+    else
+      EXPECT_NEAR(q, ref, 0.1) << format_name(f);
+  }
+}
+
+TEST(Vbm3d, ComponentWithSigmaZeroIsCopied) {
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::I420, 40, 40, 48, 32, 3, 1, 0, 20, 600);
+  std::vector<FrameView> window = clip.noisy_views();
+  HostFrame out(PixelFormat::I420, 48, 32);
+  vbm3d_frame_reference(window, 1, out.view(), 3, small_params(), {20, 0, 20});
+  const auto o = components(out.view()), n = components(clip.noisy[1].view());
+  EXPECT_EQ(mse(o[1], n[1]), 0.0);
+  EXPECT_GT(mse(o[0], n[0]), 0.0);
+  EXPECT_GT(mse(o[2], n[2]), 0.0);
+}
+
+TEST(Vbm3d, ProfilesAreValid) {
+  EXPECT_NO_THROW(validate(vbm3d_quality_profile()));
+  EXPECT_NO_THROW(validate(vbm3d_fast_profile()));
+  EXPECT_NO_THROW(validate(vbm3d_wide_profile()));
+  Vbm3dSettings wide;
+  wide.profile = static_cast<int>(Vbm3dProfile::Wide);
+  EXPECT_EQ(vbm3d_params(wide).hard.window, 39);
+  EXPECT_EQ(vbm3d_params(wide).wiener.window, 39);
+  Vbm3dParams p;
+  p.hard.group = 12;
+  EXPECT_THROW(validate(p), InvalidArgument);
+  p = Vbm3dParams{};
+  p.wiener.window = 16;
+  EXPECT_THROW(validate(p), InvalidArgument);
+  p = Vbm3dParams{};
+  p.hard.radius = 9;
+  EXPECT_THROW(validate(p), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace cdn
