@@ -17,12 +17,12 @@
 # their manifests compared with the single run's.
 #
 # For a dry run without a GPU: CDN_FARM_CHECK_BACKEND=cpu CDN_FARM_CHECK_SIZE=64x48
-# CDN_FARM_CHECK_MODES="pipd bm3d" (defaults: cuda, 1280x720, all four modes).
+# CDN_FARM_CHECK_MODES="pipd bm3d" (defaults: cuda, 1280x720, every mode).
 set -u
 build=${1:-build}
 backend=${CDN_FARM_CHECK_BACKEND:-cuda}
 size=${CDN_FARM_CHECK_SIZE:-1280x720}
-modes=${CDN_FARM_CHECK_MODES:-pipd hybrid nlm3d bm3d}
+modes=${CDN_FARM_CHECK_MODES:-pipd hybrid nlm3d bm3d vbm3d}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 tool="$root/$build/tools/transcode/cudadenoise-transcode"

@@ -1,7 +1,7 @@
 """test_farm.py: cudadenoise-farm end to end on a local Dask cluster of 2 CPU
 workers, on a short 64x48 clip with audio made here (x264 with B-frames, a
 keyframe every 10 frames, cut into pieces of 10 frames): for every mode (the
-temporal one with a small window) the output decodes frame for frame, with the
+temporal ones with small windows) the output decodes frame for frame, with the
 same timestamps, to a single cudadenoise-transcode run (both lossless), and
 carries the source's audio packets untouched; a worker killed while it runs a
 piece (the piece is run again, the output is still exact); a run that fails on
@@ -24,6 +24,7 @@ MODES = {
     "hybrid": ["--mode", "hybrid"],
     "nlm3d": ["--mode", "nlm3d", "--search-radius", "2", "--temporal-radius", "2"],
     "bm3d": ["--mode", "bm3d", "--bm3d-profile", "draft"],
+    "vbm3d": ["--mode", "vbm3d", "--vbm3d-profile", "fast"],
 }
 COMMON = ["--backend", "cpu", "--lossless"]
 
