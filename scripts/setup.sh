@@ -30,6 +30,8 @@ packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libffmpeg-nvenc-dev ffmpeg
   # the evaluation report (tools/eval): its OpenCV peers, and Python with matplotlib for report.py
   libopencv-photo-dev python3 python3-matplotlib
+  # cudadenoise-farm (tools/farm): Dask distributed
+  python3-distributed
   # clang: the sanitizer build and the libFuzzer targets (scripts/sanitize.sh, scripts/fuzz.sh);
   # libclang-rt-14-dev holds the sanitizer and libFuzzer runtimes, llvm-14 the symbolizer
   clang-14 libclang-rt-14-dev llvm-14

@@ -111,6 +111,27 @@ TEST(TranscodeOptions, NullFormatNeedsNoOutput) {
   EXPECT_EQ(o.overwrite, Overwrite::No);
 }
 
+TEST(TranscodeOptions, Range) {
+  const TranscodeOptions o = parse({"-i", "a.mkv", "-o", "p.mkv", "--range", "250:500", "--manifest", "p.json"});
+  EXPECT_TRUE(o.has_range());
+  EXPECT_EQ(o.range_begin, 250);
+  EXPECT_EQ(o.range_end, 500);
+  EXPECT_EQ(o.manifest, "p.json");
+  EXPECT_FALSE(parse({"-i", "a.mkv", "-o", "b.mkv"}).has_range());
+  const std::string bad = "--range: '%' is not a frame range A:B (0 <= A < B)";
+  for (const char* text : {"5:5", "6:5", "5", ":5", "5:", "-1:5", "a:b", "1:2:3", " 1:2"}) {
+    std::string want = bad;
+    want.replace(want.find('%'), 1, text);
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--range", text}), want);
+  }
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--range", "0:5", "--frames", "3"}),
+            "--range and --frames exclude each other");
+  EXPECT_EQ(usage_error({"-i", "-", "-o", "b", "--range", "0:5"}),
+            "--range needs a seekable INPUT, not standard input");
+  EXPECT_EQ(usage_error({"-i", "a", "-f", "null", "--manifest", "m.json"}),
+            "--manifest describes encoded video: not with -f null");
+}
+
 TEST(TranscodeOptions, Errors) {
   EXPECT_EQ(usage_error({"-o", "b.mkv"}), "no input: give -i INPUT");
   EXPECT_EQ(usage_error({"-i", "a.mkv"}), "no output: give -o OUTPUT");

@@ -56,6 +56,9 @@ EncoderSettings encoder_settings(const std::string& encoder, const TranscodeOpti
     s.options["crf"] = number(crf);
   }
   if (encoder == "libx265" && !x265_params.empty()) s.options["x265-params"] = x265_params;
+  // A piece of a longer job (--range): headers that do not depend on the piece's
+  // content, so that the pieces concatenate into one valid stream.
+  if (encoder == "libx264" && o.has_range()) s.options["x264-params"] = "stitchable=1";
   return s;
 }
 

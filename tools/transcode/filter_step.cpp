@@ -1,7 +1,10 @@
 // filter_step.cpp: the denoising step (filter_step.h).
 #include "filter_step.h"
 
+#include <cmath>
+
 #include "error.h"
+#include "noise_estimate.h"
 #include "errors.h"
 #include "gpu_device.h"
 #include "pixel_format.h"
@@ -191,6 +194,29 @@ FramePtr FilterStep::pop() {
   FramePtr out = std::move(ready_.front());
   ready_.pop_front();
   return out;
+}
+
+void FilterStep::prime_noise(const AVFrame* first) {
+  if (!denoise_ || settings_.sigma > 0) return;
+  if (settings_.mode == Mode::Bm3d) {
+    push(first);
+    while (pop()) {
+    }
+    return;
+  }
+  if (!is_temporal(settings_.mode)) return;  // no noise level
+  Prepared p = prepare(first);
+  if (p.memory == MemoryKind::Device) {
+    FramePtr host = alloc_frame();
+    check_av(av_hwframe_transfer_data(host.get(), p.frame, 0), "cannot download a CUDA frame");
+    p.holder = std::move(host);
+    p.frame = p.holder.get();
+  } else if (gpu_) {
+    --host_copies_;  // counted by prepare(), never uploaded
+  }
+  const FrameView view = frame_view(p.frame, p.format, MemoryKind::Host);
+  // The stream scales a given sigma by 2^(depth - 8): the inverse, exactly.
+  settings_.sigma = std::ldexp(luma_sigma(view, 0), 8 - format_info(p.format).bit_depth);
 }
 
 void FilterStep::finish() {

@@ -102,4 +102,10 @@ double Input::duration_seconds() const {
   return ctx_->duration / double(AV_TIME_BASE);
 }
 
+void Input::rewind() {
+  const int rc = avformat_seek_file(ctx_, -1, INT64_MIN, INT64_MIN, INT64_MIN, 0);
+  if (rc < 0) throw Failure(kExitInput, path_ + ": cannot go back to the start: " + av_error(rc));
+  read_end_ = 0;
+}
+
 }  // namespace cdn::transcode

@@ -38,6 +38,8 @@ class Input {
   // on read errors (and the interrupt failure after Ctrl-C).
   bool read(AVPacket* pkt);
 
+  // Back to the start of the file (after a scan); throws Failure(kExitInput).
+  void rewind();
   // Seconds from the start to the end of the last packet read, over all streams.
   double read_seconds() const { return read_end_; }
   // The duration the container's header announces, or a negative number when

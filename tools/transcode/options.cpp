@@ -106,6 +106,15 @@ struct Parser {
                      &backend);
     flags.add_uint64("--frames", "N", "stop after N video frames (other streams stop where reading stopped)",
                      &o.max_frames);
+    flags.add("--range", "A:B",
+              "write frames A to B-1 of the input only (0-based, in presentation order), video only: one piece "
+              "of a longer job that concatenates without re-encoding (cudadenoise-farm); the frames a temporal "
+              "mode's window needs around the range are decoded and filtered but not written",
+              [this](const std::string& flag, const std::string& v) { parse_range(flag, v, &o.range_begin, &o.range_end); });
+    flags.add_string("--manifest", "FILE",
+                     "write one JSON line describing the written video to FILE: frames, first and last timestamps, "
+                     "the MD5 of each frame as decoding OUTPUT gives it (ffmpeg -f framemd5's) and of them all",
+                     &o.manifest);
     flags.add_switch("-y", "overwrite OUTPUT if it exists", &yes);
     flags.add_switch("-n", "never overwrite OUTPUT: fail if it exists (the default without -y)", &no);
     flags.add_switch("--autorotate",
@@ -138,6 +147,11 @@ struct Parser {
     if (o.lossless && (flags.was_set("--crf") || o.bitrate > 0))
       throw UsageError("--lossless excludes --crf and --bitrate");
     if (flags.was_set("--frames") && o.max_frames == 0) throw UsageError("--frames: 0 frames: give at least 1");
+    if (o.has_range() && o.max_frames > 0) throw UsageError("--range and --frames exclude each other");
+    if (o.has_range() && tools::is_pipe_name(o.input))
+      throw UsageError("--range needs a seekable INPUT, not standard input");
+    if (!o.manifest.empty() && (o.null_output() || o.format == "yuv4mpegpipe"))
+      throw UsageError("--manifest describes encoded video: not with -f " + o.format);
     o.denoise = !no_denoise;
     parse_backend(backend, &o.backend);
     parse_planes(planes, &o.settings.planes);
@@ -157,6 +171,18 @@ std::string mode_choices() {
     list += (list.empty() ? "" : "|") + std::string(name);
   }
   return list;
+}
+
+void parse_range(const std::string& flag, const std::string& text, std::int64_t* begin, std::int64_t* end) {
+  const std::size_t colon = text.find(':');
+  const auto bad = [&]() { return UsageError(flag + ": '" + text + "' is not a frame range A:B (0 <= A < B)"); };
+  if (colon == std::string::npos) throw bad();
+  const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+  for (const std::string& part : {a, b})
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 15) throw bad();
+  *begin = std::stoll(a);
+  *end = std::stoll(b);
+  if (*begin >= *end) throw bad();
 }
 
 std::int64_t parse_bitrate(const std::string& flag, const std::string& text) {

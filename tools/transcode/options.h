@@ -31,6 +31,10 @@ struct TranscodeOptions {
   bool lossless = false;
   std::string preset;  // --encoder-preset (x264-style name); empty: the encoder's default
   std::uint64_t max_frames = 0;  // 0: all
+  // --range A:B: write frames [A, B) of the input only (one piece of a longer
+  // job, cudadenoise-farm; range.h); range_begin < 0: the whole input.
+  std::int64_t range_begin = -1, range_end = -1;
+  std::string manifest;  // --manifest FILE: the piece's JSON description (piece_manifest.h); "": none
   Overwrite overwrite = Overwrite::Refuse;
   bool fail_on_decode_error = false;
   bool autorotate = false;  // --autorotate: apply the display matrix to the pixels (rotation.h)  // --fail-on-decode-error / -xerror: a damaged packet or frame is exit 3
@@ -40,6 +44,7 @@ struct TranscodeOptions {
   bool help = false;
 
   bool null_output() const { return format == "null"; }
+  bool has_range() const { return range_begin >= 0; }
   // -o - or pipe:1: the result goes to standard output (and the --json line to stderr).
   bool output_is_pipe() const { return !null_output() && tools::is_pipe_name(output); }
 };
@@ -50,6 +55,9 @@ TranscodeOptions parse_transcode_options(int argc, const char* const* argv);
 
 // "4M", "2500k", "800000" (bits per second); throws UsageError naming `flag`.
 std::int64_t parse_bitrate(const std::string& flag, const std::string& text);
+
+// "A:B" (frame numbers, 0 <= A < B) into *begin, *end; throws UsageError naming `flag`.
+void parse_range(const std::string& flag, const std::string& text, std::int64_t* begin, std::int64_t* end);
 
 // The names --mode accepts ("pipd|hybrid"), from cdn::mode_name.
 std::string mode_choices();

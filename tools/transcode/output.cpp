@@ -170,6 +170,7 @@ void Output::open(const TranscodeOptions& o) {
   ctx_->interrupt_callback.callback = avio_interrupt_callback;
   av_dict_copy(&ctx_->metadata, input_.format()->metadata, 0);
   copy_chapters(input_.format(), ctx_);
+  video_only_ = o.has_range();
   add_streams();
   const int orc = avio_open2(&ctx_->pb, write_to.c_str(), AVIO_FLAG_WRITE, &ctx_->interrupt_callback, nullptr);
   if (orc < 0) throw Failure(kExitOutput, "cannot write " + write_to + ": " + av_error(orc));
@@ -213,6 +214,7 @@ void Output::add_streams() {
     const AVMediaType t = par->codec_type;
     const std::string what = "stream #" + std::to_string(i) + " (" + (cover ? "cover art" : type_name(t)) + ", " +
                              avcodec_get_name(par->codec_id) + ")";
+    if (!video && video_only_) continue;  // a piece of a longer job (--range): the job muxes the rest once
     if (!video && raw_video()) {
       notes_.push_back(what + " dropped: " + std::string(ctx_->oformat->name) + " holds the raw video only");
       continue;

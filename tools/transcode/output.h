@@ -11,6 +11,7 @@
 // back (mp4, mov, avi) are refused there. -f yuv4mpegpipe writes the denoised
 // frames raw (the only stream y4m holds; other streams are dropped with a note).
 //
+// With --range only the video stream is written (a piece of a longer job).
 // Streams keep the input's order. The video stream gets the encoder's
 // parameters (set_video) and the input's stream side data (display matrix,
 // mastering display, ...); every other stream is a stream copy: same codec
@@ -79,6 +80,7 @@ class Output {
   std::string target_, temp_;
   std::string real_;  // the file finish() replaces: target_, or what the symlink target_ names
   bool pipe_ = false;
+  bool video_only_ = false;  // --range: the video stream alone
   bool autorotate_ = false;  // the display matrix goes into the pixels, not the stream
   AVFormatContext* ctx_ = nullptr;
   std::vector<int> map_;  // input stream -> output stream, -1: dropped

@@ -12,6 +12,13 @@
 // --fail-on-decode-error. Interlaced input (a field order in the stream, or
 // interlaced frames) is filtered field by field by the per-frame modes and
 // encoded interlaced with its field order; the temporal mode refuses it.
+//
+// --range A:B (range.h) writes frames [A, B) only, video only: the packets are
+// indexed first, the input is seeked to the keyframe before the context's first
+// frame, frames before it are dropped, each frame of the context is checked to
+// be the one the index expects (its timestamp), the context is filtered and
+// frames outside [A, B) are not encoded. --manifest (piece_manifest.h) decodes
+// what is encoded and describes it.
 #include "transcode.h"
 
 #include <unistd.h>
@@ -28,6 +35,8 @@
 #include "input.h"
 #include "interrupt.h"
 #include "output.h"
+#include "piece_manifest.h"
+#include "range.h"
 #include "pixel_format.h"
 #include "rotation.h"
 
@@ -62,16 +71,39 @@ class Pipeline {
 
   Summary run() {
     input_ = std::make_unique<Input>(o_.input);
+    if (o_.has_range()) {
+      plan_ = std::make_unique<RangePlan>(plan_range(*input_, o_.range_begin, o_.range_end,
+                                                     context_reach(o_.settings, o_.denoise)));
+      check_complete();  // the scan read the whole file
+      AVFormatContext* ctx = input_->format();
+      for (unsigned i = 0; i < ctx->nb_streams; ++i)
+        if (static_cast<int>(i) != input_->video_index()) ctx->streams[i]->discard = AVDISCARD_ALL;
+      next_index_ = out_index_ = plan_->context_begin;
+      range_ = {plan_->begin, plan_->end};
+      context_ = {plan_->context_begin, plan_->context_end};
+      // The whole video: a plain run (video only), which needs no timestamp to
+      // find its frames (a file whose decoder reorders them differently from
+      // its packets' timestamps can still be a job's one piece).
+      if (plan_->begin == 0 && plan_->end == plan_->frames()) {
+        plan_.reset();
+        input_->rewind();
+      }
+    }
     if (!o_.null_output()) output_ = std::make_unique<Output>(*input_, o_);
     open_gpu();
-    decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
     filter_ = std::make_unique<FilterStep>(o_.settings, o_.denoise, gpu_.get(), o_.gpus);
+    if (plan_) {
+      if (plan_->context_begin > 0) prime_noise();
+      seek_video(*input_, plan_->pts[plan_->context_begin]);
+    }
+    decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
     for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) say(n);
     if (o_.autorotate) plan_rotation();
 
     const AVStream* video = input_->video();
     const long long nb = video->nb_frames > 0 ? video->nb_frames : 0;
-    const long long total = o_.max_frames > 0 ? static_cast<long long>(o_.max_frames) : nb;
+    const long long total = plan_ ? plan_->context_end - plan_->context_begin
+                                  : o_.max_frames > 0 ? static_cast<long long>(o_.max_frames) : nb;
     progress_ = std::make_unique<Progress>(!o_.quiet && ::isatty(2), input_->duration_seconds(), total);
 
     PacketPtr pkt = alloc_packet();
@@ -96,12 +128,17 @@ class Pipeline {
     drain_filter();
     progress_->update(frames_in_, summary_.frames, summary_.media_seconds);
     if (frames_in_ == 0) throw Failure(kExitInput, o_.input + ": no video frame could be decoded");
-    if (summary_.frames != frames_in_)
-      throw Failure(kExitFailure, "the filter returned " + std::to_string(summary_.frames) + " frames for " +
+    if (plan_ && next_index_ != plan_->context_end)
+      throw Failure(kExitInput, o_.input + ": --range: the video ended after frame " + std::to_string(next_index_) +
+                                    " of the " + std::to_string(plan_->frames()) + " its packets announce");
+    if (filtered_ != frames_in_)
+      throw Failure(kExitFailure, "the filter returned " + std::to_string(filtered_) + " frames for " +
                                       std::to_string(frames_in_) + " (a bug)");
     if (encoder_) {
       const AVStream* v = input_->video();
-      if (o_.max_frames == 0 && v->duration != AV_NOPTS_VALUE && v->duration > 0)
+      if (plan_ && plan_->end < plan_->frames())
+        encoder_->set_stream_end(plan_->pts[plan_->end]);  // where the next piece starts
+      else if (o_.max_frames == 0 && v->duration != AV_NOPTS_VALUE && v->duration > 0)
         encoder_->set_stream_end((v->start_time != AV_NOPTS_VALUE ? v->start_time : 0) + v->duration);
       encoder_->send(nullptr);
       drain_encoder();
@@ -113,8 +150,18 @@ class Pipeline {
     if (summary_.decode_errors > 0)
       say(std::to_string(summary_.decode_errors) + " decode error" + (summary_.decode_errors > 1 ? "s" : "") +
             " (damaged packets or frames) in " + o_.input + ": FFmpeg concealed them, the output shows it there");
-    if (o_.max_frames == 0) check_complete();
+    if (o_.max_frames == 0 && !o_.has_range()) check_complete();  // --range: checked after the scan
+    if (manifest_) {
+      manifest_->finish();
+      if (manifest_->frames() != summary_.frames)
+        throw Failure(kExitFailure, "--manifest: the output decodes to " + std::to_string(manifest_->frames()) +
+                                        " frames, " + std::to_string(summary_.frames) + " were encoded");
+    }
     if (output_) output_->finish();
+    if (manifest_) {
+      const std::int64_t end = plan_ && plan_->end < plan_->frames() ? plan_->pts[plan_->end] : AV_NOPTS_VALUE;
+      manifest_->write(o_.manifest, o_.input, output_->target(), range_, context_, end);
+    }
 
     summary_.seconds = progress_->elapsed();
     summary_.filter = filter_->name();
@@ -138,6 +185,35 @@ class Pipeline {
     gpu_ = GpuDevice::open(o_.gpu, &why);
     if (!gpu_ && o_.backend == Backend::Cuda) throw Failure(kExitGpu, "--backend cuda: " + why);
     if (!gpu_ && o_.verbose) say("no GPU (" + why + "): decoding, denoising and encoding on the CPU");
+  }
+
+  // --range from a frame after the first: the automatic noise level is the
+  // video's first frame's (filter_step.h), decoded here by a decoder of its own.
+  void prime_noise() {
+    seek_video(*input_, plan_->pts[0]);
+    Decoder first(input_->format(), input_->video(), gpu_.get());
+    PacketPtr pkt = alloc_packet();
+    FramePtr frame = alloc_frame();
+    bool ended = false;
+    for (;;) {
+      while (first.receive(frame.get())) {
+        if (frame->best_effort_timestamp == plan_->pts[0]) {
+          check_interlacing(frame.get());
+          filter_->prime_noise(frame.get());
+          return;
+        }
+        av_frame_unref(frame.get());
+      }
+      if (ended) break;
+      if (input_->read(pkt.get())) {
+        if (pkt->stream_index == input_->video_index()) first.send(pkt.get());
+        av_packet_unref(pkt.get());
+      } else {
+        first.send(nullptr);
+        ended = true;
+      }
+    }
+    throw Failure(kExitInput, o_.input + ": --range: the first frame (for the noise level) does not decode");
   }
 
   void drain_decoder() {
@@ -188,6 +264,8 @@ class Pipeline {
   // Interlaced input, decided on the first frame: the stream's field order,
   // else the frame's own flags. Never relabelled as progressive.
   void check_interlacing(const AVFrame* first) {
+    if (interlacing_checked_) return;
+    interlacing_checked_ = true;
     const AVFieldOrder declared = input_->video()->codecpar->field_order;
     if (declared != AV_FIELD_UNKNOWN && declared != AV_FIELD_PROGRESSIVE)
       field_order_ = declared;
@@ -239,6 +317,18 @@ class Pipeline {
 
   // A decoded frame: into the filter; whatever the filter has ready goes on.
   void on_decoded(AVFrame* decoded) {
+    if (plan_) {
+      const int64_t pts = decoded->best_effort_timestamp;
+      const int64_t want = plan_->pts[next_index_];
+      // Frames the seek brought before the context are dropped.
+      if (next_index_ == plan_->context_begin && (pts == AV_NOPTS_VALUE || pts < want)) return;
+      if (pts != want)
+        throw Failure(kExitInput, o_.input + ": --range: frame " + std::to_string(next_index_) + " decodes with "
+                                      "timestamp " + std::to_string(pts) + ", its packet had " + std::to_string(want) +
+                                      " (frames dropped or reordered by the decoder): this input cannot be cut "
+                                      "exactly");
+      ++next_index_;
+    }
     if (frames_in_ == 0) {
       summary_.decode = decoded->format == AV_PIX_FMT_CUDA ? "nvdec" : "software";
       check_interlacing(decoded);
@@ -256,6 +346,7 @@ class Pipeline {
     drain_filter();
     progress_->update(frames_in_, summary_.frames, summary_.media_seconds);  // after the burst, not in it
     if (o_.max_frames > 0 && frames_in_ >= static_cast<long long>(o_.max_frames)) done_ = true;
+    if (plan_ && next_index_ == plan_->context_end) done_ = true;
   }
 
   void drain_filter() {
@@ -264,6 +355,11 @@ class Pipeline {
 
   // A denoised frame: to the encoder (opened on the first), or nowhere with -f null.
   void on_filtered(FramePtr out) {
+    ++filtered_;
+    if (plan_) {
+      const int64_t index = out_index_++;
+      if (index < plan_->begin || index >= plan_->end) return;  // the context around the range
+    }
     const AVStream* v = input_->video();
     const int64_t start = v->start_time != AV_NOPTS_VALUE ? v->start_time : 0;
     // Media time done: the end of this frame (its pts plus its duration), so 30 frames at 30 fps are 1.00 s.
@@ -296,6 +392,7 @@ class Pipeline {
     summary_.encode = encoder_->path_name();
     if (!fallback.empty()) say(fallback + "; encoding with " + summary_.encode + " on the CPU");
     output_->set_video(encoder_->context());
+    if (!o_.manifest.empty()) manifest_ = std::make_unique<PieceManifest>(encoder_->context());
     announce_path();
   }
 
@@ -307,7 +404,10 @@ class Pipeline {
   }
 
   void drain_encoder() {
-    while (encoder_->receive(out_pkt_.get())) output_->write_video(out_pkt_.get(), encoder_->context()->time_base);
+    while (encoder_->receive(out_pkt_.get())) {
+      if (manifest_) manifest_->add(out_pkt_.get());
+      output_->write_video(out_pkt_.get(), encoder_->context()->time_base);
+    }
   }
 
   // A container that announces its duration in its header (Matroska, MP4)
@@ -333,6 +433,13 @@ class Pipeline {
   std::unique_ptr<FilterStep> filter_;
   std::unique_ptr<Encoder> encoder_;
   std::unique_ptr<Progress> progress_;
+  std::unique_ptr<RangePlan> plan_;           // --range
+  std::unique_ptr<PieceManifest> manifest_;   // --manifest
+  std::vector<std::int64_t> range_, context_;  // --range: [A, B) and the context, for the manifest
+  int64_t next_index_ = 0;  // --range: the frame the next decoded frame must be
+  int64_t out_index_ = 0;   // --range: the frame the next filtered frame is
+  long long filtered_ = 0;  // frames out of the filter (written or not)
+  bool interlacing_checked_ = false;
   FramePtr frame_;
   PacketPtr out_pkt_;
   Summary summary_;

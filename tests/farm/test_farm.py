@@ -1,0 +1,139 @@
+"""test_farm.py: cudadenoise-farm end to end on a local Dask cluster of 2 CPU
+workers, on a short 64x48 clip with audio made here (x264 with B-frames, a
+keyframe every 10 frames, cut into pieces of 10 frames): for every mode (the
+temporal ones with small windows) the output decodes frame for frame, with the
+same timestamps, to a single cudadenoise-transcode run (both lossless), and
+carries the source's audio packets untouched; a worker killed while it runs a
+piece (the piece is run again, the output is still exact); a run that fails on
+one piece leaves no output and keeps the others, and its rerun resumes (reuses
+them), running again a kept piece that was damaged on disk and one that was
+cut short."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOOL = os.environ["CDN_TRANSCODE"]
+FARM = os.environ["CDN_FARM"]
+
+MODES = {
+    "pipd": ["--mode", "pipd"],
+    "hybrid": ["--mode", "hybrid"],
+    "nlm3d": ["--mode", "nlm3d", "--search-radius", "2", "--temporal-radius", "2"],
+    "bm3d": ["--mode", "bm3d", "--bm3d-profile", "draft"],
+    "vbm3d": ["--mode", "vbm3d", "--vbm3d-profile", "fast"],
+}
+COMMON = ["--backend", "cpu", "--lossless"]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def framemd5(path, spec="v:0", copy=False):
+    cmd = ["ffmpeg", "-v", "error", "-nostdin", "-i", path, "-map", f"0:{spec}"]
+    cmd += (["-c", "copy"] if copy else []) + ["-f", "framemd5", "-"]
+    p = run(cmd)
+    assert p.returncode == 0, p.stderr
+    return [l for l in p.stdout.splitlines() if l and not l.startswith("#")]
+
+
+class FarmTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="cdn-farm-test-")
+        cls.clip = os.path.join(cls.dir, "clip.mkv")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y",
+                 "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25,noise=alls=20:allf=t",
+                 "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000", "-t", "2",
+                 "-c:v", "libx264", "-g", "10", "-keyint_min", "10", "-sc_threshold", "0", "-bf", "2",
+                 "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", cls.clip])
+        assert p.returncode == 0, p.stderr
+        cls.singles = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def single(self, mode):
+        if mode not in self.singles:
+            out = os.path.join(self.dir, f"single-{mode}.mkv")
+            p = run([TOOL, "-i", self.clip, "-o", out, "-y", "-q"] + COMMON + MODES[mode])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.singles[mode] = framemd5(out)
+        return self.singles[mode]
+
+    def farm(self, out, mode, *extra, expect=0):
+        cmd = [sys.executable, FARM, "-i", self.clip, "-o", out, "--local", "2", "--piece-seconds", "0.3",
+               "--json", "-q"] + list(extra) + COMMON + MODES[mode]
+        p = run(cmd)
+        self.assertEqual(p.returncode, expect, p.stderr)
+        return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
+
+    def wrapper(self, name, body):
+        """A stand-in for the transcode tool: `body` (sh), then the real tool."""
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(f"#!/bin/sh\n{body}\nexec '{TOOL}' \"$@\"\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def check_output(self, out, mode):
+        self.assertEqual(framemd5(out), self.single(mode))  # frames, pts, durations, MD5s
+        self.assertEqual(framemd5(out, "a:0", copy=True), framemd5(self.clip, "a:0", copy=True))
+
+    def test_every_mode_equals_a_single_run(self):
+        for mode in MODES:
+            with self.subTest(mode=mode):
+                out = os.path.join(self.dir, f"farm-{mode}.mkv")
+                summary, _ = self.farm(out, mode)
+                self.assertEqual(summary["pieces"], 5)
+                self.assertEqual(summary["frames"], 50)
+                self.assertTrue(summary["verified"])
+                self.check_output(out, mode)
+                self.assertFalse(os.path.exists(os.path.join(self.dir, f".farm-{mode}.mkv.farm")))
+
+    def test_a_killed_worker_s_piece_is_run_again(self):
+        mark = os.path.join(self.dir, "killed")
+        # The first piece not at frame 0 kills the worker running it (SIGKILL), once.
+        tool = self.wrapper("kill-worker.sh", f"""case "$*" in *"--range 0:"*) ;; *)
+  if [ ! -e '{mark}' ]; then : > '{mark}'; kill -9 $PPID; sleep 30; exit 1; fi;; esac""")
+        out = os.path.join(self.dir, "farm-killed.mkv")
+        summary, _ = self.farm(out, "nlm3d", "--transcode", tool)
+        self.assertTrue(os.path.exists(mark))
+        self.assertGreaterEqual(summary["retried"], 1)
+        self.check_output(out, "nlm3d")
+
+    def test_a_failed_run_resumes_and_redoes_damaged_pieces(self):
+        out = os.path.join(self.dir, "farm-resume.mkv")
+        work = os.path.join(self.dir, ".farm-resume.mkv.farm")
+        tool = self.wrapper("fail-one.sh", """case "$*" in *"--range 20:30"*)
+  echo "cudadenoise-transcode: made to fail" >&2; exit 3;; esac""")
+        summary, err = self.farm(out, "pipd", "--transcode", tool, "--retries", "1", expect=1)
+        self.assertIn("20:30", summary["error"])
+        self.assertFalse(os.path.exists(out))
+        kept = sorted(n for n in os.listdir(work) if n.endswith(".json") and n.startswith("piece-"))
+        self.assertEqual(len(kept), 4)
+        # Damage piece 0 in place (same size: its manifest still matches) and cut piece 1 short.
+        video0 = os.path.join(work, "piece-00000.mkv")
+        size = os.path.getsize(video0)
+        with open(video0, "r+b") as f:
+            f.seek(size // 2)
+            chunk = f.read(64)
+            f.seek(size // 2)
+            f.write(bytes(b ^ 0x5A for b in chunk))
+        video1 = os.path.join(work, "piece-00001.mkv")
+        with open(video1, "r+b") as f:
+            f.truncate(os.path.getsize(video1) // 2)
+        summary, err = self.farm(out, "pipd")
+        self.assertEqual(summary["pieces_reused"], 3)  # 0, 3 and 4; 1 (cut) and 2 (failed) run
+        self.assertEqual(summary["pieces_run"], 2)
+        self.assertEqual(summary["pieces_repaired"], [[self.clip, 0]])
+        self.check_output(out, "pipd")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,117 @@
+"""assemble.py: the pieces into the final output: the video pieces concatenated
+by stream copy (FFmpeg's concat demuxer), the source's other streams (audio,
+subtitles, attachments), global metadata and chapters muxed from the source
+once, in the source's stream order; then checked before it gets its name:
+decoding it gives, frame by frame, the MD5s the pieces' manifests recorded
+(ffmpeg -f framemd5), as many frames as the source has, at the source's
+timestamps."""
+import os
+import subprocess
+import tempfile
+from fractions import Fraction
+
+
+class AssembleError(Exception):
+    pass
+
+
+def _run(cmd, what):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = [l for l in p.stderr.strip().splitlines() if l]
+        raise AssembleError(f"{what}: " + (lines[-1] if lines else f"exit {p.returncode}"))
+    return p.stdout
+
+
+def concat_and_mux(ffmpeg, index, manifests, piece_videos, target_temp, work_dir):
+    """Writes `target_temp` (its extension names the container). The concat
+    demuxer starts its output at 0 and each file where the previous one's
+    duration ends: each piece gets its exact start and length in the source's
+    clock (inpoint; the next piece's first timestamp minus its own) and the
+    whole is put back at the first piece's first timestamp (-itsoffset on that
+    input only), all from the pieces' manifests (the source video's time base)."""
+    listing = os.path.join(work_dir, "concat.txt")
+    with open(listing, "w") as f:
+        for m, v in zip(manifests, piece_videos):
+            tb = Fraction(*m["time_base"])
+            f.write("file '" + os.path.abspath(v).replace("'", "'\\''") + "'\n")
+            f.write(f"inpoint {_seconds(m['first_pts'], tb)}\n")  # not the file's start_time: a short
+            # Matroska file may have none
+            if m.get("end_pts") is not None:
+                f.write(f"duration {_seconds(m['end_pts'] - m['first_pts'], tb)}\n")
+    first = manifests[0]
+    cmd = [ffmpeg, "-v", "error", "-nostdin", "-y", "-itsoffset",
+           _seconds(first["first_pts"], Fraction(*first["time_base"])),
+           "-f", "concat", "-safe", "0", "-i", listing, "-i", index.path]
+    for s in index.streams:  # the source's order; its denoised video from the pieces
+        i = int(s["index"])
+        cmd += ["-map", "0:v:0"] if i == index.video_stream else ["-map", f"1:{i}"]
+    cmd += ["-map_metadata", "1", "-map_chapters", "1", "-c", "copy", target_temp]
+    _run(cmd, "concatenating the pieces")
+
+
+def _seconds(ticks, time_base):
+    """An exact decimal (microseconds: FFmpeg's AV_TIME_BASE) for ticks * time_base."""
+    us = Fraction(ticks) * time_base * 1000000
+    return f"{round(us)}us"
+
+
+def decoded_frames(ffmpeg, path):
+    """[(pts, md5)] of the first video stream of `path`, and its time base."""
+    out = _run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"],
+               f"decoding {path}")
+    tb, frames = None, []
+    for line in out.splitlines():
+        if line.startswith("#tb 0:"):
+            num, den = line.split(":")[1].strip().split("/")
+            tb = Fraction(int(num), int(den))
+        elif line and not line.startswith("#"):
+            f = [x.strip() for x in line.split(",")]
+            frames.append((int(f[2]), f[5]))
+    return frames, tb
+
+
+def verify(ffmpeg, index, manifests, path, whole=False):
+    """None when decoding `path` gives the manifests' frames (MD5 for MD5), as
+    many as the source has, at the source's timestamps; else what differs.
+    `whole`: one piece made by a plain run over an input whose frames cannot
+    be found by their timestamps: its frames and timestamps are the tool's own
+    (its manifest's), which may differ from the packets' count and timestamps."""
+    frames, tb = decoded_frames(ffmpeg, path)
+    expected = [md5 for m in manifests for md5 in m["frame_md5"]]
+    want = len(expected) if whole else index.frames
+    if len(frames) != want or len(expected) != want:
+        return f"{len(frames)} frames decoded, the source has {want} (the pieces {len(expected)})"
+    at = 0
+    for number, m in enumerate(manifests):
+        n = len(m["frame_md5"])
+        if [md5 for _, md5 in frames[at:at + n]] != m["frame_md5"]:
+            return f"piece {number} does not decode as its manifest says"
+        at += n
+    if whole:
+        return None
+    # Timestamps: the source's, to half a tick of the coarser time base.
+    slack = max(tb, index.time_base) / 2
+    for i, ((pts, _), src) in enumerate(zip(frames, index.pts)):
+        if abs(pts * tb - src * index.time_base) > slack:
+            return (f"frame {i} is at {float(pts * tb):.6f} s, the source's at "
+                    f"{float(src * index.time_base):.6f} s")
+    return None
+
+
+def piece_decodes_as(ffmpeg, video, manifest):
+    """Whether one piece file decodes to its manifest's frames."""
+    try:
+        frames, _ = decoded_frames(ffmpeg, video)
+    except AssembleError:
+        return False
+    return [md5 for _, md5 in frames] == manifest["frame_md5"]
+
+
+def temp_beside(target):
+    """A temporary name beside `target` (same file system: the rename is atomic)."""
+    d, base = os.path.split(os.path.abspath(target))
+    stem, ext = os.path.splitext(base)
+    fd, temp = tempfile.mkstemp(prefix=f".{stem}.part", suffix=ext, dir=d)
+    os.close(fd)
+    return temp
