@@ -22,9 +22,11 @@ FARM = os.environ["CDN_FARM"]
 MODES = {
     "pipd": ["--mode", "pipd"],
     "hybrid": ["--mode", "hybrid"],
-    "nlm3d": ["--mode", "nlm3d", "--search-radius", "2", "--temporal-radius", "2"],
-    "bm3d": ["--mode", "bm3d", "--bm3d-profile", "draft"],
-    "vbm3d": ["--mode", "vbm3d", "--vbm3d-profile", "fast"],
+    # The modes that take a sigma get one: sigma auto is tracked over every
+    # earlier frame, so the tool refuses it with --range (test below).
+    "nlm3d": ["--mode", "nlm3d", "--search-radius", "2", "--temporal-radius", "2", "--sigma", "20"],
+    "bm3d": ["--mode", "bm3d", "--bm3d-profile", "draft", "--sigma", "20"],
+    "vbm3d": ["--mode", "vbm3d", "--vbm3d-profile", "fast", "--sigma", "20"],
 }
 COMMON = ["--backend", "cpu", "--lossless"]
 
@@ -95,6 +97,13 @@ class FarmTest(unittest.TestCase):
                 self.assertTrue(summary["verified"])
                 self.check_output(out, mode)
                 self.assertFalse(os.path.exists(os.path.join(self.dir, f".farm-{mode}.mkv.farm")))
+
+    def test_sigma_auto_is_refused_for_pieces(self):
+        out = os.path.join(self.dir, "auto.mkv")
+        p = run([TOOL, "-i", self.clip, "-o", out, "--range", "10:20", "-q"] + COMMON + ["--mode", "bm3d"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("needs --sigma", p.stderr)
+        self.assertFalse(os.path.exists(out))
 
     def test_a_killed_worker_s_piece_is_run_again(self):
         mark = os.path.join(self.dir, "killed")

@@ -196,29 +196,6 @@ FramePtr FilterStep::pop() {
   return out;
 }
 
-void FilterStep::prime_noise(const AVFrame* first) {
-  if (!denoise_ || settings_.sigma > 0) return;
-  if (settings_.mode == Mode::Bm3d) {
-    push(first);
-    while (pop()) {
-    }
-    return;
-  }
-  if (!is_temporal(settings_.mode)) return;  // no noise level
-  Prepared p = prepare(first);
-  if (p.memory == MemoryKind::Device) {
-    FramePtr host = alloc_frame();
-    check_av(av_hwframe_transfer_data(host.get(), p.frame, 0), "cannot download a CUDA frame");
-    p.holder = std::move(host);
-    p.frame = p.holder.get();
-  } else if (gpu_) {
-    --host_copies_;  // counted by prepare(), never uploaded
-  }
-  const FrameView view = frame_view(p.frame, p.format, MemoryKind::Host);
-  // The stream scales a given sigma by 2^(depth - 8): the inverse, exactly.
-  settings_.sigma = std::ldexp(luma_sigma(view, 0), 8 - format_info(p.format).bit_depth);
-}
-
 void FilterStep::finish() {
   if (denoiser_) denoiser_->finish();  // pop() then gives every held frame
 }

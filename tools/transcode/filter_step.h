@@ -50,14 +50,6 @@ class FilterStep {
   FramePtr pop();
   // End of the stream: every frame still held becomes ready.
   void finish();
-  // A piece of a longer video (--range) that does not start at its first
-  // frame: the automatic noise level (sigma 0) of bm3d and the temporal modes
-  // is the video's first frame's, as in a run over the whole video. `first` is
-  // that frame: bm3d filters it (the output is dropped; the denoiser keeps its
-  // estimate), the temporal modes (nlm3d, vbm3d) get the estimate their stream
-  // would make (luma_sigma) as their sigma.
-  // Call before the first push().
-  void prime_noise(const AVFrame* first);
   // Filter the two fields of each frame apart (interlaced input, per-frame
   // modes); set before the first frame.
   void set_fields(bool separate) { fields_ = separate; }

@@ -93,7 +93,6 @@ class Pipeline {
     open_gpu();
     filter_ = std::make_unique<FilterStep>(o_.settings, o_.denoise, gpu_.get(), o_.gpus);
     if (plan_) {
-      if (plan_->context_begin > 0) prime_noise();
       seek_video(*input_, plan_->pts[plan_->context_begin]);
     }
     decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
@@ -185,35 +184,6 @@ class Pipeline {
     gpu_ = GpuDevice::open(o_.gpu, &why);
     if (!gpu_ && o_.backend == Backend::Cuda) throw Failure(kExitGpu, "--backend cuda: " + why);
     if (!gpu_ && o_.verbose) say("no GPU (" + why + "): decoding, denoising and encoding on the CPU");
-  }
-
-  // --range from a frame after the first: the automatic noise level is the
-  // video's first frame's (filter_step.h), decoded here by a decoder of its own.
-  void prime_noise() {
-    seek_video(*input_, plan_->pts[0]);
-    Decoder first(input_->format(), input_->video(), gpu_.get());
-    PacketPtr pkt = alloc_packet();
-    FramePtr frame = alloc_frame();
-    bool ended = false;
-    for (;;) {
-      while (first.receive(frame.get())) {
-        if (frame->best_effort_timestamp == plan_->pts[0]) {
-          check_interlacing(frame.get());
-          filter_->prime_noise(frame.get());
-          return;
-        }
-        av_frame_unref(frame.get());
-      }
-      if (ended) break;
-      if (input_->read(pkt.get())) {
-        if (pkt->stream_index == input_->video_index()) first.send(pkt.get());
-        av_packet_unref(pkt.get());
-      } else {
-        first.send(nullptr);
-        ended = true;
-      }
-    }
-    throw Failure(kExitInput, o_.input + ": --range: the first frame (for the noise level) does not decode");
   }
 
   void drain_decoder() {
