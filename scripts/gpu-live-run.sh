@@ -41,7 +41,7 @@ done
 summarize() {  # the table and the verdict, from $dir
   [[ -f $dir/samples.tsv ]] || { echo "no run in $dir"; return 2; }
   echo "# live run: $(cat "$dir/what" 2>/dev/null)"
-  column -t -s $'\t' "$dir/samples.tsv"
+  if command -v column >/dev/null; then column -t -s $'\t' "$dir/samples.tsv"; else cat "$dir/samples.tsv"; fi
   if [[ ! -f $dir/exit ]]; then echo "running ($(($(date +%s) - $(cat "$dir/started"))) s so far)"; return 3; fi
   python3 - "$dir" <<'PY'
 import sys, csv

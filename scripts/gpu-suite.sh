@@ -7,16 +7,18 @@
 # GPU host may have no meson); GStreamer tests need the runtime bundle
 # (.gpu-runtime, see ../shared/gpu/README.md), sourced here when present.
 #
-#   scripts/gpu-suite.sh [BUILD_DIR] [--no-sanitizer] [--no-bench] [--bench-args="--no-cpu ..."]
+#   scripts/gpu-suite.sh [BUILD_DIR] [--no-tests] [--no-sanitizer] [--no-bench] [--bench-args="--no-cpu ..."]
+# (--no-tests: only the sanitizer and bench parts, e.g. in a second device call)
 set -u
 build=${1:-build}
 shift || true
-sanitize=1 bench=1
+sanitize=1 bench=1 plain=1
 BENCH_ARGS=()
 for a in "$@"; do
   case "$a" in
     --no-sanitizer) sanitize=0 ;;
     --no-bench) bench=0 ;;
+    --no-tests) plain=0 ;;
     --bench-args=*) read -r -a BENCH_ARGS <<< "${a#--bench-args=}" ;;
     *) echo "unknown option $a" >&2; exit 2 ;;
   esac
@@ -37,7 +39,9 @@ gpu_present=0
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then gpu_present=1; fi
 mapfile -t tests < <(find "$build/tests" -type f -executable -name 'test*' | sort)
 echo "== ${#tests[@]} test programs (GPU present: $gpu_present)"
+[ "$plain" = 1 ] || echo "== --no-tests: the plain run is left out"
 for t in "${tests[@]}"; do
+  [ "$plain" = 1 ] || break
   log="/tmp/$(basename "$t").log"
   if timeout 300 "$t" --gtest_brief=1 > "$log" 2>&1; then
     # gtest's summary: "[  SKIPPED ] N test(s)".

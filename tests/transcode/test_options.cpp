@@ -112,7 +112,8 @@ TEST(TranscodeOptions, NullFormatNeedsNoOutput) {
 }
 
 TEST(TranscodeOptions, Range) {
-  const TranscodeOptions o = parse({"-i", "a.mkv", "-o", "p.mkv", "--range", "250:500", "--manifest", "p.json"});
+  const TranscodeOptions o =
+      parse({"-i", "a.mkv", "-o", "p.mkv", "--range", "250:500", "--manifest", "p.json", "--sigma", "12"});
   EXPECT_TRUE(o.has_range());
   EXPECT_EQ(o.range_begin, 250);
   EXPECT_EQ(o.range_end, 500);
@@ -128,6 +129,11 @@ TEST(TranscodeOptions, Range) {
             "--range and --frames exclude each other");
   EXPECT_EQ(usage_error({"-i", "-", "-o", "b", "--range", "0:5"}),
             "--range needs a seekable INPUT, not standard input");
+  // The default preset's bm3d tracks sigma auto over every earlier frame: a piece needs a given sigma.
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--range", "5:9"}),
+            "--range with mode bm3d needs --sigma: the automatic noise level is tracked over every earlier frame, "
+            "so a piece cut from the middle could not equal a whole run");
+  EXPECT_TRUE(parse({"-i", "a", "-o", "b", "--range", "5:9", "--mode", "pipd"}).has_range());
   EXPECT_EQ(usage_error({"-i", "a", "-f", "null", "--manifest", "m.json"}),
             "--manifest describes encoded video: not with -f null");
 }
