@@ -17,33 +17,18 @@
 
 #include "convert.h"
 #include "image_io.h"
+#include "luma_source.h"
 #include "noise.h"
 #include "plane.h"
 #include "test_support.h"
 
 namespace cdn::test {
 
-struct LumaSource {
-  int width = 0, height = 0;
-  std::vector<double> v;  // 8-bit units, row-major
-  double at(int x, int y) const { return v[static_cast<std::size_t>(y) * width + x]; }
-};
+using tools::LumaSource;
 
 // The luma (BT.601 weights for colour) of .testdata/<file>; throws if absent.
 inline LumaSource photo_luma(const std::string& file) {
-  const tools::Image img = tools::read_image(test_data_dir() + "/" + file);
-  LumaSource s;
-  s.width = img.width;
-  s.height = img.height;
-  s.v.resize(static_cast<std::size_t>(s.width) * s.height);
-  const auto ch = img.colour_views();
-  const double unit = img.bit_depth == 16 ? 255.0 / 65535.0 : 1.0;
-  for (int y = 0; y < s.height; ++y)
-    for (int x = 0; x < s.width; ++x)
-      s.v[static_cast<std::size_t>(y) * s.width + x] =
-          ch.size() == 1 ? unit * ch[0].get(x, y)
-                         : unit * (0.299 * ch[0].get(x, y) + 0.587 * ch[1].get(x, y) + 0.114 * ch[2].get(x, y));
-  return s;
+  return tools::image_luma(tools::read_image(test_data_dir() + "/" + file));
 }
 
 // The w x h window of `s` at (x0, y0) (clamped to the source).
@@ -60,13 +45,7 @@ inline LumaSource crop(const LumaSource& s, int x0, int y0, int w, int h) {
 
 // out = clamp(round((s + sigma * z) * 2^(depth - 8)), 0, max), z ~ N(0, 1) from `seed`.
 inline void render(const LumaSource& s, double sigma, std::uint64_t seed, const PlaneView& out) {
-  NoiseRng rng(seed);
-  const double scale = std::ldexp(1.0, out.bit_depth - 8);
-  for (int y = 0; y < out.height; ++y)
-    for (int x = 0; x < out.width; ++x) {
-      const double v = (s.at(x, y) + (sigma > 0 ? sigma * rng.gaussian() : 0.0)) * scale;
-      out.set(x, y, std::clamp(static_cast<int>(std::lround(v)), 0, out.max_value()));
-    }
+  tools::render_noisy(s, sigma, seed, out);
 }
 
 }  // namespace cdn::test

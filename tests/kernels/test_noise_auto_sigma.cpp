@@ -32,19 +32,7 @@ constexpr int kW = 96, kH = 64, kFrames = 11;  // NLM-3D's default window: 2 * 5
 
 // The luma of the built-in synthetic test picture (smooth sky, hills, a house,
 // text strokes; anti-aliased edges, no noise).
-LumaSource synthetic() {
-  const tools::Image img = tools::make_test_picture(512, 512);
-  LumaSource s;
-  s.width = img.width;
-  s.height = img.height;
-  s.v.resize(static_cast<std::size_t>(s.width) * s.height);
-  const auto ch = img.colour_views();
-  for (int y = 0; y < s.height; ++y)
-    for (int x = 0; x < s.width; ++x)
-      s.v[static_cast<std::size_t>(y) * s.width + x] =
-          0.299 * ch[0].get(x, y) + 0.587 * ch[1].get(x, y) + 0.114 * ch[2].get(x, y);
-  return s;
-}
+LumaSource synthetic() { return tools::image_luma(tools::make_test_picture(512, 512)); }
 
 constexpr int kFrameW = 448, kFrameH = 400;  // the clip; the tracker sees whole frames
 

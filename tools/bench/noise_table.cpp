@@ -25,6 +25,7 @@
 #include "flags.h"
 #include "host_frame.h"
 #include "image_io.h"
+#include "luma_source.h"
 #include "noise.h"
 #include "noise_level.h"
 #include "noise_tracker.h"
@@ -32,40 +33,17 @@
 namespace {
 
 using namespace cdn;
+using tools::image_luma;
+using tools::LumaSource;
+using tools::read_image;
+using tools::render_noisy;
 
 struct Luma {
   std::string name;
-  int w = 0, h = 0;
-  std::vector<double> v;  // 8-bit units, before rounding
+  LumaSource source;
 };
 
-Luma load_luma(const std::string& path, const std::string& name) {
-  const tools::Image img = tools::read_image(path);
-  Luma l;
-  l.name = name;
-  l.w = img.width;
-  l.h = img.height;
-  l.v.resize(static_cast<std::size_t>(l.w) * l.h);
-  const auto ch = img.colour_views();
-  const double unit = img.bit_depth == 16 ? 255.0 / 65535.0 : 1.0;
-  for (int y = 0; y < l.h; ++y)
-    for (int x = 0; x < l.w; ++x)
-      l.v[static_cast<std::size_t>(y) * l.w + x] =
-          ch.size() == 1 ? unit * ch[0].get(x, y)
-                         : unit * (0.299 * ch[0].get(x, y) + 0.587 * ch[1].get(x, y) + 0.114 * ch[2].get(x, y));
-  return l;
-}
-
-// The same rendering as tests/kernels/noise_test_support.h.
-void render(const Luma& l, double sigma, std::uint64_t seed, const PlaneView& out) {
-  NoiseRng rng(seed);
-  const double scale = std::ldexp(1.0, out.bit_depth - 8);
-  for (int y = 0; y < out.height; ++y)
-    for (int x = 0; x < out.width; ++x) {
-      const double v = (l.v[static_cast<std::size_t>(y) * l.w + x] + (sigma > 0 ? sigma * rng.gaussian() : 0.0)) * scale;
-      out.set(x, y, std::clamp(static_cast<int>(std::lround(v)), 0, out.max_value()));
-    }
-}
+Luma load_luma(const std::string& path, const std::string& name) { return {name, image_luma(read_image(path))}; }
 
 struct Plane16 {
   std::vector<std::uint16_t> buf;
@@ -90,14 +68,14 @@ void accuracy(const std::vector<Luma>& images, int depth, int seeds) {
   for (std::size_t i = 0; i < std::size(sigmas); ++i) std::printf(" --- |");
   std::printf("\n");
   for (const Luma& l : images) {
-    Plane16 p(l.w, l.h, depth);
-    render(l, 0, 0, p.view);
+    Plane16 p(l.source.width, l.source.height, depth);
+    render_noisy(l.source, 0, 0, p.view);
     const NoiseLevel own = estimate_noise_level(p.view);
     std::printf("| %s | %.2f |", l.name.c_str(), own.usable ? own.sigma : 0.0);
     for (double s : sigmas) {
       double sum = 0;
       for (int k = 0; k < seeds; ++k) {
-        render(l, s, 1000 + 100 * k + static_cast<int>(s), p.view);
+        render_noisy(l.source, s, 1000 + 100 * k + static_cast<int>(s), p.view);
         sum += (estimate_noise_level(p.view).sigma - s) / s;
       }
       std::printf(" %+.1f |", 100 * sum / seeds);
