@@ -72,7 +72,7 @@ const char* mode_description(Mode m) {
     case Mode::Bm3d: return "two-phase BM3D, per frame (offline: best quality, a few frames per second)";
     case Mode::Vbm3d:
       return "video BM3D: groups from the frame and its neighbours, the search following the motion (recorded video: "
-             "best quality; vbm3d-causal=1 for live sources)";
+             "best quality; window=causal for live sources)";
   }
   return "?";
 }
@@ -255,11 +255,6 @@ const std::vector<ParamSpec>& param_specs() {
        "profile: the profile's",
        true, -1, 1, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
        [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", -1},
-      {ParamGroup::Vbm3d, "vbm3d-causal",
-       "V-BM3D window: 0 = frames before and after each frame (the paper), 1 = causal: the frame and those before "
-       "it only, each frame out as soon as it is in (live sources; not in the paper, docs/VBM3D.md)",
-       true, 0, 1, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.causal); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.causal = int(v); }},
       {ParamGroup::Vbm3d, "vbm3d-chunk",
        "V-BM3D frames filtered per batch in the centred window (the output never depends on it; the causal "
        "window: 1)",

@@ -11,8 +11,8 @@ namespace {
 [[noreturn]] void not_temporal(Mode m) {
   throw InvalidArgument(std::string("mode ") + mode_name(m) + " filters each frame on its own, not a window");
 }
-// vbm3d's own causal switch (vbm3d-causal) or the stream's window resolved to
-// causal (window=causal, or auto on a live source: StreamDenoiser resolves it).
+// vbm3d's causal filter (Vbm3dSettings::causal) when the stream's window resolves
+// to causal (window=causal, or auto on a live source: StreamDenoiser resolves it).
 Vbm3dSettings vbm3d_settings(const DenoiseSettings& s) {
   Vbm3dSettings v = s.vbm3d;
   if (resolve_window(s, false) == TemporalWindow::Causal) v.causal = 1;
@@ -29,7 +29,7 @@ NlmParams nlm_settings(const DenoiseSettings& s) {
 bool has_causal_window(Mode m) {
   switch (m) {
     case Mode::Nlm3d: return true;  // 2D patches only (validate() says so)
-    case Mode::Vbm3d: return true;  // vbm3d-causal (vbm3d_params.h)
+    case Mode::Vbm3d: return true;  // Vbm3dSettings::causal (vbm3d_params.h)
     default: return false;
   }
 }

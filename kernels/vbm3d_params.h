@@ -72,7 +72,7 @@ enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2, Wide = 3 };
 struct Vbm3dSettings {
   int profile = 0;  // Vbm3dProfile
   int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;
-  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0)
+  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0); set from the stream's window
   int chunk = 50;   // output frames filtered per launch in the centred window (the output never depends on it)
 };
 // The profile with the overrides applied (not validated).

@@ -48,8 +48,8 @@
  * of its neighbours along their motion and filters them with BM3D's two phases:
  * the best quality on recorded video (docs/VBM3D.md). It runs in the same
  * window machinery: latency vbm3d-chunk - 1 + its reach frames. With
- * vbm3d-causal=1 it reads only the frame and those before it, and each frame
- * leaves at once (latency 0): for live sources.
+ * window=causal (or auto on a live source) it reads only the frame and those
+ * before it, and each frame leaves at once (latency 0): for live sources.
  *
  * With CUDA memory on both pads (for example after nvh264dec) frames stay on the
  * GPU: the element shares the decoder's CUDA context and reads and writes its

@@ -2,7 +2,7 @@
 // (stream_denoiser.h) on the CPU backend. Centred window: frames out equal
 // frames in, and every output frame equals the V-BM3D reference over the whole
 // clip whatever the chunk size (the output does not depend on chunk borders),
-// with and without motion, gray and NV12. Causal window (vbm3d-causal): the
+// with and without motion, gray and NV12. Causal window (Vbm3dSettings::causal, set by window=causal): the
 // latency is 0 frames, each frame comes out at the push that brought it, it
 // equals the reference's causal V-BM3D over the frames up to it, and changing
 // later frames changes nothing before them. Flush (reset) mid-stream, then the
