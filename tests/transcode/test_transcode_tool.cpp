@@ -166,6 +166,24 @@ TEST_F(Transcode, NullOutputAndNoDenoise) {
   EXPECT_EQ(count_video_frames(o), 5);
 }
 
+// The path line comes at the first decoded frame, not when the first frame
+// leaves the filter: a temporal window on the CPU holds frames for a long time
+// first (issue 13 item 10). The tracked noise note of frame 1 comes after it.
+TEST_F(Transcode, PathLineComesAtTheFirstDecodedFrame) {
+  const std::string o = out("window.mkv");
+  const ToolRun r =
+      run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(o) + " --backend cpu --mode nlm3d --frames 6");
+  ASSERT_EQ(r.code, 0) << r.all();
+  const std::size_t early = r.err.find("path: decode software, filter cpu; the encoder opens with the first denoised");
+  const std::size_t noise = r.err.find("noise sigma ");
+  const std::size_t whole = r.err.find("path: decode software, filter cpu, encode ");
+  ASSERT_NE(early, std::string::npos) << r.err;
+  ASSERT_NE(noise, std::string::npos) << r.err;
+  ASSERT_NE(whole, std::string::npos) << r.err;
+  EXPECT_LT(early, noise) << r.err;
+  EXPECT_LT(noise, whole) << r.err;
+}
+
 TEST_F(Transcode, OverwritePolicy) {
   const std::string o = out("exists.mkv");
   { std::ofstream(o) << "precious"; }

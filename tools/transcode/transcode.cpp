@@ -302,6 +302,7 @@ class Pipeline {
     if (frames_in_ == 0) {
       summary_.decode = decoded->format == AV_PIX_FMT_CUDA ? "nvdec" : "software";
       check_interlacing(decoded);
+      announce_early();
     }
     fix_timestamp(decoded);
     filter_->push(decoded);
@@ -346,9 +347,6 @@ class Pipeline {
       }
       encoder_->send(std::move(out));
       drain_encoder();
-    } else if (summary_.frames == 0) {
-      summary_.encode = "none";
-      announce_path();
     }
     ++summary_.frames;
     summary_.media_seconds = std::max(summary_.media_seconds, media);
@@ -366,11 +364,27 @@ class Pipeline {
     announce_path();
   }
 
+  // The path at the first decoded frame, before any filtering (a temporal
+  // window on the CPU may take minutes to give its first frame): whole with -f
+  // null; with an output the encoder opens with the first denoised frame (its
+  // format and size), and announce_path() then gives the whole line.
+  void announce_early() {
+    if (!output_) {
+      summary_.encode = "none";
+      announce_path();
+      return;
+    }
+    say("path: decode " + summary_.decode + ", filter " + std::string(filter_->name()) + gpu_text() +
+        "; the encoder opens with the first denoised frame");
+  }
+
   void announce_path() {
-    std::string line = "path: decode " + summary_.decode + ", filter " + std::string(filter_->name()) + ", encode " +
-                       summary_.encode;
-    if (gpu_) line += " (GPU " + std::to_string(gpu_->index()) + ": " + gpu_->name() + ")";
-    say(line);
+    say("path: decode " + summary_.decode + ", filter " + std::string(filter_->name()) + ", encode " + summary_.encode +
+        gpu_text());
+  }
+
+  std::string gpu_text() const {
+    return gpu_ ? " (GPU " + std::to_string(gpu_->index()) + ": " + gpu_->name() + ")" : "";
   }
 
   void drain_encoder() {
