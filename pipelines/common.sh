@@ -209,23 +209,32 @@ add_side_by_side() {
   add compositor name=comp "sink_1::xpos=$width" ! videoconvert ! "${sink_words[@]}"
 }
 
-# A word as the shell needs it: bare when safe ("!" included: only "!x" expands
-# in an interactive shell), else in single quotes.
-quote_word() {
-  if [[ "$1" =~ ^[A-Za-z0-9_./:=,@%+!-]+$ ]]; then
-    printf '%s' "$1"
-  elif [[ "$1" != *"'"* ]]; then
-    printf "'%s'" "$1"
-  else
-    printf '%q' "$1"
-  fi
+# The words as the shell needs them, space-separated, into the variable named
+# $1: each bare when safe ("!" included: only "!x" expands in an interactive
+# shell), else in single quotes. No subshell (printf -v): a script that traps
+# signals must not wait for children that could swallow a SIGINT.
+quote_words() {
+  local -n quoted_out=$1
+  local w q
+  shift
+  quoted_out=""
+  for w in "$@"; do
+    if [[ "$w" =~ ^[A-Za-z0-9_./:=,@%+!-]+$ ]]; then
+      q=$w
+    elif [[ "$w" != *"'"* ]]; then
+      q="'$w'"
+    else
+      printf -v q '%q' "$w"
+    fi
+    quoted_out+="${quoted_out:+ }$q"
+  done
 }
 
 # Prints the pipeline as a runnable command, then runs it (unless --dry-run).
 run_pipeline() {
-  local cmd=(gst-launch-1.0 -e "${PIPE[@]}") w line=""
-  for w in "${cmd[@]}"; do line+="$(quote_word "$w") "; done
-  echo "${line% }"
+  local cmd=(gst-launch-1.0 -e "${PIPE[@]}") line
+  quote_words line "${cmd[@]}"
+  echo "$line"
   [ "$DRY_RUN" = 1 ] && return 0
   "${cmd[@]}"
 }

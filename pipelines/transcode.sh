@@ -184,6 +184,30 @@ else
   add ! x264enc "bitrate=$BITRATE" speed-preset=veryfast
 fi
 add ! h264parse !
+# Signals while writing a file (armed before the temporary file is made): the
+# temporary file goes on any exit but success, and the script exits with 128 +
+# the signal's number. The pipeline is terminated with SIGTERM (its output is
+# thrown away, so it needs no orderly stop; a background job of a script
+# ignores SIGINT until gst-launch has installed its handler, so an early SIGINT
+# would be lost), then SIGKILL if it is still there 2 s later (a signal that
+# reaches the child between fork and exec is lost with the shell's handler). A
+# signal before the pipeline started stops it as soon as it has a pid.
+TMP="" GST_PID="" SIGNALLED=0
+cleanup() { [ -z "$TMP" ] || rm -f -- "$TMP"; }
+stop() {
+  SIGNALLED=$1
+  [ -n "$GST_PID" ] || return 0
+  kill -TERM "$GST_PID" 2>/dev/null || true
+  for _ in $(seq 20); do kill -0 "$GST_PID" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$GST_PID" 2>/dev/null || true
+}
+arm_signals() {
+  trap cleanup EXIT
+  trap 'stop 130' INT
+  trap 'stop 143' TERM
+  trap 'stop 129' HUP
+}
+
 if [ "$TO_FILE" = 0 ]; then
   read -ra sink_words <<<"$SINK"
   add "${sink_words[@]}"
@@ -193,15 +217,22 @@ else
     # Each such link takes the next audio pad of that type, as it is: no decoding.
     add d. ! "$name" ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! mux.audio_%u
   done
-  TMP=$(mktemp --tmpdir="$OUT_DIR" --suffix=".${REAL##*.}" ".$(basename -- "${REAL%.*}").partXXXXXX") ||
-    fail 5 "cannot write to $OUT_DIR"
-  chmod "$(printf '%o' $((0666 & ~$(umask))))" "$TMP"
+  # From the temporary file to the launch: no command substitution or pipe
+  # (children that could take a SIGINT and exit normally, which makes bash
+  # drop it), only mktemp and chmod, which a SIGINT kills.
+  tmp_pattern=".$(basename -- "${REAL%.*}").partXXXXXX"
+  tmp_mode=$(printf '%o' $((0666 & ~$(umask))))
+  arm_signals  # before the temporary file exists: a signal from here on removes it
+  TMP=$(mktemp --tmpdir="$OUT_DIR" --suffix=".${REAL##*.}" "$tmp_pattern") || fail 5 "cannot write to $OUT_DIR"
+  chmod "$tmp_mode" "$TMP"
   add "$MUXER" name=mux ! filesink "location=$TMP"
 fi
 
+applied=""
+[ "$ROTATE" = 1 ] && applied=", $PROBE_ORIENTATION applied"
 echo "# decoder: $DEC, encoder: $ENC, cudadenoise preset=$PRESET${MODE:+ mode=$MODE} backend=$BACKEND," \
-  "audio: ${#AUDIO_KEPT[@]} stream(s) copied$([ "$ROTATE" = 1 ] && echo ", $PROBE_ORIENTATION applied")" >&2
-for note in "${AUDIO_NOTES[@]}"; do echo "$(basename "$0"): $note" >&2; done
+  "audio: ${#AUDIO_KEPT[@]} stream(s) copied$applied" >&2
+for note in "${AUDIO_NOTES[@]}"; do echo "${0##*/}: $note" >&2; done
 
 if [ "$TO_FILE" = 0 ] || [ "$DRY_RUN" = 1 ]; then
   [ -n "${TMP:-}" ] && rm -f -- "$TMP"
@@ -212,29 +243,11 @@ fi
 # Run without -e: an interrupted run keeps nothing, so it needs no EOS (which a
 # slow filter would make wait); the temporary file goes on any exit but success.
 cmd=(gst-launch-1.0 "${PIPE[@]}")
-line=""
-for w in "${cmd[@]}"; do line+="$(quote_word "$w") "; done
-echo "${line% }"
-GST_PID=""
-SIGNALLED=0
-cleanup() { rm -f -- "$TMP"; }
-stop() {
-  SIGNALLED=$1
-  if [ -n "$GST_PID" ]; then
-    kill -INT "$GST_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$GST_PID" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$GST_PID" 2>/dev/null; then
-      echo "$(basename "$0"): the pipeline did not stop within 5 s of the signal: killing it" >&2
-      kill -KILL "$GST_PID" 2>/dev/null || true
-    fi
-  fi
-}
-trap cleanup EXIT
-trap 'stop 130' INT
-trap 'stop 143' TERM
-trap 'stop 129' HUP
+quote_words line "${cmd[@]}"
+echo "$line"
 "${cmd[@]}" &
 GST_PID=$!
+[ "$SIGNALLED" = 0 ] || stop "$SIGNALLED"
 rc=0
 wait "$GST_PID" || rc=$?
 # A signal interrupts `wait`; wait for the pipeline itself to be gone.

@@ -115,17 +115,29 @@ transcode_tests() {
   local long="$TMP/long.mp4" sig pid rc
   gst-launch-1.0 -q videotestsrc num-buffers=240 ! video/x-raw,format=I420,width=640,height=480,framerate=24/1 ! \
     x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! filesink location="$long"
+  # A signal at once (the temporary file just made, the pipeline starting: a
+  # signal there once let the whole job run, and left the temporary file) and
+  # 0.5 s later; the script must be gone within 5 s either way. SIGINT goes to
+  # the script's process group, as a terminal's Ctrl-C does (bash drops a
+  # SIGINT sent to itself alone while a foreground child runs and exits
+  # normally: it takes the child to have handled it); SIGTERM to the script.
   for sig in TERM INT; do
-    rm -f "$TMP/t/int.mp4"
-    env --default-signal=INT "$DIR/transcode.sh" -i "$long" -o "$TMP/t/int.mp4" --mode bm3d >/dev/null 2>&1 &
-    pid=$!
-    for _ in $(seq 300); do ls -a "$TMP/t" | grep -q '\.int\.part' && break; sleep 0.1; done
-    sleep 0.5
-    kill -"$sig" "$pid"
-    rc=0
-    wait "$pid" || rc=$?
-    expect "transcode.sh SIG$sig: exit $rc" test "$rc" = "$([ $sig = TERM ] && echo 143 || echo 130)"
-    expect "transcode.sh SIG$sig left no output" test ! -e "$TMP/t/int.mp4"
+    for delay in 0 0.5; do
+      rm -f "$TMP/t/int.mp4"
+      setsid env --default-signal=INT "$DIR/transcode.sh" -i "$long" -o "$TMP/t/int.mp4" --mode bm3d >/dev/null 2>&1 &
+      pid=$!
+      for _ in $(seq 300); do ls -a "$TMP/t" | grep -q '\.int\.part' && break; sleep 0.02; done
+      sleep "$delay"
+      if [ "$sig" = INT ]; then kill -INT -- "-$pid"; else kill -TERM "$pid"; fi
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      expect "transcode.sh SIG$sig after $delay s: gone within 5 s" eval "! kill -0 $pid 2>/dev/null"
+      kill -KILL "$pid" 2>/dev/null || true
+      rc=0
+      wait "$pid" || rc=$?
+      expect "transcode.sh SIG$sig after $delay s: exit $rc" test "$rc" = "$([ $sig = TERM ] && echo 143 || echo 130)"
+      expect "transcode.sh SIG$sig after $delay s left no output" test ! -e "$TMP/t/int.mp4"
+      expect "transcode.sh SIG$sig after $delay s left no temporary file" no_temporaries "$TMP/t"
+    done
   done
   expect "no temporary files left" no_temporaries "$TMP/t"
   # HEVC input is decoded (avdec_h265 or nvh265dec); other codecs are named.
