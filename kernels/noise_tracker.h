@@ -34,7 +34,7 @@
 // CUDA builds only). A host frame is estimated at once (observe() may not keep
 // it), starting from the value through t - 1 as the device path does, and its
 // estimate is held. The lag delays a step of the noise by one frame; on steady
-// noise the value a frame late is within 0.4 % of the value at once.
+// noise the value a frame late is within 0.25 % of the value at once.
 //
 // Sigmas are in 8-bit code values (as DenoiseSettings::sigma); in_code_values()
 // scales them to each component's own depth. Not thread-safe: one thread at a
