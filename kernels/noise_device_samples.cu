@@ -11,12 +11,6 @@ namespace cdn {
 
 namespace {
 
-// Rows a component's samples take in the staging buffer.
-int staged_rows(const PatchSampling& ps) {
-  if (ps.bands <= 0) return 0;
-  return ps.band_step < kNoisePatch ? (ps.bands - 1) * ps.band_step + kNoisePatch : ps.bands * kNoisePatch;
-}
-
 class CudaDeviceSamples final : public DeviceSamples {
  public:
   CudaDeviceSamples() {
@@ -32,66 +26,25 @@ class CudaDeviceSamples final : public DeviceSamples {
 
   void enqueue(const FrameView& f, const std::vector<PatchSampling>& sampling, void* stream) override {
     if (f.memory != MemoryKind::Device) throw InvalidArgument("noise tracker: enqueue() takes device frames");
-    const std::vector<PlaneView> comps = components(f);
-    if (sampling.size() != comps.size()) throw InvalidArgument("noise tracker: one sampling per component");
     if (order_.size() >= 2) throw Error("noise tracker: two sample copies pending; take() one first");
+    const SampleCopyPlan plan = plan_sample_copy(f, sampling);
     const int slot = slots_[0].busy ? 1 : 0;
     Slot& s = slots_[slot];
-
-    // Per memory plane: the bands of its first component, stacked.
-    const int planes = format_info(f.format).planes;
-    std::vector<std::size_t> offset(planes, 0);
-    std::vector<int> first(planes, -1);
-    std::size_t bytes = 0;
-    for (int c = 0; c < static_cast<int>(comps.size()); ++c) {
-      const int p = component_plane(f.format, c);
-      if (first[p] >= 0) continue;
-      first[p] = c;
-      offset[p] = bytes;
-      bytes += static_cast<std::size_t>(staged_rows(sampling[c])) * f.pitch[p];
-    }
-    if (bytes > s.capacity) {
+    if (plan.bytes > s.capacity) {
       if (s.host) CDN_CUDA_CHECK(cudaFreeHost(s.host));
       s.host = nullptr;
       s.capacity = 0;
-      CDN_CUDA_CHECK(cudaHostAlloc(&s.host, bytes, cudaHostAllocPortable));
-      s.capacity = bytes;
+      CDN_CUDA_CHECK(cudaHostAlloc(&s.host, plan.bytes, cudaHostAllocPortable));
+      s.capacity = plan.bytes;
     }
     const cudaStream_t st = static_cast<cudaStream_t>(stream);
-    for (int p = 0; p < planes; ++p) {
-      const PatchSampling& ps = sampling[first[p]];
-      if (ps.bands <= 0) continue;
-      const std::size_t pitch = f.pitch[p];
-      const std::size_t row_bytes = plane_row_bytes(f.format, f.width, p);
-      const unsigned char* src = static_cast<const unsigned char*>(f.data[p]) + ps.band_first * pitch;
-      if (ps.band_step < kNoisePatch) {
-        // Dense (a small plane, overlapping bands): its rows, as they are.
-        CDN_CUDA_CHECK(cudaMemcpy2DAsync(s.host + offset[p], pitch, src, pitch, row_bytes, staged_rows(ps),
-                                         cudaMemcpyDeviceToHost, st));
-        continue;
-      }
-      // A band: 7 rows, from the first byte of its first row to the last byte
-      // of its last row's samples (no padding past the plane's last row).
-      const std::size_t band_bytes = (kNoisePatch - 1) * pitch + row_bytes;
-      CDN_CUDA_CHECK(cudaMemcpy2DAsync(s.host + offset[p], kNoisePatch * pitch, src, ps.band_step * pitch, band_bytes,
-                                       ps.bands, cudaMemcpyDeviceToHost, st));
-    }
+    for (const SampleCopy& k : plan.copies)
+      CDN_CUDA_CHECK(cudaMemcpy2DAsync(s.host + k.staged_offset, k.staged_pitch,
+                                       static_cast<const unsigned char*>(f.data[k.plane]) + k.source_offset,
+                                       k.source_pitch, k.row_bytes, k.rows, cudaMemcpyDeviceToHost, st));
     CDN_CUDA_CHECK(cudaEventRecord(s.done, st));
     s.busy = true;
-
-    // The host view: the same frame layout over the staging buffer; each
-    // component's height is its stacked bands, read from band 0 every 7 rows.
-    FrameView h = f;
-    h.memory = MemoryKind::Host;
-    for (int p = 0; p < planes; ++p) h.data[p] = s.host + offset[p];
-    s.staged.planes = components(h);
-    s.staged.sampling = sampling;
-    for (std::size_t c = 0; c < comps.size(); ++c) {
-      PatchSampling& ps = s.staged.sampling[c];
-      s.staged.planes[c].height = staged_rows(ps);
-      ps.band_first = 0;
-      if (ps.band_step >= kNoisePatch) ps.band_step = kNoisePatch;  // bands stacked; dense: rows as they are
-    }
+    s.staged = staged_components(f, sampling, plan, s.host);
     order_.push_back(slot);
   }
 

@@ -1,8 +1,9 @@
 // noise_device_samples.h: the rows of a device frame that the noise tracker
 // samples (bands of 7 rows, noise_level.h PatchSampling), copied to pinned host
-// memory asynchronously: one cudaMemcpy2DAsync per memory plane, whose "rows"
-// are whole bands (a band's 7 rows are contiguous in the frame, bands are
-// band_step rows apart). No kernel: the estimate itself runs on the host.
+// memory asynchronously: the copies of noise_sample_plan.h, one
+// cudaMemcpy2DAsync per memory plane, whose "rows" are whole bands (a band's 7
+// rows are contiguous in the frame, bands are band_step rows apart). No kernel:
+// the estimate itself runs on the host.
 //
 // Two staging buffers: the copy of frame t is enqueued before frame t - 1's
 // samples are taken, so the caller waits only for a copy enqueued a frame ago.
@@ -13,16 +14,9 @@
 
 #include "frame.h"
 #include "noise_level.h"
+#include "noise_sample_plan.h"
 
 namespace cdn {
-
-// Staged samples of one frame: per component, a host plane holding its bands
-// stacked (band k at rows 7k .. 7k + 6; a densely sampled small plane: its rows
-// from the first band on) and the sampling to read it with.
-struct StagedComponents {
-  std::vector<PlaneView> planes;
-  std::vector<PatchSampling> sampling;
-};
 
 class DeviceSamples {
  public:
@@ -40,8 +34,5 @@ class DeviceSamples {
   // next enqueue()).
   virtual StagedComponents take() = 0;
 };
-
-// The memory plane that holds component c of a frame of this format.
-int component_plane(PixelFormat format, int c);
 
 }  // namespace cdn

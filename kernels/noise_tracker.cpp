@@ -16,11 +16,6 @@ std::unique_ptr<DeviceSamples> DeviceSamples::create() {
 }
 #endif
 
-int component_plane(PixelFormat format, int c) {
-  if (c == 0) return 0;
-  return format_info(format).interleaved_uv ? 1 : c;
-}
-
 void validate(const NoiseTrackerSettings& s) {
   auto need = [](bool ok, const char* what) {
     if (!ok) throw InvalidArgument(std::string("noise tracker: ") + what);
@@ -49,6 +44,7 @@ NoiseTracker::~NoiseTracker() = default;
 void NoiseTracker::reset() {
   // A copy in flight keeps its staging buffer: device_ (and its buffers) stay.
   while (device_ && device_->pending() > 0) device_->take();
+  held_.clear();
   started_ = false;
   components_.clear();
   reported_.clear();
@@ -74,20 +70,25 @@ void NoiseTracker::observe(const FrameView& frame, void* stream) {
   const std::uint64_t phase = static_cast<std::uint64_t>(frames_);
   const bool first = frames_ == 0;
   ++frames_;
-  if (frame.memory == MemoryKind::Host) {
-    flush();  // a device frame before this one (a stream may mix)
-    const std::vector<PlaneView> comps = components(frame);
-    for (std::size_t c = 0; c < comps.size(); ++c) estimate(static_cast<int>(c), comps[c], sampling(comps, c, phase));
-    if (last_[0].usable) ++usable_frames_;
-    return;
-  }
-  if (!device_) device_ = DeviceSamples::create();
   const std::vector<PlaneView> comps = components(frame);
   std::vector<PatchSampling> samplings;
   for (std::size_t c = 0; c < comps.size(); ++c) samplings.push_back(sampling(comps, c, phase));
+  if (frame.memory == MemoryKind::Host) {
+    // Frame t - 1 first (its estimate started from the value through t - 2),
+    // then frame t's estimate, started from the value through t - 1 and held
+    // until the next observe() or flush(): what the device path computes.
+    flush();
+    std::vector<NoiseLevel> levels(comps.size());
+    for (std::size_t c = 0; c < comps.size(); ++c) levels[c] = estimate(static_cast<int>(c), comps[c], samplings[c]);
+    held_ = std::move(levels);
+    if (first) flush();
+    return;
+  }
+  if (!device_) device_ = DeviceSamples::create();
+  // The copy of frame t goes first, so that it overlaps the estimate of frame
+  // t - 1 (copied a frame ago); the first frame of a stream at once.
   device_->enqueue(frame, samplings, stream);
-  // The previous frame's samples (copied a frame ago); the first frame of a
-  // stream at once, so that it is denoised with its own estimate.
+  fold_held();
   while (device_->pending() > (first ? 0 : 1)) take_staged();
 }
 
@@ -103,22 +104,37 @@ PatchSampling NoiseTracker::sampling(const std::vector<PlaneView>& comps, std::s
 }
 
 void NoiseTracker::flush() {
+  fold_held();
   while (device_ && device_->pending() > 0) take_staged();
+}
+
+void NoiseTracker::fold_held() {
+  if (held_.empty()) return;
+  const std::vector<NoiseLevel> levels = std::move(held_);
+  held_.clear();
+  fold(levels);
 }
 
 void NoiseTracker::take_staged() {
   const StagedComponents st = device_->take();
-  for (std::size_t c = 0; c < components_.size(); ++c) estimate(static_cast<int>(c), st.planes[c], st.sampling[c]);
-  if (last_[0].usable) ++usable_frames_;
+  std::vector<NoiseLevel> levels(components_.size());
+  for (std::size_t c = 0; c < components_.size(); ++c)
+    levels[c] = estimate(static_cast<int>(c), st.planes[c], st.sampling[c]);
+  fold(levels);
 }
 
-void NoiseTracker::estimate(int c, const PlaneView& plane, const PatchSampling& sampling) {
+NoiseLevel NoiseTracker::estimate(int c, const PlaneView& plane, const PatchSampling& sampling) {
   Component& k = components_[c];
   NoiseLevelOptions o;
   o.max_selected = settings_.max_selected;
   if (k.known) o.start_sigma = std::exp(k.log_sigma);  // rounds start at the tracked value
-  last_[c] = k.estimator.estimate(plane, sampling, o);
-  update(k, last_[c]);
+  return k.estimator.estimate(plane, sampling, o);
+}
+
+void NoiseTracker::fold(const std::vector<NoiseLevel>& levels) {
+  for (std::size_t c = 0; c < components_.size(); ++c) update(components_[c], levels[c]);
+  last_ = levels;
+  if (last_[0].usable) ++usable_frames_;
 }
 
 void NoiseTracker::update(Component& c, const NoiseLevel& level) {

@@ -21,11 +21,20 @@
 //   (NLM's weights all become 1); at the floor the modes keep the input
 //   (PSNR >= 40 dB against it, tests/kernels/test_noise_auto_sigma.cpp).
 //
-// Frames in device memory: observe() copies the sampled rows (bands of 7 rows,
-// about 1/6 of a 4K plane) to pinned host memory on the caller's stream and
-// estimates them at the next observe(), so it waits only for a copy enqueued a
-// frame ago; the first frame of a stream is estimated at once (observe() waits
-// for its copy), so that it is denoised with its own estimate. CUDA builds only.
+// When a frame counts: the first frame of a stream at once (observe() returns
+// with sigma() including it, so that it is denoised with its own estimate);
+// every later frame t one frame late: after observe(t), sigma() is the value
+// through frame t - 1, and frame t's estimate is folded in at the next
+// observe() or flush(). The same for frames in host and in device memory, so
+// that the same frames give the same sigma (and the same denoised output)
+// wherever they are. Device frames need the lag: observe() copies the sampled
+// rows (bands of 7 rows, about 1/6 of a 4K plane; noise_sample_plan.h) to
+// pinned host memory on the caller's stream and estimates them at the next
+// observe(), so it waits only for a copy enqueued a frame ago (device frames:
+// CUDA builds only). A host frame is estimated at once (observe() may not keep
+// it), starting from the value through t - 1 as the device path does, and its
+// estimate is held. The lag delays a step of the noise by one frame; on steady
+// noise the value a frame late is within 0.25 % of the value at once.
 //
 // Sigmas are in 8-bit code values (as DenoiseSettings::sigma); in_code_values()
 // scales them to each component's own depth. Not thread-safe: one thread at a
@@ -65,10 +74,11 @@ class NoiseTracker {
   NoiseTracker& operator=(const NoiseTracker&) = delete;
 
   // One frame, host or device memory (`stream`: the cudaStream_t the frame is
-  // ready on, or null). A new format or size starts the tracking again.
+  // ready on, or null). Folds in the previous frame's estimate (see above). A
+  // new format or size starts the tracking again.
   void observe(const FrameView& frame, void* stream = nullptr);
-  // Estimates a device frame observe() left pending (waits for its copy). Host
-  // frames are never pending.
+  // Folds in the estimate of the last observed frame, if still pending (a
+  // device frame: waits for its copy): sigma() then includes every frame.
   void flush();
 
   // Per component (luma first), 8-bit code values, >= floor.
@@ -83,10 +93,10 @@ class NoiseTracker {
   // after any component became known. For the element's message on change.
   bool changed();
 
-  // Frames observed, and frames whose component 0 was usable, since the start.
+  // Frames observed, and frames folded in whose component 0 was usable, since the start.
   std::int64_t frames() const { return frames_; }
   std::int64_t usable_frames() const { return usable_frames_; }
-  // The last frame's raw per-component estimates (for diagnostics and tests).
+  // The raw per-component estimates last folded in (for diagnostics and tests).
   const std::vector<NoiseLevel>& last() const { return last_; }
 
   // Forget everything (a new stream).
@@ -102,7 +112,10 @@ class NoiseTracker {
     NoiseLevelEstimator estimator;
   };
   void start(const FrameView& frame);
-  void estimate(int component, const PlaneView& host_plane, const PatchSampling& sampling);
+  // Frame estimates start from the tracked value; fold() moves it.
+  NoiseLevel estimate(int component, const PlaneView& host_plane, const PatchSampling& sampling);
+  void fold(const std::vector<NoiseLevel>& levels);
+  void fold_held();
   void take_staged();
   PatchSampling sampling(const std::vector<PlaneView>& comps, std::size_t c, std::uint64_t phase) const;
   void update(Component& c, const NoiseLevel& level);
@@ -115,6 +128,7 @@ class NoiseTracker {
   std::vector<Component> components_;
   std::vector<double> reported_;
   std::vector<NoiseLevel> last_;
+  std::vector<NoiseLevel> held_;  // a host frame's estimate, not yet folded in (empty: none)
   std::int64_t frames_ = 0, usable_frames_ = 0;
 
   std::unique_ptr<DeviceSamples> device_;  // made at the first device frame

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # gpu-noise-check.sh: the noise tracker's checks on a GPU host, from a CUDA build
 # directory (staged with scripts/stage-gpu.sh): device frames against host frames
-# (test_kernels_gpu_noise_tracker), the same under compute-sanitizer memcheck and
-# racecheck, the CPU noise tests, and the cost table of cudadenoise-noise-bench on
-# the host's CPU. Prints a short table at the end.
+# (test_kernels_gpu_noise_tracker: the same values after every frame), the same
+# under compute-sanitizer memcheck and racecheck, the CPU noise tests, and the
+# cost table of cudadenoise-noise-bench on the host's CPU. Prints a short table
+# at the end.
 #
 #   scripts/gpu-noise-check.sh [BUILD_DIR]
 set -u
@@ -29,6 +30,6 @@ gpu="$build/tests/kernels/test_kernels_gpu_noise_tracker"
 run gpu "$gpu" --gtest_brief=1
 run memcheck compute-sanitizer --tool memcheck --error-exitcode 99 "$gpu" --gtest_brief=1
 run racecheck compute-sanitizer --tool racecheck --error-exitcode 99 "$gpu" --gtest_brief=1
-for t in noise_level noise_tracker noise_auto_sigma; do run "$t" "$build/tests/kernels/test_kernels_$t" --gtest_brief=1; done
+for t in noise_level noise_tracker noise_sample_plan noise_auto_sigma stream_noise; do run "$t" "$build/tests/kernels/test_kernels_$t" --gtest_brief=1; done
 "$build/tools/bench/cudadenoise-noise-bench" --data "$CDN_TEST_DATA" --no-accuracy
 printf '%s\n' "${results[@]}"

@@ -58,7 +58,9 @@ for t in "${tests[@]}"; do
     esac
     echo "PASS $t ($skipped skipped)"
   else
-    echo "FAIL $t"; tail -40 "$log"; failed=$((failed + 1))
+    # Every failed test by name first: the tail alone hid which of a
+    # parameterized suite's instances failed (2026-11-24: GpuCudaMemory).
+    echo "FAIL $t"; grep '^\[  FAILED  \] [^0-9]' "$log" | sort -u; tail -40 "$log"; failed=$((failed + 1))
   fi
 done
 

@@ -1,11 +1,14 @@
 // test_gpu_noise_tracker.cpp: NoiseTracker on frames in device memory (the
 // sampled bands copied by noise_device_samples.cu) against the same frames in
-// host memory: the same estimates, bit for bit, once the one-frame lag of the
-// device path is taken into account; every format, odd sizes, a small frame
-// (sampled densely), 1080p. Skips, with the reason, where no CUDA device can be
-// used.
+// host memory: after every observe() and after flush(), the same sigma and the
+// same estimates, bit for bit (host and device frames follow one schedule: the
+// first at once, later frames a frame late); every format, odd sizes, small
+// frames (sampled densely; 35x18: too narrow to be usable), 1080p, a stream
+// that mixes host and device frames. Skips, with the reason, where no CUDA
+// device can be used.
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "frame_pool.h"
@@ -65,17 +68,12 @@ void check(PixelFormat f, int w, int h) {
       dev.observe(d->view(), stream);
       held.push_back(d);
       if (held.size() > 2) held.erase(held.begin());
-      if (t == 0) {
-        // The first frame is estimated at once.
-        host.observe(hf.view());
-        expect_same(dev, host, "first frame");
-        continue;
-      }
-      // Later frames one frame late: the device tracker has estimated frames
-      // 0 .. t - 1, as the host tracker before it observes frame t.
-      expect_same(dev, host, "one frame late");
       host.observe(hf.view());
+      expect_same(dev, host, t == 0 ? "first frame (at once)" : "later frame (a frame late)");
+      EXPECT_EQ(dev.frames(), host.frames());
+      EXPECT_EQ(dev.usable_frames(), host.usable_frames());
     }
+    host.flush();
     dev.flush();
     expect_same(dev, host, "after flush");
     EXPECT_EQ(dev.frames(), host.frames());
@@ -88,12 +86,44 @@ void check(PixelFormat f, int w, int h) {
 
 TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
   CDN_REQUIRE_GPU();
-  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::I420, PixelFormat::P010_10LE,
-                        PixelFormat::P016_LE, PixelFormat::Y444})
-    check(f, 333, 201);
-  check(PixelFormat::NV12, 96, 64);  // dense sampling: the rows as they are
+  for (PixelFormat f : all_formats())
+    for (auto [w, h] : {std::pair{333, 201}, std::pair{96, 64}, std::pair{35, 18}}) check(f, w, h);
   check(PixelFormat::NV12, 1920, 1080);
   check(PixelFormat::P010_10LE, 1920, 1080);
+}
+
+// One stream, frames in host and device memory by turns (a stream may mix):
+// the same values as the same frames all in host memory.
+TEST(GpuNoiseTracker, MixedHostAndDeviceFramesFollowOneSchedule) {
+  CDN_REQUIRE_GPU();
+  cudaStream_t stream;
+  CDN_CUDA_CHECK(cudaStreamCreate(&stream));
+  {
+    const PixelFormat f = PixelFormat::NV12;
+    CudaFramePool pool(f, 320, 240, 3);
+    NoiseTracker mixed, host;
+    std::vector<CudaFramePool::Handle> held;
+    for (int t = 0; t < 8; ++t) {
+      HostFrame hf = make_frame(f, 320, 240, t, t < 4 ? std::vector<double>{6, 3, 9} : std::vector<double>{18, 9, 4});
+      if (t % 3 == 1) {
+        mixed.observe(hf.view());
+      } else {
+        auto d = pool.acquire(stream);
+        copy_frame_async(hf.view(), d->view(), stream);
+        mixed.observe(d->view(), stream);
+        held.push_back(d);
+        if (held.size() > 2) held.erase(held.begin());
+      }
+      host.observe(hf.view());
+      expect_same(mixed, host, "mixed");
+    }
+    mixed.flush();
+    host.flush();
+    expect_same(mixed, host, "after flush");
+    held.clear();
+  }
+  CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CDN_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
 TEST(GpuNoiseTracker, ResetWithACopyInFlight) {

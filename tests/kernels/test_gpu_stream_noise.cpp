@@ -1,8 +1,9 @@
 // test_gpu_stream_noise.cpp (GPU host): sigma auto through StreamDenoiser on
 // the CUDA backend with device frames, as the element and the transcode tool
 // run the default preset: the stream's sigma is a host NoiseTracker's over the
-// same frames (device frames are estimated one frame late, the first at once:
-// noise_tracker.h), a step of the noise is followed, and each output equals the
+// same frames after each frame (host and device frames: the first at once,
+// later frames a frame late, noise_tracker.h), the same as a CPU stream over
+// the same frames in host memory, a step of the noise is followed, and each output equals the
 // CPU reference given the sigma the stream used (within BM3D's float rounding:
 // at most 2 code values, under 0.05 on average). Skips without CUDA or a device.
 #include <gtest/gtest.h>
@@ -52,6 +53,7 @@ TEST(GpuStreamNoise, DefaultPresetOnDeviceFramesTracksTheNoiseAndEqualsTheCpu) {
   {
     const DenoiseSettings s = SettingsChoice().resolve();  // standard: bm3d rapid, sigma auto
     auto den = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
+    auto cpu_stream = StreamDenoiser::create(Backend::Cpu, s, f, w, h);  // the same frames in host memory
     auto cpu = make_cpu_denoiser(s);
     CudaFramePool pool(f, w, h, 4);
     NoiseTracker host;
@@ -63,11 +65,13 @@ TEST(GpuStreamNoise, DefaultPresetOnDeviceFramesTracksTheNoiseAndEqualsTheCpu) {
       auto din = pool.acquire(stream), dout = pool.acquire(stream);
       copy_frame_async(hf.view(), din->view(), stream);
       den->process(din->view(), dout->view(), stream);
-      // One frame late (the first at once): the host tracker before frame t, or after frame 0.
-      if (t == 0) host.observe(hf.view());
+      // One schedule for host and device frames (the first at once, later
+      // frames a frame late): the host tracker after the same frame.
+      host.observe(hf.view());
       EXPECT_EQ(den->noise_sigma(), host.sigma());
-      if (t > 0) host.observe(hf.view());
-      HostFrame gpu_out(f, w, h), cpu_out(f, w, h);
+      HostFrame gpu_out(f, w, h), cpu_out(f, w, h), cpu_stream_out(f, w, h);
+      cpu_stream->process(hf.view(), cpu_stream_out.view());
+      EXPECT_EQ(den->noise_sigma(), cpu_stream->noise_sigma()) << "the CPU stream over host frames";
       copy_frame_async(dout->view(), gpu_out.view(), stream);
       CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
       cpu->set_noise(den->noise_sigma());  // strength 1
@@ -85,6 +89,12 @@ TEST(GpuStreamNoise, DefaultPresetOnDeviceFramesTracksTheNoiseAndEqualsTheCpu) {
           }
       EXPECT_LE(worst, 2);
       EXPECT_LT(double(sum) / n, 0.05);
+      long long differ = 0;
+      const auto e = components(cpu_stream_out.view());
+      for (std::size_t c = 0; c < b.size(); ++c)
+        for (int y = 0; y < b[c].height; ++y)
+          for (int x = 0; x < b[c].width; ++x) differ += b[c].get(x, y) != e[c].get(x, y);
+      EXPECT_EQ(differ, 0) << "the CPU stream over the same frames in host memory gives the same output";
       held.push_back(din);
       if (held.size() > 2) held.erase(held.begin());
     }

@@ -1,7 +1,9 @@
 // test_noise_tracker.cpp: the stream's noise level (kernels/noise_tracker.h) on
 // clips made of a real photo panning under the camera (2 pixels a frame) with
 // AWGN of a known sigma per frame: a clean clip, black and flat frames, a step
-// from 5 to 30 and back, the time constant, one odd frame, changed(), formats.
+// from 5 to 30 and back, the time constant, one odd frame, changed(), formats,
+// and when a frame counts (the first at once, every later one a frame late:
+// the device path's schedule, for host frames too).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -86,11 +88,15 @@ TEST(NoiseTracker, BlackAndFlatFramesDoNotMoveTheEstimate) {
     EXPECT_FALSE(t.changed());
   }
   EXPECT_EQ(t.usable_frames(), 0);
-  // The first usable frame is taken as it is.
+  // The first usable frame is taken as it is, a frame late (it is not the
+  // stream's first): at the next observe() or flush().
   t.observe(gray_frame(0, 10).view());
+  EXPECT_FALSE(t.known());
+  t.flush();
   EXPECT_TRUE(t.known());
   EXPECT_NEAR(luma(t), 10, 1.0);
   for (int i = 1; i < 10; ++i) t.observe(gray_frame(i, 10).view());
+  t.flush();
   const double before = luma(t);
   EXPECT_NEAR(before, 10, 1.0);
   // Black frames in the middle (a fade, a cut to black): no change at all.
@@ -103,7 +109,7 @@ TEST(NoiseTracker, BlackAndFlatFramesDoNotMoveTheEstimate) {
 }
 
 // The per-frame sigma of a clip: `sigma_at(i)` for frame i; returns the tracked
-// luma sigma after each frame.
+// luma sigma after each observe() (after frame i: the value through frame i - 1).
 std::vector<double> run_clip(NoiseTracker& t, int frames, const std::function<double(int)>& sigma_at, int first = 0) {
   std::vector<double> out;
   for (int i = first; i < first + frames; ++i) {
@@ -120,12 +126,13 @@ TEST(NoiseTracker, FollowsAStepFrom5To30AndBack) {
   const auto s = run_clip(t, 90, [&](int i) { return i < step ? 5.0 : i < back ? 30.0 : 5.0; });
   for (int i = 0; i < 90; ++i) std::printf("%s%5.2f", i % 15 ? " " : "\n", s[i]);
   std::printf("\n");
-  for (int i = 0; i < step; ++i) EXPECT_NEAR(s[i], 5, 0.5) << "frame " << i;
+  for (int i = 0; i <= step; ++i) EXPECT_NEAR(s[i], 5, 0.5) << "frame " << i;
   // The first frame at 30 is not taken (one odd frame is not a step) ...
-  EXPECT_NEAR(s[step], 5, 0.5);
-  // ... the second is: within 10 % from then on.
-  for (int i = step + defaults.step_frames - 1; i < back; ++i) EXPECT_NEAR(s[i], 30, 3) << "frame " << i;
-  for (int i = back + defaults.step_frames - 1; i < 90; ++i) EXPECT_NEAR(s[i], 5, 0.5) << "frame " << i;
+  EXPECT_NEAR(s[step + 1], 5, 0.5);
+  // ... the second is, one frame late (folded in when frame step + 2 is
+  // observed): within 10 % from then on.
+  for (int i = step + defaults.step_frames; i <= back; ++i) EXPECT_NEAR(s[i], 30, 3) << "frame " << i;
+  for (int i = back + defaults.step_frames; i < 90; ++i) EXPECT_NEAR(s[i], 5, 0.5) << "frame " << i;
 }
 
 TEST(NoiseTracker, SmallChangesFollowTheTimeConstant) {
@@ -134,12 +141,13 @@ TEST(NoiseTracker, SmallChangesFollowTheTimeConstant) {
   const NoiseTrackerSettings defaults;  // time_constant = 16
   const int n = defaults.time_constant;
   NoiseTracker t;
-  const auto s = run_clip(t, 40 + 5 * n, [](int i) { return i < 40 ? 10.0 : 12.0; });
-  const double from = s[39];
+  const auto s = run_clip(t, 41 + 5 * n, [](int i) { return i < 40 ? 10.0 : 12.0; });
+  // s[i]: the value through frame i - 1 (frames are folded in a frame late).
+  const double from = s[40];
   const double target = std::exp(std::log(from) + std::log(1.2));  // the estimator's own bias cancels
-  const double left = std::log(target / s[39 + n]) / std::log(target / from);
+  const double left = std::log(target / s[40 + n]) / std::log(target / from);
   std::printf("before %.3f, after %d frames %.3f, after %d frames %.3f; gap left after N: %.2f (e^-1 = 0.37)\n",
-              from, n, s[39 + n], 5 * n, s.back(), left);
+              from, n, s[40 + n], 5 * n, s.back(), left);
   EXPECT_GT(left, 0.2);
   EXPECT_LT(left, 0.55);
   EXPECT_NEAR(s.back(), 12, 12 * 0.06);
@@ -148,10 +156,13 @@ TEST(NoiseTracker, SmallChangesFollowTheTimeConstant) {
 TEST(NoiseTracker, OneOddFrameDoesNotMoveIt) {
   NoiseTracker t;
   run_clip(t, 20, [](int) { return 10.0; });
+  t.flush();
   const double before = luma(t);
   t.observe(gray_frame(20, 30).view());  // a flash of noise, a cut to heavy texture
   EXPECT_EQ(luma(t), before);
-  t.observe(gray_frame(21, 10).view());
+  t.observe(gray_frame(21, 10).view());  // the flash is folded in now: no move
+  EXPECT_EQ(luma(t), before);
+  t.flush();
   EXPECT_NEAR(luma(t), before, 0.02 * before);
 }
 
@@ -172,6 +183,38 @@ TEST(NoiseTracker, ChangedFiresOnTheFirstEstimateAndOnSteps) {
     fired += t.changed();
   }
   EXPECT_EQ(fired, 1);
+}
+
+// Host frames follow the device path's schedule: after observe(frame t), t >= 1,
+// sigma() and last() are those of a tracker that has folded in frames 0 .. t - 1
+// (observe() and flush() each frame); the first frame at once; flush() folds
+// in the last frame.
+TEST(NoiseTracker, EveryFrameButTheFirstIsFoldedInAFrameLate) {
+  NoiseTracker lagged, at_once;
+  std::vector<std::vector<double>> through;  // at_once's sigma() after frames 0 .. i
+  std::vector<double> through_last;          // ... and its last()[0].sigma
+  for (int i = 0; i < 12; ++i) {
+    const HostFrame f = gray_frame(i, i < 6 ? 6.0 : 20.0);  // a step at frame 6
+    lagged.observe(f.view());
+    at_once.observe(f.view());
+    at_once.flush();
+    through.push_back(at_once.sigma());
+    through_last.push_back(at_once.last()[0].sigma);
+    const int folded = i == 0 ? 0 : i - 1;
+    EXPECT_EQ(lagged.sigma(), through[folded]) << "frame " << i;
+    EXPECT_EQ(lagged.last()[0].sigma, through_last[folded]) << "frame " << i;
+    EXPECT_EQ(lagged.frames(), i + 1);
+    EXPECT_EQ(lagged.usable_frames(), folded + 1);
+  }
+  lagged.flush();
+  EXPECT_EQ(lagged.sigma(), through.back());
+  EXPECT_EQ(lagged.usable_frames(), 12);
+  lagged.flush();  // nothing left: no change
+  EXPECT_EQ(lagged.sigma(), through.back());
+  // The step (frames 6 and 7 at 20) is in the value through frame 7: what
+  // observe(frame 8) returns with, a frame after a tracker flushed every frame.
+  EXPECT_NEAR(through[6][0], 6, 0.6);
+  EXPECT_NEAR(through[7][0], 20, 2);
 }
 
 TEST(NoiseTracker, EveryComponentOnItsOwnAndInItsCodeValues) {

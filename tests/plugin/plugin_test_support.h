@@ -142,9 +142,11 @@ inline void fill_noisy(const cdn::FrameView& view, std::uint64_t seed, double si
   cdn::add_gaussian_noise(view, sigma, seed);
 }
 
-// A system-memory buffer of `info` with a noisy picture. padded: rows padded and
-// a GstVideoMeta describing the strides (what pools with video meta hand out).
-inline GstBuffer* make_frame(const GstVideoInfo& info_in, std::uint64_t seed, bool padded = false) {
+// A system-memory buffer of `info` with a noisy picture (AWGN of std `sigma`,
+// 8-bit code values). padded: rows padded and a GstVideoMeta describing the
+// strides (what pools with video meta hand out).
+inline GstBuffer* make_frame(const GstVideoInfo& info_in, std::uint64_t seed, bool padded = false,
+                             double sigma = 18.0) {
   GstVideoInfo info = info_in;
   if (padded) {
     GstVideoAlignment align;
@@ -160,7 +162,7 @@ inline GstBuffer* make_frame(const GstVideoInfo& info_in, std::uint64_t seed, bo
                                    GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
   MappedView m(buf, info, GST_MAP_WRITE);
   EXPECT_TRUE(m.ok());
-  if (m.ok()) fill_noisy(m.view(), seed);
+  if (m.ok()) fill_noisy(m.view(), seed, sigma);
   return buf;
 }
 
@@ -211,6 +213,18 @@ inline void expect_denoised(GstHarness* hs, const GstVideoInfo& info, GstBuffer*
                           << info.width << "x" << info.height;
   }
   gst_buffer_unref(out);
+}
+
+// The element's read-only estimated-sigma property (per component, 8-bit code values).
+inline std::vector<double> estimated_sigma(GstElement* element) {
+  GValue v = G_VALUE_INIT;
+  g_value_init(&v, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(element), "estimated-sigma", &v);
+  std::vector<double> out;
+  for (guint i = 0; i < gst_value_array_get_size(&v); ++i)
+    out.push_back(g_value_get_double(gst_value_array_get_value(&v, i)));
+  g_value_unset(&v);
+  return out;
 }
 
 // Samples of two host frames further apart than `tolerance`, out of `total`.

@@ -7,6 +7,7 @@
 #include <gst/check/gstharness.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -685,6 +686,51 @@ TEST(CudaDenoiseElement, EstimatedSigmaPropertyAndMessage) {
   gst_element_set_bus(hs->element, nullptr);
   gst_object_unref(bus);
   gst_harness_teardown(hs);
+}
+
+// sigma auto over a stream: frame by frame, the element on system memory gives
+// the output and the estimated-sigma of one cdn::StreamDenoiser with the
+// element's settings over the same frames in order, bit for bit, a step of the
+// noise mid-stream (6 -> 24 at frame 3) included: the element adds no noise
+// policy of its own. (test_gpu_plugin.cpp compares CUDA memory with the same
+// stream: the tracker counts host and device frames alike.)
+TEST(CudaDenoiseElement, SigmaAutoEqualsOneCpuStreamOverTheSameFrames) {
+  const int w = 96, h = 64;
+  for (const char* fmt : kSystemFormats) {
+    SCOPED_TRACE(fmt);
+    const GstVideoInfo info = video_info(fmt, w, h);
+    GstHarness* hs = denoise_harness(fmt, w, h);  // the default preset: bm3d, sigma auto
+    GstElement* e = harness_element(hs);
+    std::unique_ptr<cdn::StreamDenoiser> stream;
+    for (int i = 0; i < 6; ++i) {
+      GstBuffer* in = make_frame(info, 300 + i, false, i < 3 ? 6.0 : 24.0);
+      std::unique_ptr<HostFrame> want;
+      {
+        MappedView m(in, info, GST_MAP_READ);
+        ASSERT_TRUE(m.ok());
+        if (!stream) stream = cdn::StreamDenoiser::create(cdn::Backend::Cpu, element_defaults(), m.view().format, w, h);
+        want = std::make_unique<HostFrame>(m.view().format, w, h);
+        stream->process(m.view(), want->view);
+      }
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+      GstBuffer* out = gst_harness_pull(hs);
+      ASSERT_NE(out, nullptr);
+      {
+        MappedView m(out, info, GST_MAP_READ);
+        ASSERT_TRUE(m.ok());
+        const Diff d = compare(want->view, m.view());
+        EXPECT_EQ(d.count, 0) << "frame " << i << ": max |diff| " << d.max_abs;
+      }
+      gst_buffer_unref(out);
+      EXPECT_EQ(estimated_sigma(e), stream->noise_sigma()) << "frame " << i;
+    }
+    // The step is followed (taken at the second frame at 24, counted a frame later).
+    const std::vector<double> last = estimated_sigma(e);
+    ASSERT_FALSE(last.empty());
+    EXPECT_NEAR(last[0], 24, 2.4);
+    gst_object_unref(e);
+    gst_harness_teardown(hs);
+  }
 }
 
 // window=auto|centred|causal: from the table; causal is refused (the old value
