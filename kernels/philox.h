@@ -48,6 +48,11 @@ CDN_HD void round(std::uint32_t c[4], std::uint32_t k0, std::uint32_t k1) {
 template <int Rounds = 10>
 CDN_HD Philox4x32 philox4x32(const Philox4x32& counter, std::uint32_t key0, std::uint32_t key1) {
   Philox4x32 x = counter;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#elif defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#pragma GCC unroll 16
+#endif
   for (int r = 0; r < Rounds; ++r) {
     if (r > 0) {
       key0 += philox_detail::kWeyl0;
