@@ -1,40 +1,59 @@
 /* cudaaddnoise: additive white Gaussian noise, for demos and for measuring the
- * denoiser inside a pipeline. The noise itself is kernels/noise.h. */
+ * denoiser inside a pipeline. The noise itself is kernels/counter_noise.h
+ * (Philox4x32-10 + Box-Muller): the CUDA kernel on CUDA memory, where it is, and
+ * the same function on the CPU for system memory. */
 
 /**
  * SECTION:element-cudaaddnoise
  * @title: cudaaddnoise
- * @short_description: adds reproducible Gaussian noise to video
+ * @short_description: adds reproducible Gaussian noise to video, on the GPU or the CPU
  *
  * Adds white Gaussian noise of standard deviation `sigma` (in 8-bit code values,
- * scaled to the bit depth of deeper formats) to every sample of every component,
- * clamped to the valid range. The noise of frame n (counted from the start of
- * the stream, or from the last flush or caps change) is generated from
- * `seed` + n, so a run is reproducible and consecutive frames get different
- * noise.
+ * scaled by 2^(depth-8) for deeper formats: sigma 20 is 80 on P010) to every
+ * sample of every component, rounded and clamped to the valid range
+ * (P010's padding bits stay zero). The noise of frame n (counted from the start
+ * of the stream, or from the last flush or caps change) comes from `seed` + n,
+ * so a run is reproducible and consecutive frames get different noise.
  *
- * It accepts the same formats and memory kinds as cudadenoise. The noise is made
- * on the CPU: CUDA memory is downloaded and uploaded again (this is a test and
- * demo element, not a zero-copy one).
+ * The generator is counter-based (Philox4x32-10, Salmon et al., SC11, with the
+ * Box-Muller transform): every sample's noise is a function of the seed, its
+ * component and its position within the component, so it is computed in
+ * parallel and is the same whatever the memory, pitch or layout (NV12 and I420
+ * of one picture get the same noise). CUDA memory of the element's context is
+ * noised by a CUDA kernel where it is (zero-copy, one pass from the input to the
+ * output buffer); system memory on the CPU on every hardware thread. Both give
+ * the same output for the same seed and frame (up to one code value on a
+ * vanishing share of samples where CUDA's and glibc's log, sin or cos differ in
+ * the last bit: kernels/counter_noise.h). A stream with CUDA memory on one pad
+ * and system memory on the other is noised on the CPU, the CUDA side mapped
+ * through its staging copy. CUDA failures are element errors.
  *
- * ## Example launch line
+ * It accepts the same formats and memory kinds as cudadenoise. The noise is not
+ * that of earlier versions (one sequential xoshiro256** stream on the CPU,
+ * kernels/noise.h, which the tools still use).
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! cudaaddnoise sigma=25 seed=7 ! tee name=t \
  *     t. ! queue ! videoconvert ! autovideosink \
  *     t. ! queue ! cudadenoise ! videoconvert ! autovideosink
- * ]| Shows a noisy test picture and its denoised version.
+ * ]| Shows a noisy test picture and its denoised version (system memory: CPU noise).
+ * |[
+ * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,format=NV12,width=1920,height=1080 ! \
+ *     cudaupload ! cudaaddnoise sigma=20 ! cudadenoise preset=live ! fakesink sync=true
+ * ]| A live 1080p source noised on the GPU, then denoised, all in CUDA memory.
  *
  * Since: 0.1
  */
 
 #include "gstcudaaddnoise.h"
 
-#include <exception>
+#include <memory>
 #include <new>
 #include <string>
 
+#include "counter_noise.h"
 #include "error.h"
-#include "noise.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_add_noise_debug);
 #define GST_CAT_DEFAULT gst_cuda_add_noise_debug
@@ -60,6 +79,10 @@ struct AddNoiseSettings
 struct AddNoiseState
 {
   guint64 frames = 0;
+  /* The CUDA kernel's object (its stream), made in the element's context at the
+   * first device frame; destroyed with that context pushed. */
+  std::unique_ptr<cdn::CounterNoiseCuda> device;
+  bool host_fallback_logged = false;
 };
 
 struct _GstCudaAddNoise
@@ -115,6 +138,8 @@ gst_cuda_add_noise_get_property (GObject * object, guint prop_id, GValue * value
 static void
 gst_cuda_add_noise_reset_state (GstCdnBaseTransform * base)
 {
+  /* The kernel's stream belongs to the context it was made in, still set here. */
+  GstCdnContextGuard push (base);
   GST_CUDA_ADD_NOISE (base)->state = AddNoiseState ();
 }
 
@@ -123,33 +148,49 @@ gst_cuda_add_noise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBu
 {
   GstCudaAddNoise *self = GST_CUDA_ADD_NOISE (trans);
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (trans);
+  AddNoiseState *state = &self->state;
 
   g_mutex_lock (&self->lock);
   const AddNoiseSettings settings = self->settings;
   g_mutex_unlock (&self->lock);
 
-  /* CPU maps for both memory kinds: CUDA memory goes through its staging copy. */
+  /* Both buffers CUDA memory of our context: the kernel, where they are.
+   * Otherwise the CPU, a CUDA buffer mapped through its staging copy. */
+  const bool device = gst_cdn_base_transform_on_device (base, inbuf, true) &&
+      gst_cdn_base_transform_on_device (base, outbuf, true);
+  if (!device && (gst_cdn_buffer_is_cuda (inbuf) || gst_cdn_buffer_is_cuda (outbuf)) &&
+      !state->host_fallback_logged) {
+    GST_INFO_OBJECT (self, "CUDA memory on one pad only, or of another context: noise made on the CPU");
+    state->host_fallback_logged = true;
+  }
+
+  GstCdnContextGuard push (base);
+  if (!push.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("could not make the CUDA context current"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
   GstCdnMappedFrame in, out;
   std::string error;
-  if (!in.map (inbuf, &base->in_info, GST_MAP_READ, false, &error) ||
-      !out.map (outbuf, &base->out_info, GST_MAP_WRITE, false, &error)) {
+  if (!in.map (inbuf, &base->in_info, GST_MAP_READ, device, &error) ||
+      !out.map (outbuf, &base->out_info, GST_MAP_WRITE, device, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("could not map a frame"), ("%s", error.c_str ()));
     return GST_FLOW_ERROR;
   }
-  if (!gst_video_frame_copy (out.frame (), in.frame ())) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("could not copy a frame"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  const guint64 seed = settings.seed + self->state.frames;
-  try {
-    cdn::add_gaussian_noise (out.view (), settings.sigma, seed);
-  } catch (const std::exception & e) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("adding noise failed: %s", e.what ()), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": sigma %g, seed %" G_GUINT64_FORMAT, self->state.frames,
-      settings.sigma, seed);
-  self->state.frames++;
+  const guint64 seed = settings.seed + state->frames;
+  const GstFlowReturn ret = gst_cdn_guarded (base, "adding noise", device ? "CUDA" : "CPU", [&] {
+    if (device) {
+      if (!state->device)
+        state->device = cdn::CounterNoiseCuda::create ();
+      state->device->add (in.view (), out.view (), settings.sigma, seed);
+    } else {
+      cdn::add_counter_noise (in.view (), out.view (), settings.sigma, seed);
+    }
+  });
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": sigma %g, seed %" G_GUINT64_FORMAT " on the %s",
+      state->frames, settings.sigma, seed, device ? "GPU" : "CPU");
+  state->frames++;
   return GST_FLOW_OK;
 }
 
@@ -186,7 +227,8 @@ gst_cuda_add_noise_class_init (GstCudaAddNoiseClass * klass)
           DEFAULT_SEED, live));
 
   gst_element_class_set_static_metadata (element_class, "Gaussian noise generator", "Filter/Effect/Video",
-      "Adds reproducible white Gaussian noise to video (system or CUDA memory), for demos and evaluation",
+      "Adds reproducible white Gaussian noise to video, on the GPU for CUDA memory and on the CPU for system "
+      "memory, for demos and evaluation",
       "cudadenoise developers");
   gst_cdn_base_transform_add_pad_templates (element_class);
 

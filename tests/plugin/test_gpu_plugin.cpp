@@ -16,7 +16,11 @@
 // - mode=nlm3d (temporal window) on CUDA memory, after cudaupload and after
 //   nvh264dec: frames out == frames in, within 1 code value of the CPU
 //   cdn::StreamDenoiser on >= 99.99% of the samples (the GPU and CPU sum the
-//   weights in different orders and precisions), zero-copy as above.
+//   weights in different orders and precisions), zero-copy as above;
+// - cudaaddnoise on CUDA memory (its CUDA kernel, written on the GPU) equals
+//   its CPU path (kernels/counter_noise.h) for seed + frame, every CUDA format,
+//   odd sizes and 1080p: within one code value, on at most one sample in a
+//   million (CUDA's and glibc's log, sin, cos may differ in the last ulp).
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
@@ -36,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "counter_noise.h"
 #include "plugin_test_support.h"
 
 using namespace cdn_test;
@@ -457,6 +462,80 @@ TEST_P(GpuCudaMemory, DefaultPresetSigmaAutoMatchesTheCpuStream) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, GpuCudaMemory, ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444"));
+
+class GpuCudaAddNoise : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuCudaAddNoise, KernelOnCudaMemoryEqualsCpuPath) {
+  const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const std::string fmt = GetParam();
+  for (auto [w, h] : {std::pair{96, 64}, std::pair{35, 18}, std::pair{1920, 1080}}) {
+    SCOPED_TRACE(fmt + " " + std::to_string(w) + "x" + std::to_string(h));
+    const GstVideoInfo info = video_info(fmt, w, h);
+    const std::string sys = caps_string(fmt, w, h), cuda = caps_string(fmt, w, h, true);
+    GstElement* p = launch("appsrc name=src format=time caps=\"" + sys + "\" ! cudaupload ! " + cuda +
+                           " ! cudaaddnoise name=an sigma=20 seed=500 ! " + cuda + " ! cudadownload ! " + sys +
+                           " ! appsink name=out sync=false");
+    ASSERT_NE(p, nullptr);
+#ifdef CDN_GST_CUDA
+    ZeroCopyLog log;
+    GstElement* an = by_name(p, "an");
+    GstPad* sinkpad = gst_element_get_static_pad(an, "sink");
+    GstPad* srcpad = gst_element_get_static_pad(an, "src");
+    gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, on_input, &log, nullptr);
+    gst_pad_add_probe(srcpad, GST_PAD_PROBE_TYPE_BUFFER, on_output, &log, nullptr);
+    ASSERT_NE(gst_element_set_state(p, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+    log.expected = element_cuda_context(an);
+    ASSERT_NE(log.expected, nullptr) << "cudaaddnoise has no CUDA context";
+#endif
+    GstElement* src = by_name(p, "src");
+    std::vector<std::unique_ptr<HostFrame>> refs;
+    for (int i = 0; i < 3; ++i) {
+      GstBuffer* b = make_frame(info, 700 + i);
+      GST_BUFFER_PTS(b) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+      {
+        MappedView m(b, info, GST_MAP_READ);
+        refs.push_back(std::make_unique<HostFrame>(m.view().format, w, h));
+        cdn::add_counter_noise(m.view(), refs.back()->view, 20, 500 + i);
+      }
+      ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    ASSERT_EQ(play_to_eos(p), "");
+    GstElement* sink = by_name(p, "out");
+    auto outs = drain(sink);
+    ASSERT_EQ(outs.size(), refs.size());
+    int i = 0;
+    for (auto& [pts, b] : outs) {
+      MappedView m(b, info, GST_MAP_READ);
+      const Diff d = compare(refs[i]->view, m.view());
+      long long samples = 0;
+      for (const cdn::PlaneView& c : cdn::components(refs[i]->view)) samples += static_cast<long long>(c.width) * c.height;
+      EXPECT_LE(d.max_abs, 1) << "frame " << i;
+      EXPECT_LE(d.count, samples / 1000000) << "frame " << i << ": " << d.count << " samples differ from the CPU path";
+      ++i;
+    }
+    free_frames(outs);
+#ifdef CDN_GST_CUDA
+    EXPECT_EQ(log.in_buffers, 3);
+    EXPECT_EQ(log.in_not_cuda + log.out_not_cuda, 0) << "buffers at cudaaddnoise were not CUDA memory";
+    EXPECT_EQ(log.in_other_context + log.out_other_context, 0) << "buffers on another CUDA context";
+    EXPECT_EQ(log.out_not_written_on_gpu, 0) << "the noise was not written on the GPU";
+    gst_object_unref(sinkpad);
+    gst_object_unref(srcpad);
+    gst_object_unref(an);
+    gst_clear_object(&log.expected);
+    gst_buffer_replace(&log.held_input, nullptr);
+#endif
+    gst_element_set_state(p, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(p);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GpuCudaAddNoise, ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444"));
 
 TEST(GpuCudaMemoryI420, OddHeightIsRefusedWithReason) {
   // GStreamer 1.22's CUDA allocator overlaps I420's U and V planes by a row at odd heights.

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "addnoise_table.h"
 #include "bm3d_table.h"
 #include "nlm3d_table.h"
 #include "vbm3d_table.h"
@@ -51,6 +52,7 @@ struct Options {
   bool nlm = true;
   bool bm3d = true;
   bool presets = true;
+  bool addnoise = true;
   int bm3d_iterations = 5;
   bool vbm3d = true;
   int vbm3d_iterations = 3;
@@ -66,7 +68,8 @@ void usage() {
       "usage: cudadenoise-bench [--iterations N] [--cpu-iterations N] [--warmup N] [--no-cpu] [--no-gpu]\n"
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
       "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N] [--vbm3d-stream-only]\n"
-      "                         [--no-presets] [--presets-only] [--size WxH]... [--data DIR]\n"
+      "                         [--no-presets] [--presets-only] [--no-addnoise] [--addnoise]\n"
+      "                         [--size WxH]... [--data DIR]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
       "(the paper's settings, and docs/PIPD.md's quality settings),\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
@@ -77,7 +80,9 @@ void usage() {
       "filtering and the rest apart, device memory) and on the CPU at the first size; then vbm3d\n"
       "(quality and fast profiles, 1080p GRAY8, NV12 and P010, 4K NV12; per output frame of a chunk:\n"
       "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240; then every preset\n"
-      "(sigma auto) on NV12 at 1920x1080 and 3840x2160 on the GPU, and the default on the CPU.");
+      "(sigma auto) on NV12 at 1920x1080 and 3840x2160 on the GPU, and the default on the CPU; then the noise\n"
+      "of cudaaddnoise (NV12 and P010_10LE at 1920x1080 and 3840x2160: the old xoshiro generator and the\n"
+      "counter-based one on the CPU, the counter-based one on the GPU). --addnoise: that table only.");
 }
 
 double median(std::vector<double> v) {
@@ -208,7 +213,11 @@ bool parse(int argc, char** argv, Options* o) {
     } else if (a == "--no-presets") {
       o->presets = false;
     } else if (a == "--presets-only") {
-      o->pipd = o->nlm = o->bm3d = o->vbm3d = false;
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->addnoise = false;
+    } else if (a == "--no-addnoise") {
+      o->addnoise = false;
+    } else if (a == "--addnoise") {
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = false;
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
     } else if (a == "--no-vbm3d") {
@@ -264,10 +273,12 @@ int main(int argc, char** argv) {
 #endif
     if (!gpu) std::printf("GPU: none (%s)\n", o.gpu ? why.c_str() : "--no-gpu");
     std::printf("CPU: %u hardware threads\n\n", std::max(1u, std::thread::hardware_concurrency()));
-    std::printf("settings: paper = the paper's defaults; prefilt = direction-prefilter=1; quality =\n"
-                "direction-prefilter=1 thickness=3 t2max=1 (docs/PIPD.md)\n");
-    std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
-                "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
+    if (o.pipd) {
+      std::printf("settings: paper = the paper's defaults; prefilt = direction-prefilter=1; quality =\n"
+                  "direction-prefilter=1 thickness=3 t2max=1 (docs/PIPD.md)\n");
+      std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
+                  "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
+    }
     const HostFrame src = source_picture(o.data_dir);
     if (o.pipd)
     for (const auto& size : o.sizes)
@@ -385,6 +396,7 @@ int main(int argc, char** argv) {
     if (o.bm3d) bench::bm3d_table(src.view(), o.sizes, o.bm3d_iterations, gpu, o.cpu);
     if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu, o.vbm3d_stream_only);
     if (o.presets) bench::preset_table(src.view(), o.iterations, gpu, o.cpu);
+    if (o.addnoise) bench::addnoise_table(src.view(), o.iterations, o.cpu_iterations, gpu, o.cpu);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;
