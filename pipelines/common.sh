@@ -236,5 +236,9 @@ run_pipeline() {
   quote_words line "${cmd[@]}"
   echo "$line"
   [ "$DRY_RUN" = 1 ] && return 0
+  # -e: Ctrl-C sends EOS, which drains the filter's temporal window: the held
+  # frames are still filtered (on a CPU, seconds each at 640x480 for nlm3d or
+  # vbm3d, so it can look stuck); a second Ctrl-C makes gst-launch quit at once.
+  echo "# Ctrl-C ends the stream after the frames cudadenoise holds; Ctrl-C twice quits at once" >&2
   "${cmd[@]}"
 }
