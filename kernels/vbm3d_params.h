@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "motion_reference.h"
+#include "motion_params.h"
 
 namespace cdn {
 
