@@ -33,8 +33,8 @@
 #include <new>
 #include <string>
 
-#include "error.h"
-#include "noise.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/noise.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_add_noise_debug);
 #define GST_CAT_DEFAULT gst_cuda_add_noise_debug

@@ -110,9 +110,9 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/stream_denoiser.h"
 #include "gstcudadenoiseproperties.h"
 #include "gstcudadenoisewindow.h"
-#include "stream_denoiser.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_denoise_debug);
 #define GST_CAT_DEFAULT gst_cuda_denoise_debug

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "frame.h"
-#include "gamma_distribution.h"
-#include "host_frame.h"
-#include "noise.h"
-#include "noise_estimate.h"
-#include "noise_level.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/noise_estimate.h"
+#include "cudadenoise/noise_level.h"
+#include "noise/gamma_distribution.h"
 #include "noise_test_support.h"
 #include "test_support.h"
 

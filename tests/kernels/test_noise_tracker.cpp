@@ -9,11 +9,11 @@
 #include <functional>
 #include <vector>
 
-#include "error.h"
-#include "frame.h"
-#include "host_frame.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise_tracker.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
 #include "test_support.h"
 
 namespace cdn {

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "error.h"
-#include "presets.h"
-#include "settings.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/settings.h"
+#include "cudadenoise/stream_denoiser.h"
 
 namespace cdn {
 namespace {

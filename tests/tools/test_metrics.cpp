@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "error.h"
-#include "host_frame.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "image.h"
-#include "metrics.h"
-#include "noise.h"
 #include "test_picture.h"
 
 namespace {

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "image.h"
-#include "metrics.h"
-#include "noise.h"
 
 namespace {
 

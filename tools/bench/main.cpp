@@ -17,22 +17,22 @@
 #include <vector>
 
 #include "bm3d_table.h"
-#include "nlm3d_table.h"
-#include "vbm3d_table.h"
-#include "preset_table.h"
 #include "content.h"
 #include "convert.h"
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_pump.h"
 #include "image_io.h"
-#include "noise.h"
-#include "stream_pump.h"
+#include "nlm3d_table.h"
+#include "preset_table.h"
 #include "test_picture.h"
+#include "vbm3d_table.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "error.h"
-#include "frame_pool.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace {

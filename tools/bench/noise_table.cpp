@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "content.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/noise_level.h"
+#include "cudadenoise/noise_tracker.h"
 #include "flags.h"
-#include "host_frame.h"
 #include "image_io.h"
 #include "luma_source.h"
-#include "noise.h"
-#include "noise_level.h"
-#include "noise_tracker.h"
 
 namespace {
 

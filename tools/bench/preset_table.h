@@ -7,7 +7,7 @@
 // growing sizes, and the largest 16:9 NV12 frame it keeps at 25 fps there.
 #pragma once
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 
 namespace cdn::bench {
 

@@ -22,17 +22,17 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/settings.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "flags.h"
-#include "host_frame.h"
-#include "noise.h"
-#include "settings.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "frame_pool.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace {

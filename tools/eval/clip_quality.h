@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 namespace cdn::eval {
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "commands.h"
+#include "cudadenoise/noise_estimate.h"
 #include "flags.h"
 #include "json.h"
-#include "noise_estimate.h"
 #include "y4m.h"
 
 namespace cdn::eval {

@@ -13,11 +13,11 @@
 
 #include "commands.h"
 #include "convert.h"
+#include "cudadenoise/noise.h"
 #include "flags.h"
 #include "frame_ops.h"
 #include "image_io.h"
 #include "json.h"
-#include "noise.h"
 #include "y4m.h"
 
 namespace cdn::eval {

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
 #include "flags.h"
-#include "presets.h"
 
 namespace cdn::transcode {
 
