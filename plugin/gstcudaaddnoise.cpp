@@ -1,5 +1,5 @@
 /* cudaaddnoise: additive white Gaussian noise, for demos and for measuring the
- * denoiser inside a pipeline. The noise itself is kernels/noise.h. */
+ * denoiser inside a pipeline. The noise itself is kernels/include/cudadenoise/noise.h. */
 
 /**
  * SECTION:element-cudaaddnoise

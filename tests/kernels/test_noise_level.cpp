@@ -1,4 +1,4 @@
-// test_noise_level.cpp: the per-plane noise estimator (kernels/noise_level.h):
+// test_noise_level.cpp: the per-plane noise estimator (kernels/include/cudadenoise/noise_level.h):
 // within 10 % of the true sigma from 2 to 50 on real photos, 8 and 10 bit; the
 // paper's version and what each named option fixes; flat and black planes;
 // sampling; the gamma quantile and the censored-normal variance it rests on.

@@ -1,4 +1,4 @@
-// test_noise_tracker.cpp: the stream's noise level (kernels/noise_tracker.h) on
+// test_noise_tracker.cpp: the stream's noise level (kernels/include/cudadenoise/noise_tracker.h) on
 // clips made of a real photo panning under the camera (2 pixels a frame) with
 // AWGN of a known sigma per frame: a clean clip, black and flat frames, a step
 // from 5 to 30 and back, the time constant, one odd frame, changed(), formats.

@@ -1,5 +1,5 @@
 // test_cudaaddnoise.cpp: the cudaaddnoise element: properties, and output equal
-// to kernels/noise.h with seed + frame number.
+// to kernels/include/cudadenoise/noise.h with seed + frame number.
 #include <gst/check/gstharness.h>
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// test_metrics.cpp: PSNR and SSIM (kernels/metrics.h) against values worked out by hand.
+// test_metrics.cpp: PSNR and SSIM (kernels/include/cudadenoise/metrics.h) against values worked out by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// test_noise.cpp: the deterministic AWGN generator (kernels/noise.h).
+// test_noise.cpp: the deterministic AWGN generator (kernels/include/cudadenoise/noise.h).
 #include <gtest/gtest.h>
 
 #include <cmath>

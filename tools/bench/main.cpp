@@ -330,7 +330,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
       // The named settings (docs/NLM3D.md): 2D patches, motion estimated by the
-      // stream (kernels/motion_cuda.h) and included in the time; causal: chunks of 1.
+      // stream (kernels/motion/motion_cuda.h) and included in the time; causal: chunks of 1.
       std::printf("\nnlm3d named settings on the GPU: 1920x1080, %d frames through StreamDenoiser (motion estimation\n"
                   "included), sigma 20\n", o.nlm_frames);
       std::printf("%-22s %-10s %12s %10s\n", "settings", "format", "ms/frame", "fps");

@@ -3,7 +3,7 @@
 // "Speed against quality").
 //
 // Reads N frames of W x H bytes (a raw .y file: `ffmpeg -i clip -vf format=gray
-// -f rawvideo clean.y`), adds AWGN of --sigma to each (kernels/noise.h, frame f
+// -f rawvideo clean.y`), adds AWGN of --sigma to each (kernels/include/cudadenoise/noise.h, frame f
 // seeded with --seed + f, rounded and clipped as every tool does), optionally
 // writes the noisy frames for a peer (--noisy-out), then for each --run
 // LABEL:SETTINGS denoises them with cudadenoise's bm3d (SETTINGS: parameter-table

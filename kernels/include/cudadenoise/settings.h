@@ -120,7 +120,7 @@ NlmParams nlm_video_params();
 // default quality in a fraction of its time (docs/NLM3D.md).
 NlmParams nlm_fast_params();
 
-// BM3D's profiles (docs/BM3D.md, kernels/bm3d_profile.h): `paper` follows the GPU
+// BM3D's profiles (docs/BM3D.md, kernels/bm3d/bm3d_profile.h): `paper` follows the GPU
 // paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both
 // phases); `reference` follows Dabov et al.'s reference implementation (BM3D.m:
 // biorthogonal 1.5 in the hard-thresholding phase, DCT in the Wiener phase, Haar
