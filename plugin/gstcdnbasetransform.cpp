@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "backend.h"
+#include "cudadenoise/backend.h"
 #include "gstcdnallocation.h"
 
 GST_DEBUG_CATEGORY (gst_cdn_base_transform_debug);

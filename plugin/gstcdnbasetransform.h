@@ -38,8 +38,8 @@
 #include <exception>
 #include <string>
 
-#include "error.h"
-#include "frame.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame.h"
 #include "gstcdncaps.h"
 #include "gstcdnmappedframe.h"
 

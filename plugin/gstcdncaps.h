@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 
 /* Formats in CUDA memory are those of the 1.22 CUDA allocator that the kernels
  * know; its allocator has no gray layouts, so GRAY8 and GRAY16_LE are system

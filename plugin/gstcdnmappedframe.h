@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 
 /* TRUE when buffer's first memory is CUDA memory (always FALSE without gst-cuda). */
 gboolean gst_cdn_buffer_is_cuda (GstBuffer * buffer);

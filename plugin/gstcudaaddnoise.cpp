@@ -1,5 +1,5 @@
 /* cudaaddnoise: additive white Gaussian noise, for demos and for measuring the
- * denoiser inside a pipeline. The noise itself is kernels/counter_noise.h
+ * denoiser inside a pipeline. The noise itself is kernels/include/cudadenoise/counter_noise.h
  * (Philox4x32-10 + Box-Muller): the CUDA kernel on CUDA memory, where it is, and
  * the same function on the CPU for system memory. */
 
@@ -24,13 +24,13 @@
  * output buffer); system memory on the CPU on every hardware thread. Both give
  * the same output for the same seed and frame (up to one code value on a
  * vanishing share of samples where CUDA's and glibc's log, sin or cos differ in
- * the last bit: kernels/counter_noise.h). A stream with CUDA memory on one pad
+ * the last bit: kernels/include/cudadenoise/counter_noise.h). A stream with CUDA memory on one pad
  * and system memory on the other is noised on the CPU, the CUDA side mapped
  * through its staging copy. CUDA failures are element errors.
  *
  * It accepts the same formats and memory kinds as cudadenoise. The noise is not
  * that of earlier versions (one sequential xoshiro256** stream on the CPU,
- * kernels/noise.h, which the tools still use).
+ * kernels/include/cudadenoise/noise.h, which the tools still use).
  *
  * ## Example launch lines
  * |[
@@ -52,8 +52,8 @@
 #include <new>
 #include <string>
 
-#include "counter_noise.h"
-#include "error.h"
+#include "cudadenoise/counter_noise.h"
+#include "cudadenoise/error.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_add_noise_debug);
 #define GST_CAT_DEFAULT gst_cuda_add_noise_debug

@@ -1,4 +1,4 @@
-/* cudaaddnoise: deterministic additive white Gaussian noise (kernels/noise.h). */
+/* cudaaddnoise: deterministic additive white Gaussian noise (kernels/include/cudadenoise/noise.h). */
 #pragma once
 
 #include "gstcdnbasetransform.h"

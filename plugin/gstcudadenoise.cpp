@@ -1,7 +1,7 @@
 /* cudadenoise: PI-PD, hybrid PI-PD, BM3D and NLM-3D denoising on the GPU or the CPU.
  *
  * A thin layer over kernels/: one cdn::StreamDenoiser per negotiated stream
- * (kernels/stream_denoiser.h) decides what each frame needs. Per-frame modes go
+ * (kernels/include/cudadenoise/stream_denoiser.h) decides what each frame needs. Per-frame modes go
  * through GstBaseTransform::transform, each frame filtered straight into its
  * output buffer; a window goes through submit_input_buffer and generate_output
  * (gstcudadenoisewindow.h). This file keeps GStreamer's rules: properties
@@ -110,9 +110,9 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/stream_denoiser.h"
 #include "gstcudadenoiseproperties.h"
 #include "gstcudadenoisewindow.h"
-#include "stream_denoiser.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_denoise_debug);
 #define GST_CAT_DEFAULT gst_cuda_denoise_debug

@@ -1,4 +1,4 @@
-/* cudadenoise: PI-PD, hybrid PI-PD and BM3D per frame, NLM-3D over a temporal window (kernels/stream_denoiser.h). */
+/* cudadenoise: PI-PD, hybrid PI-PD and BM3D per frame, NLM-3D over a temporal window (kernels/include/cudadenoise/stream_denoiser.h). */
 #pragma once
 
 #include "gstcdnbasetransform.h"

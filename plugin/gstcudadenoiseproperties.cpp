@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "cudadenoise/error.h"
 
 /* Every mode of the library: nick cdn::mode_name, description cdn::mode_description. */
 GType

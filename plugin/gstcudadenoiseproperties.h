@@ -6,8 +6,8 @@
 
 #include <gst/gst.h>
 
-#include "presets.h"
-#include "settings.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/settings.h"
 
 G_BEGIN_DECLS
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "stream_pump.h"
+#include "cudadenoise/stream_pump.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_denoise_debug);
 #define GST_CAT_DEFAULT gst_cuda_denoise_debug

@@ -11,8 +11,8 @@
 #include <deque>
 #include <memory>
 
+#include "cudadenoise/stream_denoiser.h"
 #include "gstcdnbasetransform.h"
-#include "stream_denoiser.h"
 
 struct GstCdnBufferUnref
 {

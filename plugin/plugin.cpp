@@ -7,7 +7,7 @@
  */
 #include <gst/gst.h>
 
-#include "backend.h"
+#include "cudadenoise/backend.h"
 #include "gstcudaaddnoise.h"
 #include "gstcudadenoise.h"
 

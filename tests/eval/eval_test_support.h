@@ -1,7 +1,7 @@
 // eval_test_support.h: helpers shared by the tests of tools/eval/.
 #pragma once
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 
 namespace cdn::eval_test {
 

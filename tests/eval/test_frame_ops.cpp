@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "convert.h"
-#include "error.h"
+#include "cudadenoise/error.h"
 #include "frame_ops.h"
 #include "frame_rgb.h"
 #include "pan.h"

@@ -6,13 +6,13 @@
 
 #include "eval_test_support.h"
 
+#include "convert.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_pump.h"
+#include "frame_ops.h"
 #include "mode_runner.h"
 #include "mode_settings.h"
-#include "noise.h"
-#include "stream_pump.h"
 #include "test_picture.h"
-#include "convert.h"
-#include "frame_ops.h"
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "clip_quality.h"
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "expected_noise.h"
-#include "metrics.h"
-#include "noise.h"
 
 namespace {
 

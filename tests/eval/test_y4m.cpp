@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
+#include "cudadenoise/noise.h"
 #include "frame_ops.h"
-#include "noise.h"
 #include "y4m.h"
 
 namespace {

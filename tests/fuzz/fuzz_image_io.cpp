@@ -15,10 +15,10 @@
 #include <memory>
 
 #include "convert.h"
-#include "frame_denoiser.h"
+#include "cudadenoise/host_frame.h"
 #include "fuzz_support.h"
-#include "host_frame.h"
 #include "image_io.h"
+#include "stream/frame_denoiser.h"
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
 

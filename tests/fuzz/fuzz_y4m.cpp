@@ -10,9 +10,9 @@ extern "C" {
 #include <libavutil/log.h>
 }
 
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
 #include "fuzz_support.h"
-#include "frame.h"
-#include "host_frame.h"
 #include "y4m.h"
 
 namespace {

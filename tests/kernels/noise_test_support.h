@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "convert.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/plane.h"
 #include "image_io.h"
 #include "luma_source.h"
-#include "noise.h"
-#include "plane.h"
 #include "test_support.h"
 
 namespace cdn::test {

@@ -10,14 +10,14 @@
 #include <tuple>
 #include <vector>
 
-#include "bm3d_profile.h"
-#include "bm3d_reference.h"
-#include "bm3d_transforms.h"
-#include "error.h"
-#include "host_frame.h"
-#include "metrics.h"
-#include "noise.h"
-#include "noise_estimate.h"
+#include "bm3d/bm3d_profile.h"
+#include "bm3d/bm3d_reference.h"
+#include "bm3d/bm3d_transforms.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/noise_estimate.h"
 #include "test_support.h"
 
 namespace cdn::bm3d {

@@ -30,13 +30,13 @@
 #include <map>
 #include <string>
 
-#include "bm3d_reference.h"
-#include "dabov_protocol.h"
+#include "bm3d/bm3d_reference.h"
 #include "convert.h"
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
+#include "dabov_protocol.h"
 #include "image_io.h"
-#include "metrics.h"
-#include "noise.h"
 #include "test_support.h"
 
 namespace cdn {

@@ -1,4 +1,4 @@
-// test_counter_noise.cpp: the counter-based AWGN on the CPU (kernels/counter_noise.h):
+// test_counter_noise.cpp: the counter-based AWGN on the CPU (kernels/include/cudadenoise/counter_noise.h):
 // Philox4x32 against the authors' known-answer vectors; the Gaussian deviates'
 // moments, tails and independence; every format's output against the documented
 // formula written out again here with the standard library; what must not
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "counter_noise.h"
-#include "counter_noise_sample.h"
-#include "error.h"
-#include "host_frame.h"
-#include "philox.h"
+#include "cudadenoise/counter_noise.h"
+#include "noise/counter_noise_sample.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "noise/philox.h"
 #include "test_support.h"
 
 namespace cdn {

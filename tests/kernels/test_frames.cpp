@@ -2,10 +2,10 @@
 // backend on every format (planes filtered or copied as selected).
 #include <gtest/gtest.h>
 
-#include "error.h"
-#include "frame.h"
-#include "host_frame.h"
-#include "pipd_reference.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
+#include "pipd/pipd_reference.h"
 #include "test_support.h"
 
 namespace cdn {

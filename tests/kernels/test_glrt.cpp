@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "pipd_glrt.h"
+#include "pipd/pipd_glrt.h"
 
 namespace cdn {
 namespace {

@@ -19,21 +19,21 @@
 #include <string>
 #include <vector>
 
-#include "bm3d_reference.h"
+#include "bm3d/bm3d_reference.h"
 #include "convert.h"
-#include "frame_pool.h"
-#include "host_frame.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "image_io.h"
-#include "metrics.h"
-#include "noise.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "bm3d_cuda.h"
-#include "cuda_copy.h"
-#include "error.h"
+#include "bm3d/bm3d_cuda.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
 #endif
 
 namespace cdn {

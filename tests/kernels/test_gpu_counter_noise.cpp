@@ -1,5 +1,5 @@
 // test_gpu_counter_noise.cpp: the counter-based AWGN's CUDA kernel
-// (kernels/counter_noise.cu) against the CPU (counter_noise.cpp) on every
+// (kernels/noise/counter_noise.cu) against the CPU (counter_noise.cpp) on every
 // format, odd sizes, pitched device frames, 1080p and 4K, out of place and in
 // place. Bit identity is not required: CUDA's double log, sin and cos may differ
 // from glibc's in the last ulp (counter_noise.h), which moves a sample by one
@@ -16,16 +16,16 @@
 #include <string>
 #include <vector>
 
-#include "counter_noise.h"
-#include "frame_pool.h"
-#include "host_frame.h"
+#include "cudadenoise/counter_noise.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/host_frame.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
 #endif
 
 namespace cdn {

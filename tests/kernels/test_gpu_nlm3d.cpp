@@ -13,19 +13,19 @@
 #include <random>
 #include <vector>
 
-#include "host_frame.h"
-#include "noise.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "test_nlm3d_support.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "error.h"
-#include "frame_pool.h"
-#include "nlm3d_cuda.h"
-#include "nlm3d_guide.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
+#include "nlm3d/nlm3d_cuda.h"
+#include "nlm3d/nlm3d_guide.h"
 #endif
 
 namespace cdn {

@@ -11,17 +11,17 @@
 #include <utility>
 #include <vector>
 
-#include "frame_pool.h"
-#include "host_frame.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise_tracker.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
 #endif
 
 namespace cdn {

@@ -6,19 +6,19 @@
 #include <string>
 #include <vector>
 
-#include "frame_pool.h"
-#include "host_frame.h"
-#include "image_io.h"
-#include "noise.h"
 #include "convert.h"
-#include "pipd_reference.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "image_io.h"
+#include "pipd/pipd_reference.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "error.h"
-#include "pipd_cuda.h"
+#include "cudadenoise/error.h"
+#include "pipd/pipd_cuda.h"
 #endif
 
 namespace cdn {

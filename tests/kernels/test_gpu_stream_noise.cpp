@@ -13,20 +13,20 @@
 #include <cstdlib>
 #include <vector>
 
-#include "frame_denoiser.h"
-#include "frame_pool.h"
-#include "host_frame.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise_tracker.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
-#include "presets.h"
-#include "stream_denoiser.h"
+#include "stream/frame_denoiser.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
 #endif
 
 namespace cdn {

@@ -22,20 +22,20 @@
 #include <string>
 #include <vector>
 
-#include "metrics.h"
-#include "motion_reference.h"
-#include "stream_pump.h"
-#include "vbm3d_reference.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/stream_pump.h"
+#include "motion/motion_reference.h"
+#include "vbm3d/vbm3d_reference.h"
 #include "video_support.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
-#include "frame_pool.h"
-#include "motion_cuda.h"
-#include "vbm3d_cuda.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
+#include "motion/motion_cuda.h"
+#include "vbm3d/vbm3d_cuda.h"
 #endif
 
 namespace cdn {

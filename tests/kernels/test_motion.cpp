@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "motion_reference.h"
+#include "motion/motion_reference.h"
 #include "video_support.h"
 
 namespace cdn {

@@ -9,16 +9,16 @@
 #include <cstdio>
 #include <vector>
 
-#include "error.h"
-#include "host_frame.h"
-#include "metrics.h"
-#include "nlm3d_guide.h"
-#include "nlm3d_reference.h"
-#include "noise.h"
-#include "motion_field.h"
-#include "motion_reference.h"
-#include "nlm3d_window.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_denoiser.h"
+#include "motion/motion_field.h"
+#include "motion/motion_reference.h"
+#include "nlm3d/nlm3d_guide.h"
+#include "nlm3d/nlm3d_reference.h"
+#include "nlm3d/nlm3d_window.h"
 #include "test_support.h"
 
 namespace cdn {

@@ -15,10 +15,10 @@
 #include <random>
 #include <vector>
 
-#include "host_frame.h"
-#include "nlm3d_planar_block.h"
-#include "nlm3d_reference.h"
-#include "noise.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "nlm3d/nlm3d_planar_block.h"
+#include "nlm3d/nlm3d_reference.h"
 #include "test_nlm3d_support.h"
 
 namespace cdn {

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "convert.h"
-#include "host_frame.h"
+#include "core/parallel.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "image_io.h"
-#include "metrics.h"
-#include "nlm3d_reference.h"
-#include "noise.h"
-#include "parallel.h"
-#include "stream_denoiser.h"
+#include "nlm3d/nlm3d_reference.h"
 #include "test_nlm3d_support.h"
 #include "test_support.h"
 

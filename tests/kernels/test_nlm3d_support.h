@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "host_frame.h"
-#include "nlm3d_guide.h"
-#include "nlm3d_motion.h"
-#include "nlm3d_reference.h"
+#include "cudadenoise/host_frame.h"
+#include "nlm3d/nlm3d_guide.h"
+#include "nlm3d/nlm3d_motion.h"
+#include "nlm3d/nlm3d_reference.h"
 
 namespace cdn::test {
 

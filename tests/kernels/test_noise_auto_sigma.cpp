@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "bm3d_reference.h"
-#include "error.h"
-#include "host_frame.h"
-#include "metrics.h"
-#include "nlm3d_reference.h"
-#include "noise_estimate.h"
+#include "bm3d/bm3d_reference.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise_estimate.h"
+#include "cudadenoise/noise_tracker.h"
+#include "cudadenoise/settings.h"
+#include "nlm3d/nlm3d_reference.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
-#include "settings.h"
 #include "test_picture.h"
 #include "test_support.h"
 

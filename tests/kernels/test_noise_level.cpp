@@ -1,4 +1,4 @@
-// test_noise_level.cpp: the per-plane noise estimator (kernels/noise_level.h):
+// test_noise_level.cpp: the per-plane noise estimator (kernels/include/cudadenoise/noise_level.h):
 // within 10 % of the true sigma from 2 to 50 on real photos, 8 and 10 bit; the
 // paper's version and what each named option fixes; flat and black planes;
 // sampling; the gamma quantile and the censored-normal variance it rests on.
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "frame.h"
-#include "gamma_distribution.h"
-#include "host_frame.h"
-#include "noise.h"
-#include "noise_estimate.h"
-#include "noise_level.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/noise_estimate.h"
+#include "cudadenoise/noise_level.h"
+#include "noise/gamma_distribution.h"
 #include "noise_test_support.h"
 #include "test_support.h"
 

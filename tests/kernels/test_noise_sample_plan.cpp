@@ -13,11 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "error.h"
-#include "host_frame.h"
-#include "noise_sample_plan.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "noise/noise_sample_plan.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
+#include "cudadenoise/noise_tracker.h"
 
 namespace cdn {
 namespace {

@@ -1,4 +1,4 @@
-// test_noise_tracker.cpp: the stream's noise level (kernels/noise_tracker.h) on
+// test_noise_tracker.cpp: the stream's noise level (kernels/include/cudadenoise/noise_tracker.h) on
 // clips made of a real photo panning under the camera (2 pixels a frame) with
 // AWGN of a known sigma per frame: a clean clip, black and flat frames, a step
 // from 5 to 30 and back, the time constant, one odd frame, changed(), formats,
@@ -11,11 +11,11 @@
 #include <functional>
 #include <vector>
 
-#include "error.h"
-#include "frame.h"
-#include "host_frame.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise_tracker.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
 #include "test_support.h"
 
 namespace cdn {

@@ -4,7 +4,7 @@
 #include <set>
 #include <utility>
 
-#include "pipd_patterns.h"
+#include "pipd/pipd_patterns.h"
 
 namespace cdn {
 namespace {

@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <utility>
 
-#include "error.h"
-#include "binomial_filter.h"
-#include "noise.h"
-#include "pipd_reference.h"
-#include "settings.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/settings.h"
+#include "pipd/binomial_filter.h"
+#include "pipd/pipd_reference.h"
 #include "test_support.h"
 
 namespace cdn {

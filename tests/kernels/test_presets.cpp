@@ -1,4 +1,4 @@
-// test_presets.cpp: the preset table (kernels/presets.h): every offered row
+// test_presets.cpp: the preset table (kernels/include/cudadenoise/presets.h): every offered row
 // runs, the default is offered, explicit values override a preset whatever the
 // order they were set in, rows of modes this build lacks are pending (not
 // offered) with the reason; strength and window in the parameter table.
@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "error.h"
-#include "presets.h"
-#include "settings.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/settings.h"
+#include "cudadenoise/stream_denoiser.h"
 
 namespace cdn {
 namespace {

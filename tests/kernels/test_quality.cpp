@@ -12,11 +12,11 @@
 #include <string>
 
 #include "convert.h"
-#include "frame_denoiser.h"
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "image_io.h"
-#include "metrics.h"
-#include "noise.h"
+#include "stream/frame_denoiser.h"
 #include "test_support.h"
 
 namespace cdn {

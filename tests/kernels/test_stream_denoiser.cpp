@@ -10,10 +10,10 @@
 #include <cmath>
 #include <vector>
 
-#include "error.h"
-#include "host_frame.h"
-#include "noise.h"
-#include "stream_pump.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_pump.h"
 #include "test_support.h"
 
 namespace cdn {

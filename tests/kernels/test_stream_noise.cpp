@@ -13,11 +13,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "host_frame.h"
-#include "metrics.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise_tracker.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "noise_test_support.h"
-#include "noise_tracker.h"
-#include "stream_denoiser.h"
 #include "test_support.h"
 
 namespace cdn {

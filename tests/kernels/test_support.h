@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "host_frame.h"
-#include "plane.h"
-#include "stream_pump.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/plane.h"
+#include "cudadenoise/stream_pump.h"
 
 namespace cdn::test {
 

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "host_frame.h"
-#include "stream_denoiser.h"
-#include "temporal_stream.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/stream_denoiser.h"
+#include "temporal/temporal_stream.h"
 
 namespace cdn {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "bm3d_reference.h"
-#include "error.h"
-#include "metrics.h"
-#include "vbm3d_reference.h"
+#include "bm3d/bm3d_reference.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/metrics.h"
+#include "vbm3d/vbm3d_reference.h"
 #include "video_support.h"
 
 namespace cdn {

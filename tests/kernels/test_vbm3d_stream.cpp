@@ -11,9 +11,9 @@
 
 #include <vector>
 
-#include "stream_pump.h"
+#include "cudadenoise/stream_pump.h"
 #include "test_support.h"
-#include "vbm3d_reference.h"
+#include "vbm3d/vbm3d_reference.h"
 #include "video_support.h"
 
 namespace cdn {

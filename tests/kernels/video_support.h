@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "convert.h"
-#include "frame.h"
-#include "host_frame.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
 #include "image_io.h"
-#include "noise.h"
 #include "test_support.h"
 
 namespace cdn::test {

@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "frame.h"
-#include "noise.h"
-#include "presets.h"
-#include "settings.h"
-#include "stream_pump.h"
+#include "cudadenoise/backend.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/settings.h"
+#include "cudadenoise/stream_pump.h"
 
 // Builds under AddressSanitizer (scripts/sanitize.sh; gcc defines
 // __SANITIZE_ADDRESS__, clang answers __has_feature): the element runs several

@@ -1,5 +1,5 @@
 // test_cudaaddnoise.cpp: the cudaaddnoise element on system memory (its CPU
-// path): properties; output equal to kernels/counter_noise.h with seed + frame
+// path): properties; output equal to kernels/include/cudadenoise/counter_noise.h with seed + frame
 // number, for every format, tight and padded buffers; the noise's mean and
 // standard deviation on a flat picture. The CUDA path: test_gpu_plugin.cpp.
 #include <gst/check/gstharness.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "counter_noise.h"
+#include "cudadenoise/counter_noise.h"
 #include "plugin_test_support.h"
 
 using namespace cdn_test;

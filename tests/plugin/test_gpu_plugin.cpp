@@ -18,7 +18,7 @@
 //   cdn::StreamDenoiser on >= 99.99% of the samples (the GPU and CPU sum the
 //   weights in different orders and precisions), zero-copy as above;
 // - cudaaddnoise on CUDA memory (its CUDA kernel, written on the GPU) equals
-//   its CPU path (kernels/counter_noise.h) for seed + frame, every CUDA format,
+//   its CPU path (kernels/include/cudadenoise/counter_noise.h) for seed + frame, every CUDA format,
 //   odd sizes and 1080p: within one code value, on at most one sample in a
 //   million (CUDA's and glibc's log, sin, cos may differ in the last ulp).
 #include <gst/app/gstappsink.h>
@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "counter_noise.h"
+#include "cudadenoise/counter_noise.h"
 #include "plugin_test_support.h"
 
 using namespace cdn_test;

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "convert.h"
-#include "error.h"
+#include "cudadenoise/error.h"
 #include "test_picture.h"
 
 namespace {

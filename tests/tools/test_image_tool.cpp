@@ -17,7 +17,7 @@
 #include <regex>
 #include <string>
 
-#include "backend.h"
+#include "cudadenoise/backend.h"
 #include "image_io.h"
 
 #ifndef CDN_IMAGE_TOOL

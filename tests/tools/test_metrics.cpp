@@ -1,13 +1,13 @@
-// test_metrics.cpp: PSNR and SSIM (kernels/metrics.h) against values worked out by hand.
+// test_metrics.cpp: PSNR and SSIM (kernels/include/cudadenoise/metrics.h) against values worked out by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "error.h"
-#include "host_frame.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "image.h"
-#include "metrics.h"
-#include "noise.h"
 #include "test_picture.h"
 
 namespace {

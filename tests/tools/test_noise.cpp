@@ -1,13 +1,13 @@
-// test_noise.cpp: the deterministic AWGN generator (kernels/noise.h).
+// test_noise.cpp: the deterministic AWGN generator (kernels/include/cudadenoise/noise.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "image.h"
-#include "metrics.h"
-#include "noise.h"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <thread>
 #include <vector>
 
-#include "metrics.h"
-#include "plane.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/plane.h"
 
 #ifndef CDN_TRANSCODE_TOOL
 #error "CDN_TRANSCODE_TOOL must name the cudadenoise-transcode binary"

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/presets.h"
 #include "encoder_options.h"
 #include "flags.h"
 #include "options.h"
-#include "presets.h"
 #include "progress.h"
 
 namespace {

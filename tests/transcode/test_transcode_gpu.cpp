@@ -7,7 +7,7 @@
 // losslessly encoded (--lossless), decoded to raw yuv420p. Skipped without a
 // usable CUDA device or without the ffmpeg CLI.
 #include "clip_support.h"
-#include "backend.h"
+#include "cudadenoise/backend.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <fcntl.h>
 
 #include "clip_support.h"
-#include "backend.h"
+#include "cudadenoise/backend.h"
 
 namespace {
 

@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "content.h"
-#include "counter_noise.h"
-#include "host_frame.h"
-#include "noise.h"
+#include "cudadenoise/counter_noise.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
-#include "frame_pool.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace cdn::bench {
@@ -43,7 +43,7 @@ double median_ms(int iterations, const std::function<void(int)>& run) {
 void addnoise_table(const FrameView& source, int iterations, int cpu_iterations, bool gpu, bool cpu) {
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::printf("\ncudaaddnoise's noise (sigma 20), ms per frame: xoshiro = add_gaussian_noise (the element's noise\n"
-              "before, one sequential stream); counter = Philox4x32-10 + Box-Muller (kernels/counter_noise.h), the\n"
+              "before, one sequential stream); counter = Philox4x32-10 + Box-Muller (kernels/include/cudadenoise/counter_noise.h), the\n"
               "element's noise now, on the CPU (1 thread; %u threads) and on the GPU (device frames, launch and\n"
               "synchronize)\n",
               threads);

@@ -6,15 +6,15 @@
 #include <cstdio>
 
 #include "content.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/stream_denoiser.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "bm3d_cuda.h"
-#include "cuda_copy.h"
-#include "error.h"
-#include "frame_pool.h"
+#include "bm3d/bm3d_cuda.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace cdn::bench {

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 namespace cdn::bench {
 

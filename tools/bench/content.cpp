@@ -2,8 +2,8 @@
 #include "content.h"
 
 #include "convert.h"
+#include "cudadenoise/noise.h"
 #include "image_io.h"
-#include "noise.h"
 #include "test_picture.h"
 
 namespace cdn::bench {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 namespace cdn::bench {
 

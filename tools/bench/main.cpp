@@ -18,22 +18,22 @@
 
 #include "addnoise_table.h"
 #include "bm3d_table.h"
-#include "nlm3d_table.h"
-#include "vbm3d_table.h"
-#include "preset_table.h"
 #include "content.h"
 #include "convert.h"
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_pump.h"
 #include "image_io.h"
-#include "noise.h"
-#include "stream_pump.h"
+#include "nlm3d_table.h"
+#include "preset_table.h"
 #include "test_picture.h"
+#include "vbm3d_table.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "error.h"
-#include "frame_pool.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace {
@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
       // The named settings (docs/NLM3D.md): 2D patches, motion estimated by the
-      // stream (kernels/motion_cuda.h) and included in the time; causal: chunks of 1.
+      // stream (kernels/motion/motion_cuda.h) and included in the time; causal: chunks of 1.
       std::printf("\nnlm3d named settings on the GPU: 1920x1080, %d frames through StreamDenoiser (motion estimation\n"
                   "included), sigma 20\n", o.nlm_frames);
       std::printf("%-22s %-10s %12s %10s\n", "settings", "format", "ms/frame", "fps");

@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "content.h"
-#include "settings.h"
+#include "cudadenoise/settings.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
-#include "frame_pool.h"
-#include "nlm3d_cuda.h"
-#include "nlm3d_guide.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
+#include "nlm3d/nlm3d_cuda.h"
+#include "nlm3d/nlm3d_guide.h"
 #endif
 
 namespace cdn::bench {

@@ -4,7 +4,7 @@
 // and NV12 (all planes), without the stream around it.
 #pragma once
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 namespace cdn::bench {
 

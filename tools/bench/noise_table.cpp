@@ -1,6 +1,6 @@
 // cudadenoise-noise-bench: the tables of docs/NOISE.md.
 //
-// 1. Accuracy: the estimator (kernels/noise_level.h, whole plane, default
+// 1. Accuracy: the estimator (kernels/include/cudadenoise/noise_level.h, whole plane, default
 //    options) on the luma of real images with AWGN of known sigma, 8 and 10
 //    bit: error in % of the true sigma, mean of 3 noise seeds, and the reading
 //    on the image as it is (its own noise, or texture read as noise). Images:
@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "content.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/noise_level.h"
+#include "cudadenoise/noise_tracker.h"
 #include "flags.h"
-#include "host_frame.h"
 #include "image_io.h"
 #include "luma_source.h"
-#include "noise.h"
-#include "noise_level.h"
-#include "noise_tracker.h"
 
 namespace {
 

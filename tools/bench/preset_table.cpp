@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "content.h"
-#include "host_frame.h"
-#include "presets.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/stream_denoiser.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "error.h"
-#include "frame_pool.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace cdn::bench {

@@ -1,5 +1,5 @@
 // preset_table.h: the presets part of cudadenoise-bench (issue 16 item 2):
-// each offered preset (kernels/presets.h) through StreamDenoiser as the element
+// each offered preset (kernels/include/cudadenoise/presets.h) through StreamDenoiser as the element
 // and the transcode tool run it, sigma auto (the noise tracker included), on
 // NV12 at 1920x1080 and 3840x2160: GPU wall-clock ms per frame on device frames
 // (process: tracker, filter, synchronize), fps, and whether the default keeps 25
@@ -7,7 +7,7 @@
 // growing sizes, and the largest 16:9 NV12 frame it keeps at 25 fps there.
 #pragma once
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 
 namespace cdn::bench {
 

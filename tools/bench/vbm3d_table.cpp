@@ -7,18 +7,18 @@
 #include <vector>
 
 #include "content.h"
-#include "noise.h"
-#include "stream_pump.h"
-#include "vbm3d_params.h"
-#include "vbm3d_reference.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_pump.h"
+#include "cudadenoise/vbm3d_params.h"
+#include "vbm3d/vbm3d_reference.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "error.h"
-#include "frame_pool.h"
-#include "vbm3d_cuda.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
+#include "vbm3d/vbm3d_cuda.h"
 #endif
 
 namespace cdn::bench {

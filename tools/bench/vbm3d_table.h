@@ -1,7 +1,7 @@
 // vbm3d_table.h: the video mode's part of cudadenoise-bench.
 #pragma once
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 namespace cdn::bench {
 

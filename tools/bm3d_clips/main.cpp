@@ -3,7 +3,7 @@
 // "Speed against quality").
 //
 // Reads N frames of W x H bytes (a raw .y file: `ffmpeg -i clip -vf format=gray
-// -f rawvideo clean.y`), adds AWGN of --sigma to each (kernels/noise.h, frame f
+// -f rawvideo clean.y`), adds AWGN of --sigma to each (kernels/include/cudadenoise/noise.h, frame f
 // seeded with --seed + f, rounded and clipped as every tool does), optionally
 // writes the noisy frames for a peer (--noisy-out), then for each --run
 // LABEL:SETTINGS denoises them with cudadenoise's bm3d (SETTINGS: parameter-table
@@ -22,17 +22,17 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
-#include "stream_denoiser.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/settings.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "flags.h"
-#include "host_frame.h"
-#include "noise.h"
-#include "settings.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "frame_pool.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
-#include "bm3d_reference.h"
-#include "error.h"
+#include "bm3d/bm3d_reference.h"
+#include "cudadenoise/error.h"
 
 namespace cdn::tools {
 

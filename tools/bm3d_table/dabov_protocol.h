@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "plane.h"
-#include "settings.h"
+#include "cudadenoise/plane.h"
+#include "cudadenoise/settings.h"
 
 namespace cdn::tools {
 

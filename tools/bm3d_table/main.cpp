@@ -14,8 +14,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "cudadenoise/error.h"
 #include "dabov_protocol.h"
-#include "error.h"
 #include "flags.h"
 #include "image_io.h"
 

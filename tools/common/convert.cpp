@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "error.h"
+#include "cudadenoise/error.h"
 
 namespace cdn::tools {
 

@@ -11,7 +11,7 @@
 // Alpha is not part of the frame: frame_to_image leaves the image's alpha as is.
 #pragma once
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 #include "image.h"
 
 namespace cdn::tools {

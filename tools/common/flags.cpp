@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "error.h"
-#include "presets.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
 
 namespace cdn::tools {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "settings.h"
+#include "cudadenoise/settings.h"
 
 namespace cdn::tools {
 

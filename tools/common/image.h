@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "plane.h"
+#include "cudadenoise/plane.h"
 
 namespace cdn::tools {
 

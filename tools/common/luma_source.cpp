@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "noise.h"
+#include "cudadenoise/noise.h"
 
 namespace cdn::tools {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "cudadenoise/plane.h"
 #include "image.h"
-#include "plane.h"
 
 namespace cdn::tools {
 

@@ -1,9 +1,9 @@
 // clip_quality.cpp: PSNR/SSIM of clips per plane (clip_quality.h).
 #include "clip_quality.h"
 
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/metrics.h"
 #include "expected_noise.h"
-#include "metrics.h"
 
 namespace cdn::eval {
 

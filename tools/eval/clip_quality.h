@@ -1,6 +1,6 @@
 // clip_quality.h: PSNR and SSIM of a clip against its clean reference, per
 // plane (Y, then Cb, Cr) and over all planes, on chosen frames, with the
-// functions of kernels/metrics.h.
+// functions of kernels/include/cudadenoise/metrics.h.
 //
 // Per plane: the MSE is the mean over the frames of each frame's MSE, the PSNR
 // is computed from that MSE (peak 255), the SSIM is the mean of the frames'
@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 namespace cdn::eval {
 

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "commands.h"
-#include "backend.h"
-#include "error.h"
+#include "cudadenoise/backend.h"
+#include "cudadenoise/error.h"
 #include "flags.h"
 #include "json.h"
 #include "mode_runner.h"

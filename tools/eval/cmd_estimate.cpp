@@ -1,13 +1,13 @@
 // cmd_estimate.cpp: `cudadenoise-eval estimate`: the noise sigma of one frame
-// of a y4m clip, per plane, with kernels/noise_estimate.h (8-bit code values):
+// of a y4m clip, per plane, with kernels/include/cudadenoise/noise_estimate.h (8-bit code values):
 // the noise level given to every method when a clip is denoised as it is.
 #include <cstdio>
 #include <string>
 
 #include "commands.h"
+#include "cudadenoise/noise_estimate.h"
 #include "flags.h"
 #include "json.h"
-#include "noise_estimate.h"
 #include "y4m.h"
 
 namespace cdn::eval {

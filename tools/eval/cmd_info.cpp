@@ -6,12 +6,12 @@
 #include <thread>
 
 #include "commands.h"
-#include "backend.h"
+#include "cudadenoise/backend.h"
+#include "cudadenoise/settings.h"
 #include "flags.h"
 #include "gpu_info.h"
 #include "json.h"
 #include "mode_settings.h"
-#include "settings.h"
 
 namespace cdn::eval {
 

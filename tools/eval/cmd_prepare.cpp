@@ -4,7 +4,7 @@
 // a region, to luma only, to frames [start, start + frames). For a photo,
 // --frames N repeats it N times (each copy gets its own noise: the timing stream
 // of the FFmpeg peers; --loop does the same for a clip). AWGN of --sigma (8-bit
-// code values) is added to every plane with kernels/noise.h, frame f seeded with
+// code values) is added to every plane with kernels/include/cudadenoise/noise.h, frame f seeded with
 // seed-base + f. --as-i420 turns
 // GRAY8 frames into I420 ones with the same luma and neutral chroma (128), for
 // a peer that takes no gray frames (the harness takes the luma back with --gray).
@@ -13,11 +13,11 @@
 
 #include "commands.h"
 #include "convert.h"
+#include "cudadenoise/noise.h"
 #include "flags.h"
 #include "frame_ops.h"
 #include "image_io.h"
 #include "json.h"
-#include "noise.h"
 #include "y4m.h"
 
 namespace cdn::eval {

@@ -5,14 +5,14 @@
 #include <algorithm>
 #include <chrono>
 
-#include "error.h"
-#include "stream_pump.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/stream_pump.h"
 #include "timing_stats.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "frame_pool.h"
+#include "cudadenoise/frame_pool.h"
 #endif
 
 namespace cdn::eval {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "frame.h"
-#include "settings.h"
+#include "cudadenoise/frame.h"
+#include "cudadenoise/settings.h"
 
 namespace cdn::eval {
 

@@ -10,7 +10,7 @@
 // areas), sigma^2 + 1/12 where it does not. Exact up to the sampling of z.
 #pragma once
 
-#include "plane.h"
+#include "cudadenoise/plane.h"
 
 namespace cdn::eval {
 

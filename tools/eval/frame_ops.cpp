@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "error.h"
+#include "cudadenoise/error.h"
 
 namespace cdn::eval {
 

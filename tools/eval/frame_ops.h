@@ -2,8 +2,8 @@
 // cutting a region out of one, keeping only its luma, gray to neutral 4:2:0.
 #pragma once
 
+#include "cudadenoise/host_frame.h"
 #include "frame_rgb.h"
-#include "host_frame.h"
 
 namespace cdn::eval {
 

@@ -5,7 +5,7 @@
 // as limited, video's default. 4:2:0 chroma is repeated (nearest).
 #pragma once
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 #include "image.h"
 #include "y4m.h"
 

@@ -1,7 +1,7 @@
 // gpu_info.cpp: device 0's description (gpu_info.h).
 #include "gpu_info.h"
 
-#include "backend.h"
+#include "cudadenoise/backend.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "commands.h"
-#include "error.h"
+#include "cudadenoise/error.h"
 #include "flags.h"
 #include "image_io.h"
 #include "y4m.h"

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <memory>
 
+#include "cudadenoise/error.h"
+#include "cudadenoise/stream_pump.h"
 #include "device_timing.h"
-#include "error.h"
-#include "stream_pump.h"
 #include "timing_stats.h"
 
 namespace cdn::eval {

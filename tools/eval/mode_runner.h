@@ -26,8 +26,8 @@
 
 #include <vector>
 
-#include "host_frame.h"
-#include "settings.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/settings.h"
 
 namespace cdn::eval {
 

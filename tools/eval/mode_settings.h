@@ -6,7 +6,7 @@
 // not by mode: a new mode with a sigma parameter is covered when it lands.
 #pragma once
 
-#include "settings.h"
+#include "cudadenoise/settings.h"
 
 namespace cdn::eval {
 

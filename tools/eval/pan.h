@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 #include "image.h"
 
 namespace cdn::eval {

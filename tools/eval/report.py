@@ -2,7 +2,7 @@
 # report.py: the quality-and-speed report of cudadenoise against its peers
 # (issue 7), one command: every cudadenoise mode on the GPU and the CPU and
 # FFmpeg's and OpenCV's denoisers on the same noisy photos and clips in the same
-# run, measured with kernels/metrics.h, written as RESULTS.md with crops and
+# run, measured with kernels/include/cudadenoise/metrics.h, written as RESULTS.md with crops and
 # speed-against-quality plots (docs/EVALUATION.md).
 #
 #   tools/eval/report.py                      # full report into docs/ (the GPU host's, see docs/EVALUATION.md)

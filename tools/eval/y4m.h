@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "host_frame.h"
+#include "cudadenoise/host_frame.h"
 
 struct AVCodecContext;
 struct AVFormatContext;

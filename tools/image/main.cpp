@@ -18,15 +18,15 @@
 #include <vector>
 
 #include "convert.h"
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/stream_pump.h"
 #include "flags.h"
 #include "image_io.h"
 #include "json.h"
-#include "metrics.h"
-#include "noise.h"
 #include "options.h"
 #include "output_path.h"
-#include "stream_pump.h"
 #include "test_picture.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <cctype>
 #include <vector>
 
-#include "error.h"
-#include "presets.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
 #include "flags.h"
 
 namespace cdn::tools {

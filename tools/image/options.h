@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cudadenoise/settings.h"
 #include "output_path.h"
-#include "settings.h"
 
 namespace cdn::tools {
 

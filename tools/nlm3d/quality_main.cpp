@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
+#include "cudadenoise/settings.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "flags.h"
 #include "frame_ops.h"
-#include "host_frame.h"
-#include "metrics.h"
-#include "noise.h"
-#include "settings.h"
-#include "stream_denoiser.h"
 #include "y4m.h"
 
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "error.h"
-#include "noise_estimate.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/noise_estimate.h"
 #include "errors.h"
 #include "gpu_device.h"
 #include "pixel_format.h"

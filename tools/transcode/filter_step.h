@@ -27,8 +27,8 @@
 #include <string>
 
 #include "av_ptr.h"
+#include "cudadenoise/stream_pump.h"
 #include "format_converter.h"
-#include "stream_pump.h"
 
 namespace cdn::transcode {
 

@@ -12,7 +12,7 @@
 #include <new>
 #include <string>
 
-#include "error.h"
+#include "cudadenoise/error.h"
 #include "errors.h"
 #include "ffmpeg_log.h"
 #include "flags.h"

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <vector>
 
-#include "error.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
 #include "flags.h"
-#include "presets.h"
 
 namespace cdn::transcode {
 
@@ -157,7 +157,7 @@ struct Parser {
     parse_planes(planes, &o.settings.planes);
     o.denoise_preset = preset;
     o.settings = tools::settings_with_preset(flags, preset, o.settings);
-    // sigma auto is tracked over the frames (kernels/noise_tracker.h): its value
+    // sigma auto is tracked over the frames (kernels/include/cudadenoise/noise_tracker.h): its value
     // at frame A depends on every frame before A, so a piece could not equal the
     // same frames of a whole run. cudadenoise-farm passes --sigma (docs/FARM.md).
     if (o.has_range() && o.denoise && uses_sigma(o.settings.mode) && o.settings.sigma <= 0)

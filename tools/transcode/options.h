@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/settings.h"
 #include "output_path.h"
-#include "settings.h"
 
 namespace cdn::transcode {
 

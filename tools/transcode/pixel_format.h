@@ -9,7 +9,7 @@ extern "C" {
 #include <libavutil/pixfmt.h>
 }
 
-#include "frame.h"
+#include "cudadenoise/frame.h"
 
 namespace cdn::transcode {
 

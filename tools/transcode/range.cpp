@@ -5,7 +5,7 @@
 
 #include "errors.h"
 #include "input.h"
-#include "temporal_mode.h"
+#include "temporal/temporal_mode.h"
 
 namespace cdn::transcode {
 

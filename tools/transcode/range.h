@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "settings.h"
+#include "cudadenoise/settings.h"
 
 namespace cdn::transcode {
 

@@ -20,23 +20,23 @@
 #include <string>
 #include <vector>
 
-#include "bm3d_reference.h"
+#include "bm3d/bm3d_reference.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/metrics.h"
+#include "cudadenoise/noise.h"
 #include "flags.h"
 #include "frame_ops.h"
-#include "host_frame.h"
-#include "metrics.h"
-#include "noise.h"
-#include "vbm3d_reference.h"
+#include "vbm3d/vbm3d_reference.h"
 #include "y4m.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda_copy.h"
-#include "stream_denoiser.h"
-#include "error.h"
-#include "frame_pool.h"
-#include "vbm3d_cuda.h"
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/stream_denoiser.h"
+#include "vbm3d/vbm3d_cuda.h"
 #endif
 
 namespace {

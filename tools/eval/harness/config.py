@@ -105,7 +105,7 @@ MOTION_CLASS = {'static': 'static', 'handheld-slow': 'moving', 'handheld-fast': 
 
 
 def seed_base(sigma: float) -> int:
-    """Noise of frame f at sigma s is seeded with 1000 s + 1 + f (kernels/noise.h)."""
+    """Noise of frame f at sigma s is seeded with 1000 s + 1 + f (kernels/include/cudadenoise/noise.h)."""
     return int(1000 * sigma) + 1
 
 

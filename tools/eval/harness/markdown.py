@@ -256,16 +256,16 @@ def write(results, groups, path, fig_dir_rel, extra=None):
         L += ['Notes: ' + '; '.join(notes) + '.', '']
     L += ['## How it was measured', '']
     L += [f"- Noise: AWGN of σ {', '.join(map(str, config.SIGMAS))} (8-bit code values) added to every plane of "
-          'the YCbCr frames by kernels/noise.h; frame f at σ gets seed 1000 σ + 1 + f' +
+          'the YCbCr frames by kernels/include/cudadenoise/noise.h; frame f at σ gets seed 1000 σ + 1 + f' +
           (f" (σ {', '.join(map(str, results.get('defaults_sigmas', [])))} for the defaults table's rows only)"
            if results.get('defaults_sigmas') else '') + '. Clips are also run as they are, without added noise: '
-          'cudadenoise with its automatic sigma, the peers with the σ kernels/noise_estimate.h estimates on the '
+          'cudadenoise with its automatic sigma, the peers with the σ kernels/include/cudadenoise/noise_estimate.h estimates on the '
           'measured frame (at least 1); measured against the input (compressed clips: against the source they were encoded '
           'from).',
           '- Photos are filtered as GRAY8 or Y444 (BT.601 full range), clips as 4:2:0 as decoded; every method '
           'reads and writes the same lossless y4m frames (an FFmpeg `null` pass was checked to give them back '
           'unchanged) and every method filters every plane.',
-          f"- Quality: PSNR (peak 255) and SSIM (11x11 Gaussian window) from kernels/metrics.h, per plane; on "
+          f"- Quality: PSNR (peak 255) and SSIM (11x11 Gaussian window) from kernels/include/cudadenoise/metrics.h, per plane; on "
           f"clips over the middle {pre['eval_frames']} of {pre['clip_frames']} frames (MSE averaged over the "
           'frames, SSIM averaged). Deterministic: the same inputs give the same quality numbers.',
           ] + ([

@@ -1,0 +1,1051 @@
+// bm3d_cuda.cu: the BM3D kernels (bm3d_cuda.h). Step for step the computation of
+// bm3d_reference.cpp: same padded planes, reference grid, candidate order, group
+// selection, transforms (the profile's, per phase) and weights. The aggregation
+// sums in 64-bit fixed point (integer atomics are associative), so the output
+// does not depend on the order in which blocks and lanes add their patches.
+#include "bm3d/bm3d_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "bm3d/bm3d_match8.cuh"
+#include "bm3d/bm3d_profile.h"
+#include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
+#include "bm3d/bm3d_transforms.h"
+#include "cudadenoise/error.h"
+
+namespace cdn {
+
+using namespace bm3d;
+
+namespace {
+
+constexpr int kTileX = 32;  // references per tile along x (one warp)
+constexpr int kTileY = 4;   // ... and along y
+constexpr int kTileRefs = kTileX * kTileY;
+constexpr int kDxBlock = 8;  // candidates along x evaluated together by a block-matching thread
+constexpr int kFilterWarps = 8;
+constexpr int kBatchTileRowsMaxRefs = 1 << 20;
+
+__constant__ float c_kaiser[kPatchArea];
+__constant__ float c_bior_forward[kPatchArea];  // bior15_forward_matrix()
+__constant__ float c_bior_inverse[kPatchArea];  // bior15_inverse_matrix()
+
+// The frame's accumulators, in 64-bit two's-complement fixed point: per padded
+// sample the numerator sum of weight x Kaiser x value (scaled by 2^num_bits, see
+// fixed_point_bits), and per patch origin the sum of the weights of the groups
+// that hold that patch (scaled by 2^kWeightBits; at most 4096 x 63^2 < 2^24).
+// A sample's denominator, the sum of weight x Kaiser over the patches that
+// cover it, is the correlation of those weight sums with the Kaiser window: the
+// divide kernel computes it, so a patch costs 65 atomics, not 128.
+struct Accumulators {
+  unsigned long long* num;
+  unsigned long long* weights;
+};
+constexpr int kWeightBits = 32;
+// The numerator's fraction bits for a bit depth: a contribution is at most
+// kMaxWeight (2^12) x 2^(depth + 1) and a sample takes at most 64 x 63^2 < 2^18
+// contributions, so the sum stays below 2^(31 + depth); one bit of margin.
+inline int fixed_point_bits(int depth) { return 31 - depth; }
+
+// A float plane on the device: padded size, row pitch in floats.
+struct DevPlane {
+  float* data = nullptr;
+  int width = 0, height = 0, pitch = 0;
+  int valid_width = 0, valid_height = 0;
+  __device__ float at(int x, int y) const { return data[static_cast<std::size_t>(y) * pitch + x]; }
+};
+
+// The pixel window a tile of references can touch: the origins of its search
+// windows plus a patch (bm3d_profile.h), clipped to the plane.
+struct TileArea {
+  int x0, y0, w, h;
+  __host__ __device__ TileArea(const RefGrid& g, int radius, int tile_i, int tile_j) {
+    const int i0 = tile_i * kTileX, j0 = tile_j * kTileY;
+    const int i1 = std::min(i0 + kTileX, g.nx) - 1, j1 = std::min(j0 + kTileY, g.ny) - 1;
+    x0 = std::max(0, g.x(i0) - radius);
+    y0 = std::max(0, g.y(j0) - radius);
+    w = std::min(g.last_x, g.x(i1) + radius) + kPatch - x0;
+    h = std::min(g.last_y, g.y(j1) + radius) + kPatch - y0;
+  }
+  // Upper bounds over all tiles, for shared-memory sizes.
+  static __host__ int max_w(int step, int radius) { return (kTileX - 1) * step + 2 * radius + kPatch; }
+  static __host__ int max_h(int step, int radius) { return (kTileY - 1) * step + 2 * radius + kPatch; }
+};
+
+// ---------------------------------------------------------------- planes
+
+__global__ void load_plane_kernel(PlaneView in, DevPlane out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  out.data[static_cast<std::size_t>(y) * out.pitch + x] =
+      static_cast<float>(in.get(clamp_coord(x, in.width), clamp_coord(y, in.height)));
+}
+
+// resample_guide of bm3d_reference.cpp, then padded like pad_values.
+__global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
+  const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+  if (px >= out.width || py >= out.height) return;
+  const int x = clamp_coord(px, out.valid_width), y = clamp_coord(py, out.valid_height);
+  const int lw = luma.valid_width, lh = luma.valid_height;
+  const int fx = lw > out.valid_width ? 2 : 1, fy = lh > out.valid_height ? 2 : 1;
+  const int x0 = clamp_coord(fx * x, lw), x1 = clamp_coord(fx * x + fx - 1, lw);
+  const int y0 = clamp_coord(fy * y, lh), y1 = clamp_coord(fy * y + fy - 1, lh);
+  const float sum = __fadd_rn(__fadd_rn(luma.at(x0, y0), luma.at(x1, y0)), __fadd_rn(luma.at(x0, y1), luma.at(x1, y1)));
+  out.data[static_cast<std::size_t>(py) * out.pitch + px] = sum * 0.25f;
+}
+
+// quantize_guide of bm3d_reference.cpp: the guide in 8-bit code values (match8 profiles).
+__global__ void quantize_guide_kernel(DevPlane in, DevPlane out, float unit) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  const float v = floorf(in.at(x, y) / unit + 0.5f);
+  out.data[static_cast<std::size_t>(y) * out.pitch + x] = fminf(fmaxf(v, 0.0f), 255.0f);
+}
+
+// num / den of the accumulators: the estimate in float (basic) and/or rounded
+// into `out` (final). Without accumulators, `copy`'s values are rounded into `out`.
+// A sample's denominator is the correlation of the per-origin weight sums with
+// the Kaiser window, which is separable (kaiser8(j) kaiser8(i)): a block of 32 x 8
+// samples stages the weight sums of the origins that reach it (39 x 15) in
+// shared memory, correlates its rows with the 8 x-factors, then the columns with
+// the 8 y-factors: 16 multiply-adds a sample in double instead of 64 loads, in a
+// fixed order (deterministic).
+constexpr int kDivideX = 32, kDivideY = 8;
+__constant__ double c_kaiser1d[kPatch];
+
+__global__ void __launch_bounds__(kDivideX * kDivideY) divide_kernel(Accumulators acc, const float* copy, int pitch,
+                                                                      DevPlane estimate, PlaneView out, int write_out,
+                                                                      int num_bits) {
+  constexpr int kSpanX = kDivideX + kPatch - 1, kSpanY = kDivideY + kPatch - 1;
+  __shared__ double weights[kSpanY][kSpanX];
+  __shared__ double rows[kSpanY][kDivideX];
+  const int x0 = blockIdx.x * kDivideX, y0 = blockIdx.y * kDivideY;
+  const int t = threadIdx.y * kDivideX + threadIdx.x;
+  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+  if (acc.num) {
+    // Thread mapping: all threads of the block stage and correlate (no early exit).
+    const int last_x = estimate.width - kPatch, last_y = estimate.height - kPatch;
+    for (int k = t; k < kSpanX * kSpanY; k += kDivideX * kDivideY) {
+      const int ox = x0 - (kPatch - 1) + k % kSpanX, oy = y0 - (kPatch - 1) + k / kSpanX;
+      const bool valid = ox >= 0 && oy >= 0 && ox <= last_x && oy <= last_y;
+      weights[k / kSpanX][k % kSpanX] =
+          valid ? static_cast<double>(acc.weights[static_cast<std::size_t>(oy) * pitch + ox]) : 0.0;
+    }
+    __syncthreads();
+    for (int k = t; k < kSpanY * kDivideX; k += kDivideX * kDivideY) {
+      const int r = k / kDivideX, c = k % kDivideX;
+      double sum = 0;
+#pragma unroll
+      for (int i = 0; i < kPatch; ++i) sum = fma(c_kaiser1d[i], weights[r][c + kPatch - 1 - i], sum);
+      rows[r][c] = sum;
+    }
+    __syncthreads();
+  }
+  if (x >= estimate.width || y >= estimate.height) return;
+  const std::size_t at = static_cast<std::size_t>(y) * pitch + x;
+  float v;
+  if (acc.num) {
+    const double num = ldexp(static_cast<double>(static_cast<long long>(acc.num[at])), -num_bits);
+    double den = 0;
+#pragma unroll
+    for (int j = 0; j < kPatch; ++j) den = fma(c_kaiser1d[j], rows[threadIdx.y + kPatch - 1 - j][threadIdx.x], den);
+    v = static_cast<float>(num / ldexp(den, -kWeightBits));
+  } else {
+    v = copy[at];
+  }
+  if (estimate.data) estimate.data[static_cast<std::size_t>(y) * estimate.pitch + x] = v;
+  if (write_out && x < out.width && y < out.height) {
+    const float r = floorf(v + 0.5f);
+    const int top = out.max_value();
+    out.set(x, y, r < 0.f ? 0 : (r > top ? top : static_cast<int>(r)));
+  }
+}
+
+// ---------------------------------------------------------------- block matching
+
+struct MatchArgs {
+  DevPlane guide;
+  RefGrid grid;
+  int radius, side;
+  float tau;
+  int first_tile_row;       // of this batch
+  std::uint16_t* lists;     // [batch reference][max group]
+  std::uint8_t* counts;     // [batch reference]
+};
+
+// One thread per reference patch (tile of 32 x 4 references per block). The
+// tile's search area is staged in shared memory (plus kDxBlock - 1 spare
+// columns); each thread keeps its reference patch in registers and walks its
+// window row by row, kDxBlock candidates at a time (one row of the area read
+// per patch row feeds kDxBlock distance sums). Candidates that pass tau enter
+// the thread's sorted list (shared memory, one column per thread), which keeps
+// the smallest (distance, scan index) pairs: the scan visits indices in
+// increasing order and equal distances never displace an earlier entry.
+// Warp lanes are references along x: with an odd step their area reads fall in
+// distinct banks.
+template <int K>
+__global__ void __launch_bounds__(kTileRefs) block_match_kernel(MatchArgs a) {
+  extern __shared__ float smem[];
+  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
+  const TileArea area(a.grid, a.radius, tile_i, tile_j);
+  const int aw = area.w + kDxBlock - 1;  // spare columns: the last block of candidates may overhang
+  float* sa = smem;
+  float* list_d = sa + aw * area.h;
+  std::uint16_t* list_i = reinterpret_cast<std::uint16_t*>(list_d + (K - 1) * kTileRefs);
+  const int t = threadIdx.y * kTileX + threadIdx.x;
+
+  // Thread mapping: all threads stage the area linearly.
+  for (int k = t; k < aw * area.h; k += kTileRefs) {
+    const int ax = k % aw, ay = k / aw;
+    sa[k] = ax < area.w ? a.guide.at(area.x0 + ax, area.y0 + ay) : 0.f;
+  }
+  __syncthreads();
+
+  // From here: one thread per reference.
+  const int i = tile_i * kTileX + threadIdx.x, j = tile_j * kTileY + threadIdx.y;
+  if (i >= a.grid.nx || j >= a.grid.ny) return;
+  const int rx = a.grid.x(i), ry = a.grid.y(j), R = a.radius;
+  float ref[kPatchArea];
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q) ref[q] = sa[(ry - area.y0 + q / kPatch) * aw + rx - area.x0 + q % kPatch];
+
+  int count = 0;
+  float worst = 3.0e38f;  // distance of the last entry once the list is full
+  const int dx_lo = max(-R, -rx), dx_hi = min(R, a.grid.last_x - rx);
+  const int dy_lo = max(-R, -ry), dy_hi = min(R, a.grid.last_y - ry);
+  for (int dy = dy_lo; dy <= dy_hi; ++dy) {
+    const float* rows = sa + (ry + dy - area.y0) * aw - area.x0 + rx;
+    for (int dxb = dx_lo; dxb <= dx_hi; dxb += kDxBlock) {
+      float acc[kDxBlock];
+#pragma unroll
+      for (int q = 0; q < kDxBlock; ++q) acc[q] = 0.f;
+#pragma unroll
+      for (int pj = 0; pj < kPatch; ++pj) {
+        float v[kDxBlock + kPatch - 1];
+#pragma unroll
+        for (int m = 0; m < kDxBlock + kPatch - 1; ++m) v[m] = rows[pj * aw + dxb + m];
+#pragma unroll
+        for (int q = 0; q < kDxBlock; ++q)
+#pragma unroll
+          for (int pi = 0; pi < kPatch; ++pi) {
+            const float d = ref[pj * kPatch + pi] - v[q + pi];
+            acc[q] = fmaf(d, d, acc[q]);
+          }
+      }
+#pragma unroll
+      for (int q = 0; q < kDxBlock; ++q) {
+        const int dx = dxb + q;
+        const float d = acc[q];
+        if (dx > dx_hi || d > a.tau || (dx == 0 && dy == 0)) continue;
+        if (count == K - 1 && !(d < worst)) continue;
+        const int idx = (dy + R) * a.side + dx + R;
+        int e = count < K - 1 ? count++ : K - 2;
+        while (e > 0 && list_d[(e - 1) * kTileRefs + t] > d) {
+          list_d[e * kTileRefs + t] = list_d[(e - 1) * kTileRefs + t];
+          list_i[e * kTileRefs + t] = list_i[(e - 1) * kTileRefs + t];
+          --e;
+        }
+        list_d[e * kTileRefs + t] = d;
+        list_i[e * kTileRefs + t] = static_cast<std::uint16_t>(idx);
+        if (count == K - 1) worst = list_d[(K - 2) * kTileRefs + t];
+      }
+    }
+  }
+  const int n = floor_pow2(min(1 + count, K));
+  const std::size_t slot = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
+  std::uint16_t* out = a.lists + slot * K;
+  out[0] = static_cast<std::uint16_t>(R * a.side + R);
+  for (int k = 1; k < n; ++k) out[k] = list_i[(k - 1) * kTileRefs + t];
+  a.counts[slot] = static_cast<std::uint8_t>(n);
+}
+
+// ---------------------------------------------------------------- block matching on 8-bit guides
+
+__global__ void quantize_guide8_kernel(DevPlane in, BytePlane out, float unit) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  const float v = fminf(fmaxf(floorf(in.at(x, y) / unit + 0.5f), 0.0f), 255.0f);
+  out.data[static_cast<std::size_t>(y) * out.pitch + x] = static_cast<unsigned char>(v);
+}
+
+// Per patch origin the sum of its 64 squared samples (at most 64 x 255^2 < 2^22).
+__global__ void box_squares_kernel(BytePlane g, int* sq, int sq_pitch) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > g.width - kPatch || y > g.height - kPatch) return;
+  int s = 0;
+  for (int j = 0; j < kPatch; ++j)
+    for (int i = 0; i < kPatch; ++i) {
+      const int v = static_cast<int>(g.at(x + i, y + j));
+      s += v * v;
+    }
+  sq[static_cast<std::size_t>(y) * sq_pitch + x] = s;
+}
+
+struct Match8Args {
+  BytePlane guide;
+  const int* sq;  // box_squares_kernel's sums, pitch sq_pitch
+  int sq_pitch;
+  RefGrid grid;
+  int radius, side;
+  int tau;           // on the integer sum of squared differences: floor(tau_ssd)
+  int row_words;     // 32-bit words per row of each shifted copy of the area
+  int copies_words;  // shared words the four copies take
+  int first_tile_row;
+  std::uint16_t* lists;
+  std::uint8_t* counts;
+};
+
+// block_match_kernel on an 8-bit guide, with the same tile, scan order and result
+// (the distances are the same integers): ||P - Q||^2 = |P|^2 + |Q|^2 - 2 P.Q, |Q|^2
+// from box_squares_kernel, P.Q by 8-bit dot products (__dp4a: 4 products an
+// instruction). The area is staged four times in shared memory, copy s shifted by
+// s bytes and the copies interleaved word by word ([row][word][copy]), so that the
+// 12 words a block of 8 candidates needs (at byte offsets c..c+7 of a row, c a
+// multiple of 4, each 8 bytes wide) are 12 consecutive words: three 128-bit loads
+// a patch row. The list of the best candidates lives in registers and takes a new
+// entry by a fixed sequence of compares and selects (block_match_kernel's
+// insertion into a shared-memory list waits on a load per shifted entry).
+// Thread mapping: one thread per reference, as block_match_kernel; each thread
+// starts its candidate blocks at a multiple of 4 bytes of the area (earlier than
+// its window's left edge by up to 3 candidates, which it skips).
+template <int K>
+__global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
+  extern __shared__ unsigned smem_words[];
+  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
+  const TileArea area(a.grid, a.radius, tile_i, tile_j);
+  const int rw = a.row_words;
+  unsigned* copies = smem_words;  // [area row][word][copy s]
+  const int t = threadIdx.y * kTileX + threadIdx.x;
+  // Thread mapping: all threads stage the area.
+  stage_area8(a.guide, area.x0, area.y0, area.w, area.h, rw, copies, t, kTileRefs);
+
+  // From here: one thread per reference.
+  const int i = tile_i * kTileX + threadIdx.x, j = tile_j * kTileY + threadIdx.y;
+  if (i >= a.grid.nx || j >= a.grid.ny) return;
+  const int rx = a.grid.x(i), ry = a.grid.y(j), R = a.radius;
+  unsigned ref[2 * kPatch];
+  const unsigned ref_sq = load_patch8(copies, rw, rx - area.x0, ry - area.y0, ref);
+  BestList<K - 1> best;  // the candidates, the reference itself not included
+  best.clear();
+  const int dx_lo = max(-R, -rx), dx_hi = min(R, a.grid.last_x - rx);
+  const int dy_lo = max(-R, -ry), dy_hi = min(R, a.grid.last_y - ry);
+  const int dx_first = dx_lo - ((rx + dx_lo - area.x0) & 3);  // area byte offset a multiple of 4
+  for (int dy = dy_lo; dy <= dy_hi; ++dy) {
+    const int* sq_row = a.sq + static_cast<std::size_t>(ry + dy) * a.sq_pitch + rx;
+    for (int dxb = dx_first; dxb <= dx_hi; dxb += kDxBlock) {
+      unsigned acc[kDxBlock];
+      dot_block8(copies, rw, rx + dxb - area.x0, ry + dy - area.y0, ref, acc);
+#pragma unroll
+      for (int q = 0; q < kDxBlock; ++q) {
+        const int dx = dxb + q;
+        if (dx < dx_lo || dx > dx_hi || (dx == 0 && dy == 0)) continue;
+        const int d = static_cast<int>(ref_sq) + __ldg(sq_row + dx) - 2 * static_cast<int>(acc[q]);
+        // Within tau and better than the last entry (a later candidate at the
+        // same distance never displaces an earlier one: the scan order).
+        if (d > a.tau || !best.admits(d)) continue;
+        best.insert(d, (dy + R) * a.side + dx + R);
+      }
+    }
+  }
+  const int count = best.count();
+  const int n = floor_pow2(min(1 + count, K));
+  const std::size_t slot = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
+  std::uint16_t* out = a.lists + slot * K;
+  out[0] = static_cast<std::uint16_t>(R * a.side + R);
+#pragma unroll
+  for (int k = 1; k < K; ++k)
+    if (k < n) out[k] = static_cast<std::uint16_t>(best.i[k - 1]);
+  a.counts[slot] = static_cast<std::uint8_t>(n);
+}
+
+// ---------------------------------------------------------------- filtering
+
+struct FilterArgs {
+  DevPlane noisy, basic;  // basic: the Wiener phase only
+  RefGrid grid;
+  int radius, side;
+  float sigma;
+  float lambda3d;
+  Transform2d t2d;
+  Transform1d t1d;
+  int first_tile_row;
+  const std::uint16_t* lists;
+  const std::uint8_t* counts;
+  Accumulators acc;  // pitch noisy.pitch
+  float vmax;        // filtered samples are clamped to +-vmax (bm3d_profile.h)
+  float num_scale;    // 2^fixed_point_bits(depth)
+  int window_pixels;  // filter_window_kernel: the largest window (WindowArea::max_pixels)
+};
+
+// A contribution in fixed point: the float times a power of 2, rounded to an
+// integer (exact for every float the bounds allow), as a two's-complement word.
+__device__ __forceinline__ unsigned long long to_fixed(float x, float scale) {
+  return static_cast<unsigned long long>(__float2ll_rn(x * scale));
+}
+
+
+// Walsh-Hadamard transform across the n lanes of a group (lanes base .. base+n-1
+// of a K-aligned block, n a power of 2), the butterflies of wht_inplace.
+template <int K>
+__device__ __forceinline__ void wht_lanes(float (&v)[kPatchArea], int lane_in_group, int n) {
+  // Every lane runs the stages of the warp's largest group (the shuffles need the
+  // whole warp); a lane applies those of its own group. The stages stay a loop:
+  // unrolled, the three transforms of the Wiener kernel alone would overflow the
+  // instruction cache.
+  int stages_n = n;
+#pragma unroll
+  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
+#pragma unroll 1
+  for (int h = 1; h < stages_n; h <<= 1) {
+    const bool active = h < n;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float p = __shfl_xor_sync(0xffffffffu, v[q], h);
+      if (active) v[q] = (lane_in_group & h) ? p - v[q] : v[q] + p;
+    }
+  }
+  const float scale = 1.0f / sqrtf(static_cast<float>(n));
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q) v[q] *= scale;
+}
+
+// The Haar decomposition across the n lanes of a group (haar_forward, in place:
+// lane i holds coefficient i of the in-place order), or its inverse.
+template <int K>
+__device__ __forceinline__ void haar_lanes(float (&v)[kPatchArea], int lane_in_group, int n, bool inverse) {
+  int stages_n = n;
+#pragma unroll
+  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
+  const float r = 0.70710678118654752f;
+#pragma unroll 1
+  for (int step = 1; step < stages_n; step <<= 1) {
+    const int h = inverse ? stages_n / 2 / step : step;  // forward h = 1, 2, ...; inverse h = stages_n / 2, ..., 1
+    const bool active = h < n && (lane_in_group & (h - 1)) == 0;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float p = __shfl_xor_sync(0xffffffffu, v[q], h);
+      if (active) v[q] = (lane_in_group & h) ? (p - v[q]) * r : (v[q] + p) * r;
+    }
+  }
+}
+
+// The 1D transform of the profile across the group (forward or inverse).
+template <int K>
+__device__ __forceinline__ void transform_lanes(float (&v)[kPatchArea], int lane_in_group, int n, Transform1d t1,
+                                                bool inverse) {
+  if (t1 == Transform1d::Haar)
+    haar_lanes<K>(v, lane_in_group, n, inverse);
+  else
+    wht_lanes<K>(v, lane_in_group, n);
+}
+
+// Sum over the n lanes of the group.
+template <int K>
+__device__ __forceinline__ float group_sum(float x, int n) {
+#pragma unroll
+  for (int h = 1; h < K; h <<= 1) {
+    const float p = __shfl_xor_sync(0xffffffffu, x, h);
+    if (h < n) x += p;
+  }
+  return x;
+}
+
+// The 2D transform t2 of the patch at (x, y) when the lane has one (`mine`), else zeros.
+__device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, int x, int y, Transform2d t2,
+                                                 float (&v)[kPatchArea]) {
+  if (mine) {
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q)
+      v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
+    if (t2 == Transform2d::Bior15)
+      matrix8x8_apply(v, c_bior_forward);
+    else
+      dct8x8_forward(v);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+  }
+}
+
+// A block filters the groups of one tile of references: K lanes per group (32 / K
+// groups per warp at a time). Thread mapping: lane k of a group holds patch k's
+// 64 values in registers through the whole 3D transform. The filtered patches
+// are aggregated into the frame's fixed-point accumulators with integer atomics.
+template <bool kWiener, int K>
+__global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs a) {
+  extern __shared__ float smem[];  // the Wiener coefficients
+  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  constexpr int kGroupsPerWarp = 32 / K;
+  const int lane_in_group = lane % K, slot = lane / K;
+  for (int g0 = warp * kGroupsPerWarp; g0 < kTileRefs; g0 += kFilterWarps * kGroupsPerWarp) {
+    const int g = g0 + slot;  // the same for the K lanes of a group
+    const int i = tile_i * kTileX + g % kTileX, j = tile_j * kTileY + g / kTileX;
+    const bool valid = i < a.grid.nx && j < a.grid.ny;
+    const std::size_t ref = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
+    const int n = valid ? a.counts[ref] : 1;
+    const bool mine = valid && lane_in_group < n;
+    int px = 0, py = 0;
+    if (mine) {
+      const int idx = a.lists[ref * K + lane_in_group];
+      px = a.grid.x(i) + idx % a.side - a.radius;
+      py = a.grid.y(j) + idx / a.side - a.radius;
+    }
+    float v[kPatchArea];
+    float weight;
+    if (!kWiener) {
+      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      const float threshold = a.lambda3d * a.sigma;
+      float kept = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        if (fabsf(v[q]) <= threshold)
+          v[q] = 0.f;
+        else
+          kept += 1.f;
+      }
+      if (!mine) kept = 0.f;
+      kept = group_sum<K>(kept, n);
+      weight = kept > 0.f ? 1.0f / kept : 1.0f;
+    } else {
+      // The Wiener coefficients of the basic group first, staged in shared memory
+      // ([coefficient][lane], one 64 x 32 slab per warp), then the noisy group.
+      float* coef = smem + warp * kPatchArea * 32;
+      load_transformed(a.basic, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      const float s2 = a.sigma * a.sigma;
+      float norm2 = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        const float b2 = v[q] * v[q];
+        const float w = b2 / (b2 + s2);
+        coef[q * 32 + lane] = w;
+        norm2 = fmaf(w, w, norm2);
+      }
+      if (!mine) norm2 = 0.f;
+      norm2 = group_sum<K>(norm2, n);
+      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
+      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
+    }
+    transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
+    if (!mine) continue;
+    if (a.t2d == Transform2d::Bior15)
+      matrix8x8_apply(v, c_bior_inverse);
+    else
+      dct8x8_inverse(v);
+    unsigned long long* row = a.acc.num + static_cast<std::size_t>(py) * a.noisy.pitch + px;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float wk = weight * c_kaiser[q];
+      atomicAdd(row + (q / kPatch) * a.noisy.pitch + q % kPatch,
+                to_fixed(wk * fminf(fmaxf(v[q], -a.vmax), a.vmax), a.num_scale));
+    }
+    atomicAdd(a.acc.weights + static_cast<std::size_t>(py) * a.noisy.pitch + px, to_fixed(weight, 4294967296.0f));
+  }
+}
+
+
+// ---------------------------------------------------------------- filtering, aggregation in shared memory
+
+constexpr int kWinTileX = 8;  // references along x of a window-filter block (x kTileY rows)
+constexpr int kWinWarps = 4;
+constexpr int kWinTileRefs = kWinTileX * kTileY;
+
+// The pixels a window-filter block's patches can cover: its references' search
+// windows plus a patch, clipped to the plane.
+struct WindowArea {
+  int x0, y0, w, h;
+  __host__ __device__ WindowArea(const RefGrid& g, int radius, int block_i, int tile_j) {
+    const int i0 = block_i * kWinTileX, j0 = tile_j * kTileY;
+    const int i1 = std::min(i0 + kWinTileX, g.nx) - 1, j1 = std::min(j0 + kTileY, g.ny) - 1;
+    x0 = std::max(0, g.x(i0) - radius);
+    y0 = std::max(0, g.y(j0) - radius);
+    w = std::min(g.last_x, g.x(i1) + radius) + kPatch - x0;
+    h = std::min(g.last_y, g.y(j1) + radius) + kPatch - y0;
+  }
+  static __host__ int max_pixels(int step, int radius) {
+    return ((kWinTileX - 1) * step + 2 * radius + kPatch) * ((kTileY - 1) * step + 2 * radius + kPatch);
+  }
+};
+
+// Adds the 64-bit two's-complement word c to the pair (hi, lo) of 32-bit shared
+// words: lo by a 32-bit atomic that returns the old value, which tells whether
+// the addition carried; hi by a second atomic only when c's high word plus the
+// carry is not 0 (a small non-negative contribution needs one atomic). Integer
+// additions in any order give the same pair: hi * 2^32 + lo is exactly the 64-bit
+// sum, modulo 2^64 like the frame's accumulators.
+__device__ __forceinline__ void add_split(unsigned* lo, unsigned* hi, int k, unsigned long long c) {
+  const unsigned cl = static_cast<unsigned>(c), ch = static_cast<unsigned>(c >> 32);
+  const unsigned old = atomicAdd(lo + k, cl);
+  const unsigned h = ch + (old + cl < old ? 1u : 0u);
+  if (h) atomicAdd(hi + k, h);
+}
+
+// filter_kernel with the aggregation of a block in shared memory: a block filters
+// the groups of kWinTileX x kTileY references (kWinWarps warps, K lanes a group as
+// filter_kernel), adds each filtered patch's fixed-point contributions to the
+// block's window of (hi, lo) word pairs with 32-bit shared atomics, then adds the
+// window's non-zero sums to the frame's accumulators with one 64-bit atomic a
+// pixel. The contributions are filter_kernel's, and integer sums do not depend on
+// their order or grouping, so the output is the same, bit for bit; the frame
+// sees about 25 times fewer global atomics. The group weights go to the frame's
+// per-origin sums directly (one atomic a patch).
+template <bool kWiener, int K>
+__global__ void __launch_bounds__(kWinWarps * 32, 4) filter_window_kernel(FilterArgs a) {
+  extern __shared__ unsigned smem_win[];
+  const int block_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
+  const WindowArea win(a.grid, a.radius, block_i, tile_j);
+  const int npix = win.w * win.h;
+  unsigned* lo = smem_win;
+  unsigned* hi = lo + a.window_pixels;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  // Thread mapping: all threads clear the window.
+  for (int k = t; k < npix; k += kWinWarps * 32) lo[k] = hi[k] = 0u;
+  __syncthreads();
+
+  constexpr int kGroupsPerWarp = 32 / K;
+  const int lane_in_group = lane % K, slot = lane / K;
+  // From here: K lanes per group, lane k of a group holding patch k (filter_kernel).
+  for (int g0 = warp * kGroupsPerWarp; g0 < kWinTileRefs; g0 += kWinWarps * kGroupsPerWarp) {
+    const int g = g0 + slot;
+    const int i = block_i * kWinTileX + g % kWinTileX, j = tile_j * kTileY + g / kWinTileX;
+    const bool valid = i < a.grid.nx && j < a.grid.ny;
+    const std::size_t ref = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
+    const int n = valid ? a.counts[ref] : 1;
+    const bool mine = valid && lane_in_group < n;
+    int px = 0, py = 0;
+    if (mine) {
+      const int idx = a.lists[ref * K + lane_in_group];
+      px = a.grid.x(i) + idx % a.side - a.radius;
+      py = a.grid.y(j) + idx / a.side - a.radius;
+    }
+    float v[kPatchArea];
+    float weight;
+    if (!kWiener) {
+      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      const float threshold = a.lambda3d * a.sigma;
+      float kept = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        if (fabsf(v[q]) <= threshold)
+          v[q] = 0.f;
+        else
+          kept += 1.f;
+      }
+      if (!mine) kept = 0.f;
+      kept = group_sum<K>(kept, n);
+      weight = kept > 0.f ? 1.0f / kept : 1.0f;
+    } else {
+      float* coef = reinterpret_cast<float*>(smem_win + 2 * a.window_pixels) + warp * kPatchArea * 32;
+      load_transformed(a.basic, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      const float s2 = a.sigma * a.sigma;
+      float norm2 = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        const float b2 = v[q] * v[q];
+        const float w = b2 / (b2 + s2);
+        coef[q * 32 + lane] = w;
+        norm2 = fmaf(w, w, norm2);
+      }
+      if (!mine) norm2 = 0.f;
+      norm2 = group_sum<K>(norm2, n);
+      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
+      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
+    }
+    transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
+    if (!mine) continue;
+    if (a.t2d == Transform2d::Bior15)
+      matrix8x8_apply(v, c_bior_inverse);
+    else
+      dct8x8_inverse(v);
+    const int base = (py - win.y0) * win.w + px - win.x0;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float wk = weight * c_kaiser[q];
+      add_split(lo, hi, base + (q / kPatch) * win.w + q % kPatch,
+                to_fixed(wk * fminf(fmaxf(v[q], -a.vmax), a.vmax), a.num_scale));
+    }
+    atomicAdd(a.acc.weights + static_cast<std::size_t>(py) * a.noisy.pitch + px, to_fixed(weight, 4294967296.0f));
+  }
+  __syncthreads();
+  // Thread mapping: all threads add the window to the frame, row by row.
+  for (int k = t; k < npix; k += kWinWarps * 32) {
+    const unsigned long long sum = (static_cast<unsigned long long>(hi[k]) << 32) | lo[k];
+    if (sum) atomicAdd(a.acc.num + static_cast<std::size_t>(win.y0 + k / win.w) * a.noisy.pitch + win.x0 + k % win.w, sum);
+  }
+}
+
+// Tile rows per batch: at most max_refs references (at least one row).
+int batch_tile_rows(const RefGrid& g, int max_refs) {
+  const int tiles_x = (g.nx + kTileX - 1) / kTileX, tiles_y = (g.ny + kTileY - 1) / kTileY;
+  return std::max(1, std::min(tiles_y, max_refs / (tiles_x * kTileRefs)));
+}
+
+dim3 plane_grid(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
+
+int max_shared_optin() {
+  int device = 0, bytes = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <typename Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+}  // namespace
+
+int Bm3dCuda::default_batch_references() { return kBatchTileRowsMaxRefs; }
+
+Bm3dCuda::~Bm3dCuda() {
+  for (void* b : buffers_)
+    if (b) cudaFree(b);  // nothing to report to from a destructor
+}
+
+void* Bm3dCuda::reserve(int slot, std::size_t bytes) {
+  if (static_cast<int>(buffers_.size()) <= slot) {
+    buffers_.resize(slot + 1, nullptr);
+    sizes_.resize(slot + 1, 0);
+  }
+  if (sizes_[slot] < bytes) {
+    if (buffers_[slot]) {
+      CDN_CUDA_CHECK(cudaFree(buffers_[slot]));
+      bytes_ -= sizes_[slot];
+      buffers_[slot] = nullptr;
+      sizes_[slot] = 0;
+    }
+    CDN_CUDA_CHECK(cudaMalloc(&buffers_[slot], bytes));
+    sizes_[slot] = bytes;
+    bytes_ += bytes;
+  }
+  return buffers_[slot];
+}
+
+namespace {
+
+// Events around the stages of run(), when timing is on.
+class StageTimer {
+ public:
+  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) {}
+  ~StageTimer() {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+  void mark(int stage) {
+    if (!on_) return;
+    cudaEvent_t e;
+    CDN_CUDA_CHECK(cudaEventCreate(&e));
+    CDN_CUDA_CHECK(cudaEventRecord(e, s_));
+    events_.push_back(e);
+    stages_.push_back(stage);
+  }
+  // Milliseconds between consecutive marks, summed by the stage of the later mark.
+  Bm3dCuda::Timing result() {
+    Bm3dCuda::Timing t;
+    if (!on_ || events_.empty()) return t;
+    CDN_CUDA_CHECK(cudaEventSynchronize(events_.back()));
+    for (std::size_t k = 1; k < events_.size(); ++k) {
+      float ms = 0;
+      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
+      (stages_[k] == 0 ? t.block_matching : stages_[k] == 1 ? t.filtering : t.other) += ms;
+    }
+    return t;
+  }
+
+ private:
+  bool on_;
+  cudaStream_t s_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<int> stages_;
+};
+
+enum Stage { kMatch = 0, kFilter = 1, kOther = 2 };
+
+}  // namespace
+
+void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered,
+                   const Bm3dParams& params, const std::vector<double>& sigma, void* stream_ptr,
+                   const std::atomic<bool>* cancel) {
+  if (filtered <= 0) return;
+  if (static_cast<int>(sigma.size()) < filtered || static_cast<int>(in.size()) < filtered ||
+      static_cast<int>(out.size()) < filtered)
+    throw InvalidArgument("bm3d: a plane and a sigma for every filtered component are needed");
+  const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  StageTimer timer(timing_, stream);
+  timer.mark(kOther);
+
+  static const auto kaiser = kaiser_window();  // static: the asynchronous copies read them later
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_kaiser, kaiser.data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_bior_forward, bior15_forward_matrix().data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+  static const auto kaiser1d = [] {
+    std::array<double, kPatch> k{};
+    for (int n = 0; n < kPatch; ++n) k[n] = kaiser8(n, kKaiserBeta);
+    return k;
+  }();
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_kaiser1d, kaiser1d.data(), sizeof(double) * kPatch, 0,
+                                         cudaMemcpyHostToDevice, stream));
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_bior_inverse, bior15_inverse_matrix().data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+
+  // Planes: noisy and basic estimate per component, one pair of accumulators per
+  // component, the guide of the chroma size; slots of reserve().
+  auto make_plane = [&](int slot, int vw, int vh) {
+    DevPlane p;
+    p.valid_width = vw;
+    p.valid_height = vh;
+    p.width = std::max(vw, kPatch);
+    p.height = std::max(vh, kPatch);
+    p.pitch = (p.width + 31) / 32 * 32;
+    p.data = static_cast<float*>(reserve(slot, sizeof(float) * p.pitch * p.height));
+    return p;
+  };
+  std::vector<DevPlane> noisy(filtered), basic(filtered);
+  std::vector<Accumulators> acc(filtered);
+  for (int c = 0; c < filtered; ++c) {
+    noisy[c] = make_plane(4 * c, in[c].width, in[c].height);
+    basic[c] = make_plane(4 * c + 1, in[c].width, in[c].height);
+    auto* sums = static_cast<unsigned long long*>(
+        reserve(4 * c + 2, 2 * sizeof(unsigned long long) * noisy[c].pitch * noisy[c].height));
+    acc[c] = {sums, sums + static_cast<std::size_t>(noisy[c].pitch) * noisy[c].height};
+    load_plane_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(32, 8), 0, stream>>>(in[c], noisy[c]);
+    CDN_CHECK_LAUNCH("bm3d load_plane_kernel");
+  }
+  const int depth = in[0].bit_depth;
+  const double sigma8 = profile_sigma8(sigma, filtered, depth);
+  const int shared_limit = max_shared_optin();
+  // Group lists of one batch, sized for the largest grid (luma's) and group (Wiener's).
+  const int phases = profile_phases(params);
+  std::size_t list_refs = 0;  // the largest batch of either phase (luma's grid is the largest)
+  for (int phase = 0; phase < phases; ++phase) {
+    const RefGrid g(noisy[0].width, noisy[0].height, phase_profile(params, phase == 1, depth, sigma8).step);
+    list_refs = std::max(list_refs, static_cast<std::size_t>(batch_tile_rows(g, batch_refs_)) * kTileY * g.nx);
+  }
+  auto* lists = static_cast<std::uint16_t*>(reserve(4 * filtered + 2, list_refs * kMaxGroup * sizeof(std::uint16_t)));
+  auto* counts = static_cast<std::uint8_t*>(reserve(4 * filtered + 3, list_refs));
+
+  const std::vector<std::vector<int>> by_size = components_by_size(in, sigma, filtered);
+
+  for (int phase = 0; phase < phases; ++phase) {
+    const bool wiener = phase == 1;
+    const PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
+    const int K = pp.max_group;
+    for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
+      const std::vector<int>& comps = by_size[gi];
+      const DevPlane& luma = wiener && sigma[0] > 0 ? basic[0] : noisy[0];
+      DevPlane guide = luma;
+      if (in[comps[0]].width != in[0].width || in[comps[0]].height != in[0].height) {
+        guide = make_plane(4 * filtered + static_cast<int>(gi), in[comps[0]].width, in[comps[0]].height);
+        resample_guide_kernel<<<plane_grid(guide.width, guide.height), dim3(32, 8), 0, stream>>>(luma, guide);
+        CDN_CHECK_LAUNCH("bm3d resample_guide_kernel");
+      }
+      // match8: the guide in bytes with its per-origin squared sums for
+      // block_match8_kernel (or, with the reference kernels, in float for
+      // block_match_kernel: the same distances).
+      BytePlane guide8;
+      int* squares = nullptr;
+      const bool use_match8 = pp.match8 && !reference_kernels_;
+      if (pp.match8 && reference_kernels_) {
+        DevPlane q = make_plane(4 * filtered + 4 + static_cast<int>(gi), guide.valid_width, guide.valid_height);
+        quantize_guide_kernel<<<plane_grid(q.width, q.height), dim3(32, 8), 0, stream>>>(
+            guide, q, static_cast<float>(1 << (depth - 8)));
+        CDN_CHECK_LAUNCH("bm3d quantize_guide_kernel");
+        guide = q;
+      } else if (use_match8) {
+        guide8.width = guide.width;
+        guide8.height = guide.height;
+        guide8.pitch = (guide.width + 15) / 16 * 16;
+        guide8.data = static_cast<unsigned char*>(
+            reserve(4 * filtered + 6 + static_cast<int>(gi), static_cast<std::size_t>(guide8.pitch) * guide8.height));
+        squares = static_cast<int*>(reserve(4 * filtered + 8 + static_cast<int>(gi),
+                                            sizeof(int) * static_cast<std::size_t>(guide.pitch) * guide.height));
+        quantize_guide8_kernel<<<plane_grid(guide.width, guide.height), dim3(32, 8), 0, stream>>>(
+            guide, guide8, static_cast<float>(1 << (depth - 8)));
+        CDN_CHECK_LAUNCH("bm3d quantize_guide8_kernel");
+        box_squares_kernel<<<plane_grid(guide.width, guide.height), dim3(32, 8), 0, stream>>>(guide8, squares,
+                                                                                               guide.pitch);
+        CDN_CHECK_LAUNCH("bm3d box_squares_kernel");
+      }
+      const RefGrid grid(guide.width, guide.height, pp.step);
+      for (int c : comps)
+        CDN_CUDA_CHECK(
+            cudaMemsetAsync(acc[c].num, 0, 2 * sizeof(unsigned long long) * noisy[c].pitch * noisy[c].height, stream));
+      const int tiles_x = (grid.nx + kTileX - 1) / kTileX, tiles_y = (grid.ny + kTileY - 1) / kTileY;
+      const int batch_rows = batch_tile_rows(grid, batch_refs_);
+
+      const int area_w = TileArea::max_w(pp.step, pp.radius), area_h = TileArea::max_h(pp.step, pp.radius);
+      const std::size_t match_shared = sizeof(float) * (area_w + kDxBlock - 1) * area_h +
+                                       (sizeof(float) + sizeof(std::uint16_t)) * (K - 1) * kTileRefs;
+      if (!use_match8 && match_shared > static_cast<std::size_t>(shared_limit))
+        throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match_shared) +
+                              " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
+      const std::size_t filter_shared =
+          reference_kernels_
+              ? (wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0)
+              : 2 * sizeof(unsigned) * WindowArea::max_pixels(pp.step, pp.radius) +
+                    (wiener ? sizeof(float) * kPatchArea * 32 * kWinWarps : 0);
+      if (filter_shared > static_cast<std::size_t>(shared_limit))
+        throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(filter_shared) +
+                              " bytes of shared memory for the filter, more than this GPU's " +
+                              std::to_string(shared_limit));
+      Match8Args m8;
+      std::size_t match8_shared = 0;
+      if (use_match8) {
+        m8.guide = guide8;
+        m8.sq = squares;
+        m8.sq_pitch = guide.pitch;
+        m8.grid = grid;
+        m8.radius = pp.radius;
+        m8.side = pp.side();
+        m8.tau = static_cast<int>(std::floor(pp.tau_ssd));
+        m8.row_words = (area_w + 3) / 4 + 3;
+        m8.copies_words = 4 * m8.row_words * area_h;
+        m8.lists = lists;
+        m8.counts = counts;
+        match8_shared = sizeof(unsigned) * m8.copies_words;
+        if (match8_shared > static_cast<std::size_t>(shared_limit))
+          throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match8_shared) +
+                                " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
+      }
+
+      MatchArgs ma;
+      ma.guide = guide;
+      ma.grid = grid;
+      ma.radius = pp.radius;
+      ma.side = pp.side();
+      ma.tau = pp.tau_ssd;
+      ma.lists = lists;
+      ma.counts = counts;
+      FilterArgs fa;
+      fa.grid = grid;
+      fa.radius = pp.radius;
+      fa.side = pp.side();
+      fa.lists = lists;
+      fa.counts = counts;
+      fa.lambda3d = pp.lambda3d;
+      fa.t2d = pp.t2d;
+      fa.t1d = pp.t1d;
+      fa.vmax = static_cast<float>(1 << (depth + 1));
+      fa.num_scale = std::ldexp(1.0f, fixed_point_bits(depth));
+      fa.window_pixels = WindowArea::max_pixels(pp.step, pp.radius);
+      const dim3 window_blocks((grid.nx + kWinTileX - 1) / kWinTileX, 1);
+      for (int row0 = 0; row0 < tiles_y; row0 += batch_rows) {
+        if (cancel && cancel->load()) throw Cancelled();
+        const dim3 tiles(tiles_x, std::min(batch_rows, tiles_y - row0));
+        ma.first_tile_row = row0;
+        m8.first_tile_row = row0;
+        timer.mark(kOther);
+        if (use_match8) {
+          auto launch = [&](auto kernel) {
+            allow_shared(kernel, match8_shared);
+            kernel<<<tiles, dim3(kTileX, kTileY), match8_shared, stream>>>(m8);
+          };
+          if (K == 8)
+            launch(block_match8_kernel<8>);
+          else if (K == 16)
+            launch(block_match8_kernel<16>);
+          else
+            launch(block_match8_kernel<32>);
+        } else if (K == 8) {
+          allow_shared(block_match_kernel<8>, match_shared);
+          block_match_kernel<8><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+        } else if (K == 16) {
+          allow_shared(block_match_kernel<16>, match_shared);
+          block_match_kernel<16><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+        } else {
+          allow_shared(block_match_kernel<32>, match_shared);
+          block_match_kernel<32><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+        }
+        CDN_CHECK_LAUNCH("bm3d block_match_kernel");
+        timer.mark(kMatch);
+        for (int c : comps) {
+          fa.noisy = noisy[c];
+          fa.basic = basic[c];
+          fa.sigma = static_cast<float>(sigma[c]);
+          fa.first_tile_row = row0;
+          fa.acc = acc[c];
+          const std::size_t smem = filter_shared;
+          if (!reference_kernels_) {
+            const dim3 blocks(window_blocks.x, tiles.y);
+            auto launch = [&](auto kernel) {
+              allow_shared(kernel, smem);
+              kernel<<<blocks, kWinWarps * 32, smem, stream>>>(fa);
+            };
+            if (!wiener && K == 8)
+              launch(filter_window_kernel<false, 8>);
+            else if (!wiener && K == 16)
+              launch(filter_window_kernel<false, 16>);
+            else if (!wiener)
+              launch(filter_window_kernel<false, 32>);
+            else if (K == 8)
+              launch(filter_window_kernel<true, 8>);
+            else if (K == 16)
+              launch(filter_window_kernel<true, 16>);
+            else
+              launch(filter_window_kernel<true, 32>);
+            CDN_CHECK_LAUNCH("bm3d filter_window_kernel");
+            continue;
+          }
+          auto launch = [&](auto kernel) {
+            if (smem) allow_shared(kernel, smem);
+            kernel<<<tiles, kFilterWarps * 32, smem, stream>>>(fa);
+          };
+          if (!wiener && K == 8)
+            launch(filter_kernel<false, 8>);
+          else if (!wiener && K == 16)
+            launch(filter_kernel<false, 16>);
+          else if (!wiener)  // the reference profile above sigma 40
+            launch(filter_kernel<false, 32>);
+          else if (K == 8)
+            launch(filter_kernel<true, 8>);
+          else if (K == 16)
+            launch(filter_kernel<true, 16>);
+          else
+            launch(filter_kernel<true, 32>);
+          CDN_CHECK_LAUNCH("bm3d filter_kernel");
+        }
+        timer.mark(kFilter);
+      }
+      const bool last_phase = phase + 1 == phases;
+      for (int c : comps) {
+        // Phase 1 keeps the basic estimate in float; the last phase writes the output.
+        DevPlane estimate = wiener ? DevPlane{} : basic[c];
+        estimate.width = noisy[c].width;
+        estimate.height = noisy[c].height;
+        divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(kDivideX, kDivideY), 0, stream>>>(
+            acc[c], nullptr, noisy[c].pitch, estimate, out[c], last_phase ? 1 : 0, fixed_point_bits(depth));
+        CDN_CHECK_LAUNCH("bm3d divide_kernel");
+      }
+    }
+  }
+  // Components with sigma 0 are copied as they are (through the same rounding path).
+  for (int c = 0; c < filtered; ++c) {
+    if (sigma[c] > 0) continue;
+    DevPlane none;
+    none.width = noisy[c].width;
+    none.height = noisy[c].height;
+    divide_kernel<<<plane_grid(noisy[c].width, noisy[c].height), dim3(kDivideX, kDivideY), 0, stream>>>(
+        Accumulators{}, noisy[c].data, noisy[c].pitch, none, out[c], 1, 0);
+    CDN_CHECK_LAUNCH("bm3d divide_kernel (copy)");
+  }
+  timer.mark(kOther);
+  last_ = timer.result();
+}
+
+}  // namespace cdn

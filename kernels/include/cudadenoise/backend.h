@@ -1,0 +1,21 @@
+// backend.h: where frames are filtered, chosen at run time: the CUDA kernels or
+// the CPU reference, which give the same output (bit-exact for PI-PD and
+// hybrid, see docs/PIPD.md; within stated bounds for nlm3d and bm3d).
+#pragma once
+
+#include <string>
+
+#include "cudadenoise/settings.h"
+
+namespace cdn {
+
+// True when the library was compiled with CUDA kernels.
+bool built_with_cuda();
+// True when a CUDA device can be used now; otherwise `why` (if given) says why not.
+bool cuda_available(std::string* why = nullptr);
+// CUDA devices this process can use (0 without CUDA).
+int cuda_device_count();
+// Auto resolves to Cuda when cuda_available(), else Cpu. Cuda without a device throws.
+Backend resolve_backend(Backend requested);
+
+}  // namespace cdn

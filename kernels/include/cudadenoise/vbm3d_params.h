@@ -1,0 +1,81 @@
+// vbm3d_params.h: the parameters of the video mode `vbm3d` (V-BM3D, Dabov,
+// Foi, Egiazarian, EUSIPCO 2007; the parameter names of Ehret and Arias,
+// "Implementation of VBM3D and some variants", IPOL 2021; see docs/VBM3D.md),
+// its profiles, and how many frames an output frame depends on.
+#pragma once
+
+#include <string>
+
+#include "cudadenoise/motion_params.h"
+
+namespace cdn {
+
+// One phase of V-BM3D (the hard-thresholding or the Wiener phase).
+struct Vbm3dPhaseParams {
+  int radius = 4;      // N_f: frames t - radius .. t + radius searched
+  int step = 3;        // p: pixels between reference patches of frame t
+  int window = 15;     // N_s: side of the search window in frame t (odd)
+  int predictive = 5;  // N_pr: side of the predictive search window in the other frames (odd)
+  int seeds = 2;       // N_b: best matches of a frame whose neighbourhoods are searched in the next frame
+  int per_frame = 2;   // most members a frame other than t gives the group (VBM3D: N_b)
+  int group = 16;      // N: most patches in a group, a power of 2 (at most 32)
+  float tau = 2500.f;  // distance threshold on ||P - Q||^2 / 64, 8-bit units
+  int own_frame = 32;  // most members frame t gives the group besides the reference (VBM3D: N_b - 1)
+};
+
+// Where the filtered patches of a group go.
+enum class Vbm3dAggregation {
+  Frame,      // every member that lies in frame t (the reference and its matches there)
+  Reference,  // the reference patch alone
+};
+
+struct Vbm3dParams {
+  Vbm3dPhaseParams hard;
+  Vbm3dPhaseParams wiener{4, 3, 15, 5, 2, 2, 32, 400.f, 32};
+  int phases = 2;       // 2: hard thresholding, then Wiener on the basic estimate; 1: basic only
+  bool motion = true;   // centre the predictive windows by the motion field (false: VBM3D's zero motion)
+  Vbm3dAggregation aggregation = Vbm3dAggregation::Frame;
+  // Not in the paper (docs/VBM3D.md, "Causal window"): search frame t and the
+  // frames before it only (t - radius .. t), so frame t can be filtered as soon
+  // as it arrives (live sources). false: t - radius .. t + radius, the paper's.
+  bool causal = false;
+  MotionParams motion_params;
+
+  // Frames whose noisy samples the output of frame t depends on, before and
+  // after it: the Wiener phase of t reads the basic estimates of t +-
+  // wiener.radius (causal: t - wiener.radius .. t), each made from the frames
+  // within hard.radius of it (causal: before it).
+  int reach() const { return hard.radius + (phases == 2 ? wiener.radius : 0); }
+  int reach_before() const { return reach(); }
+  int reach_after() const { return causal ? 0 : reach(); }
+};
+
+// The default, quality profile and the fast one (docs/VBM3D.md).
+Vbm3dParams vbm3d_quality_profile();
+Vbm3dParams vbm3d_fast_profile();
+// Dabov et al.'s V-BM3D as far as this design expresses it (Ehret and Arias's
+// parameters for sigma <= 30: N_f 4, N_s 7, N_pr 5, N_b 2, N 8, steps 6 and 4,
+// tau 3000 and 1500, no motion); docs/VBM3D.md lists what differs.
+Vbm3dParams vbm3d_paper_profile();
+// The quality profile with BM3D's 39x39 search window in frame t (both phases):
+// on CPU crops of the smooth static coin clip and of cup it removes the
+// quality profile's loss to per-frame bm3d (docs/VBM3D.md); about 6.8x the
+// frame-t candidates. Not yet measured on the GPU.
+Vbm3dParams vbm3d_wide_profile();
+
+// Throws InvalidArgument naming the parameter and its valid range.
+void validate(const Vbm3dParams& p);
+
+// What the one parameter table (settings.h) sets: a profile, and overrides of
+// its values for both phases (-1: the profile's value).
+enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2, Wide = 3 };
+struct Vbm3dSettings {
+  int profile = 0;  // Vbm3dProfile
+  int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;
+  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0); set from the stream's window
+  int chunk = 50;   // output frames filtered per launch in the centred window (the output never depends on it)
+};
+// The profile with the overrides applied (not validated).
+Vbm3dParams vbm3d_params(const Vbm3dSettings& s);
+
+}  // namespace cdn

@@ -1,0 +1,239 @@
+// cuda_temporal_stream.cu: the CUDA backend of the temporal window (temporal_stream.h),
+// on one or several devices (the split of the video along time of
+// nlm3d-multigpu-palma: each chunk goes whole to one device); each lane runs the
+// mode's CUDA WindowFilter (temporal_mode.h).
+//
+// The window lives in device frames of a bounded CudaFramePool on the home device
+// (the current context's), in the stream's own format (no float copies); host
+// frames are uploaded on push and downloaded on pop, device frames stay on the
+// device. Each lane (worker) has its own stream, so chunks run while frames are
+// pushed. A lane on the home device reads the window's frames where they are and
+// writes the output frames directly. A lane on another device copies the window
+// there (peer copies), filters into frames of its own pool and copies the results
+// back into the home output frames. Every lane runs the same filter on the same
+// inputs: the output does not depend on the lanes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/plane_copy.h"
+#include "cuda/cuda_device_scope.h"
+#include "cudadenoise/backend.h"  // cuda_device_count
+#include "cudadenoise/cuda_copy.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/frame_pool.h"
+#include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise_estimate.h"
+#include "temporal/temporal_stream.h"
+
+namespace cdn {
+
+namespace {
+
+// Copies every plane of a device frame to another device's frame on `stream`
+// (cudaMemcpyDefault: a peer copy).
+void copy_frame_between_devices(const FrameView& from, const FrameView& to, cudaStream_t stream) {
+  for (int p = 0; p < format_info(from.format).planes; ++p)
+    CDN_CUDA_CHECK(cudaMemcpy2DAsync(to.data[p], to.pitch[p], from.data[p], from.pitch[p],
+                                     plane_row_bytes(from.format, from.width, p),
+                                     plane_height(from.format, from.height, p), cudaMemcpyDefault, stream));
+}
+
+// Lets the context current on `from` (made current if needed) reach `to`'s memory
+// directly, when the hardware can (NVLink or PCIe peer to peer): without it the
+// driver stages every copy between the devices through host memory. Once per
+// pair and process (asking again is an error the driver reports).
+void enable_peer_access(int from, int to) {
+  static std::mutex lock;
+  static std::set<std::pair<int, int>> done;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (!done.insert({from, to}).second) return;
+  int can = 0;
+  CDN_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
+  if (!can) return;
+  DeviceScope on(from);
+  const cudaError_t rc = cudaDeviceEnablePeerAccess(to, 0);
+  if (rc == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();  // the application enabled it before us: fine
+    return;
+  }
+  CDN_CUDA_CHECK(rc);
+}
+
+class CudaTemporalStream final : public TemporalStream {
+ public:
+  CudaTemporalStream(const DenoiseSettings& s, PixelFormat f, int w, int h, const std::vector<int>& devices)
+      : TemporalStream(s, f, w, h, std::max<int>(1, static_cast<int>(devices.size()))),
+        home_(current_cuda_device()),
+        pool_(f, w, h, frames_needed(s, std::max<int>(1, static_cast<int>(devices.size())))) {
+    const int count = cuda_device_count();
+    const std::vector<int> list = devices.empty() ? std::vector<int>{home_} : devices;
+    for (int d : list)
+      if (d < 0 || d >= count)
+        throw InvalidArgument("CUDA device " + std::to_string(d) + " does not exist (" + std::to_string(count) +
+                              " visible)");
+    // The mode's filter for each lane first: it refuses a device that cannot run
+    // the settings (NLM-3D: too little shared memory) before anything is allocated.
+    std::vector<std::unique_ptr<WindowFilter>> filters;
+    for (int d : list) {
+      DeviceScope on(d);
+      filters.push_back(make_cuda_window_filter(s, f, d));
+    }
+    // Frames are allocated now: cudaMallocPitch while a chunk runs would wait for it.
+    pool_.preallocate();
+    // The home stream carries the window's copies in and out. At the default
+    // priority a push() made while a chunk's kernel runs on the home device waited
+    // for the kernel to finish (322 ms at 1080p, measured): the copy's blocks
+    // queue behind the kernel's. At the highest priority they go first (0.1 ms),
+    // so a second lane starts its chunk while the first still runs.
+    int least = 0, greatest = 0;
+    CDN_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CDN_CUDA_CHECK(cudaStreamCreateWithPriority(&home_stream_, cudaStreamNonBlocking, greatest));
+    CDN_CUDA_CHECK(cudaEventCreateWithFlags(&caller_ready_, cudaEventDisableTiming));
+    CDN_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const int d = list[i];
+      workers_.push_back(std::make_unique<Lane>());
+      Lane& lane = *workers_.back();
+      lane.device = d;
+      lane.filter = std::move(filters[i]);
+      if (d != home_) {  // before switching to d, so that home's side is the caller's context
+        enable_peer_access(home_, d);
+        enable_peer_access(d, home_);
+      }
+      DeviceScope on(d);
+      CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
+      CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, cudaEventDisableTiming));
+      if (d != home_) {
+        lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * shape_.chunk + shape_.before + shape_.after);
+        lane.pool->preallocate();
+      }
+    }
+  }
+  ~CudaTemporalStream() override {
+    reset();  // waits for running chunks; frames go back to the pools before they go
+    for (auto& lane : workers_) {
+      DeviceScope on(lane->device);
+      lane->pool.reset();
+      lane->filter.reset();
+      cudaEventDestroy(lane->done);
+      cudaStreamDestroy(lane->stream);
+    }
+    cudaEventDestroy(inputs_ready_);
+    cudaEventDestroy(caller_ready_);
+    cudaStreamDestroy(home_stream_);
+  }
+  Backend backend() const override { return Backend::Cuda; }
+
+ protected:
+  // The stream for work on the home device: the home stream, ordered after what
+  // the caller queued on its stream so far. push() and pop() synchronize it after
+  // their copies of the caller's frames, so the caller's later work on those
+  // frames comes after ours; what else goes on it touches only our own frames.
+  cudaStream_t s(void* caller) {
+    if (caller) {
+      CDN_CUDA_CHECK(cudaEventRecord(caller_ready_, static_cast<cudaStream_t>(caller)));
+      CDN_CUDA_CHECK(cudaStreamWaitEvent(home_stream_, caller_ready_, 0));
+    }
+    return home_stream_;
+  }
+
+  Frame new_frame(void* stream) override {
+    auto h = pool_.try_acquire(s(stream));
+    if (!h) throw Error("temporal denoiser: window full; pop() every ready frame after each push()");
+    return Frame(h, &h->view());
+  }
+  void copy_frame(const FrameView& from, const FrameView& to, void* stream) override {
+    copy_frame_async(from, to, s(stream));
+  }
+  void copy_plane(const FrameView& from, const FrameView& to, int p, void* stream) override {
+    copy_plane_async(from, to, p, s(stream));
+  }
+  double estimate_sigma(const FrameView& frame, void* stream) override {
+    // The frame's luma plane comes to the host for the estimator (which reads
+    // only the luma; the other planes stay unread).
+    HostFrame host(frame.format, frame.width, frame.height);
+    copy_plane(frame, host.view(), 0, stream);
+    synchronize(stream);
+    return luma_sigma(host.view(), 0);
+  }
+
+  void launch(Chunk& chunk, int filtered, void* stream) override {
+    Lane& lane = *workers_[chunk.lane];
+    // The lane starts after what the caller queued (output frames taken from the
+    // pool, copies of unfiltered planes).
+    CDN_CUDA_CHECK(cudaEventRecord(inputs_ready_, s(stream)));
+    DeviceScope on(lane.device);
+    CDN_CUDA_CHECK(cudaStreamWaitEvent(lane.stream, inputs_ready_, 0));
+    std::vector<Frame> window = chunk.window, outputs = chunk.outputs;
+    if (lane.pool) {
+      // Another device: the window comes over, the outputs are made there.
+      for (auto& f : window) {
+        auto h = lane.pool->acquire(lane.stream);
+        copy_frame_between_devices(*f, h->view(), lane.stream);
+        f = Frame(h, &h->view());
+      }
+      for (auto& f : outputs) {
+        auto h = lane.pool->acquire(lane.stream);
+        f = Frame(h, &h->view());
+      }
+    }
+    lane.filter->run(job_of(chunk, window, outputs, filtered), lane.stream);
+    if (lane.pool) {
+      // The filtered planes come back into the home output frames.
+      for (std::size_t i = 0; i < outputs.size(); ++i)
+        for (int p = 0; p < format_info(format_).planes; ++p)
+          if (plane_is_filtered(settings_.planes, p))
+            CDN_CUDA_CHECK(cudaMemcpy2DAsync(chunk.outputs[i]->data[p], chunk.outputs[i]->pitch[p],
+                                             outputs[i]->data[p], outputs[i]->pitch[p],
+                                             plane_row_bytes(format_, width_, p), plane_height(format_, height_, p),
+                                             cudaMemcpyDefault, lane.stream));
+      chunk.lane_frames = window;
+      chunk.lane_frames.insert(chunk.lane_frames.end(), outputs.begin(), outputs.end());
+    }
+    CDN_CUDA_CHECK(cudaEventRecord(lane.done, lane.stream));
+  }
+
+  bool done(const Chunk& chunk, bool wait, void*) const override {
+    const Lane& lane = *workers_[chunk.lane];
+    if (wait) {
+      CDN_CUDA_CHECK(cudaEventSynchronize(lane.done));
+      return true;
+    }
+    const cudaError_t rc = cudaEventQuery(lane.done);
+    if (rc == cudaErrorNotReady) return false;
+    CDN_CUDA_CHECK(rc);
+    return true;
+  }
+
+  void synchronize(void* stream) override { CDN_CUDA_CHECK(cudaStreamSynchronize(s(stream))); }
+
+ private:
+  struct Lane {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr;  // recorded after the lane's last chunk
+    std::unique_ptr<WindowFilter> filter;  // the mode's, on this device; run again only once done
+    std::unique_ptr<CudaFramePool> pool;   // on another device: window copies and outputs
+  };
+
+  int home_;
+  CudaFramePool pool_;
+  cudaStream_t home_stream_ = nullptr;
+  cudaEvent_t caller_ready_ = nullptr;  // the caller's stream has reached our call
+  cudaEvent_t inputs_ready_ = nullptr;
+  std::vector<std::unique_ptr<Lane>> workers_;  // one per lane of the base class
+};
+
+}  // namespace
+
+std::unique_ptr<TemporalStream> make_cuda_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h,
+                                                          const std::vector<int>& devices) {
+  return std::make_unique<CudaTemporalStream>(s, f, w, h, devices);
+}
+
+}  // namespace cdn

@@ -1,0 +1,828 @@
+// vbm3d_cuda.cu: the V-BM3D kernels and their schedule (vbm3d_cuda.h). Step for
+// step the computation of vbm3d_reference.cpp: same padded planes, reference
+// grid, candidate windows, dedup rule, ranking keys, group cut, transforms and
+// weights; the aggregation sums in 64-bit fixed point (deterministic).
+#include "vbm3d/vbm3d_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "bm3d/bm3d_profile.h"
+#include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
+#include "bm3d/bm3d_transforms.h"
+#include "cudadenoise/error.h"
+#include "motion/motion_cuda.h"
+#include "vbm3d/vbm3d_reference.h"  // phase_setup
+
+namespace cdn {
+
+using namespace bm3d;
+
+namespace {
+
+constexpr int kMaxWindow = 17;      // 2 x the largest radius + 1
+constexpr int kMaxGroup = 32;
+constexpr int kMaxFrameList = 16;   // max(seeds, per_frame) on the GPU
+constexpr int kMaxSeeds = 8;
+constexpr int kMatchWarps = 4;
+constexpr int kRefsPerMatchBlock = kMatchWarps * 4;  // 8 lanes per reference
+constexpr int kFilterWarps = 4;
+constexpr int kFilterRefs = 32;     // references per filter block
+constexpr double kFixedScale = 16777216.0;  // 2^24: aggregation units per unit of weight
+constexpr int kDefaultBatch = 1 << 18;
+// The paper profile's hard threshold lambda3D (bm3d_profile.h, PhaseProfile; the
+// reference's hard_threshold_group without a profile).
+constexpr float kLambda3d = 2.7f;
+
+__constant__ float c_kaiser[kPatchArea];
+
+// A float plane on the device: padded size, row pitch in floats.
+struct DevPlane {
+  float* data = nullptr;
+  int width = 0, height = 0, pitch = 0;
+  int valid_width = 0, valid_height = 0;
+  __device__ float at(int x, int y) const { return data[static_cast<std::size_t>(y) * pitch + x]; }
+};
+
+// Keys of the ranking: (rank or window frame) << 27 | y << 14 | x; with the
+// distance first, the order of the reference's sorts.
+__host__ __device__ __forceinline__ std::uint32_t pack(int frame, int x, int y) {
+  return (static_cast<std::uint32_t>(frame) << 27) | (static_cast<std::uint32_t>(y) << 14) |
+         static_cast<std::uint32_t>(x);
+}
+__device__ __forceinline__ int key_x(std::uint32_t k) { return k & 0x3FFF; }
+__device__ __forceinline__ int key_y(std::uint32_t k) { return (k >> 14) & 0x1FFF; }
+__device__ __forceinline__ int key_frame(std::uint32_t k) { return k >> 27; }
+
+// ---------------------------------------------------------------- planes
+
+__global__ void load_plane_kernel(PlaneView in, DevPlane out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  out.data[static_cast<std::size_t>(y) * out.pitch + x] =
+      static_cast<float>(in.get(clamp_coord(x, in.width), clamp_coord(y, in.height)));
+}
+
+// bm3d's resample_guide (the same operations in the same order), padded.
+__global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
+  const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+  if (px >= out.width || py >= out.height) return;
+  const int x = clamp_coord(px, out.valid_width), y = clamp_coord(py, out.valid_height);
+  const int lw = luma.valid_width, lh = luma.valid_height;
+  const int fx = lw > out.valid_width ? 2 : 1, fy = lh > out.valid_height ? 2 : 1;
+  const int x0 = clamp_coord(fx * x, lw), x1 = clamp_coord(fx * x + fx - 1, lw);
+  const int y0 = clamp_coord(fy * y, lh), y1 = clamp_coord(fy * y + fy - 1, lh);
+  const float sum = __fadd_rn(__fadd_rn(luma.at(x0, y0), luma.at(x1, y0)), __fadd_rn(luma.at(x0, y1), luma.at(x1, y1)));
+  out.data[static_cast<std::size_t>(py) * out.pitch + px] = sum * 0.25f;
+}
+
+// num / den of the fixed-point accumulators into the float estimate (when
+// given) and/or rounded into `out`.
+__global__ void divide_kernel(const long long* num, const long long* den, int pitch, DevPlane estimate, PlaneView out,
+                              int write_out, int width, int height) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const std::size_t at = static_cast<std::size_t>(y) * pitch + x;
+  const float v = static_cast<float>(static_cast<double>(num[at]) / static_cast<double>(den[at]));
+  if (estimate.data) estimate.data[static_cast<std::size_t>(y) * estimate.pitch + x] = v;
+  if (write_out && x < out.width && y < out.height) {
+    const float r = floorf(v + 0.5f);
+    const int top = out.max_value();
+    out.set(x, y, r < 0.f ? 0 : (r > top ? top : static_cast<int>(r)));
+  }
+}
+
+__global__ void copy_component_kernel(PlaneView in, PlaneView out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  out.set(x, y, in.get(x, y));
+}
+
+// ---------------------------------------------------------------- block matching
+
+struct MatchArgs {
+  DevPlane guide[kMaxWindow];                // entry k: window frame t - R + k; searched for k in [lo, hi]
+  const MotionVector* forward[kMaxWindow];   // k: the field from frame t - R + k to the next (luma cells)
+  const MotionVector* backward[kMaxWindow];  // k: the field from frame t - R + k + 1 to t - R + k
+  int field_cols, field_rows, field_cell;
+  int R, lo, hi;
+  int fx, fy;
+  RefGrid grid;
+  int first_ref, count;  // the batch: references first_ref .. first_ref + count - 1 (row-major in the grid)
+  int window, predictive, seeds, per_frame, group, own_frame, motion;
+  float tau;
+  std::uint32_t* lists;  // [batch reference][group]: window frame k << 27 | y << 14 | x
+  std::uint8_t* counts;
+};
+
+__device__ __forceinline__ bool ranks_before(float d, std::uint32_t k, float ed, std::uint32_t ek) {
+  return d < ed || (d == ed && k < ek);
+}
+
+// Inserts (d, k) into the sorted list of at most cap entries (the smallest keep).
+__device__ void list_insert(float* ld, std::uint32_t* lk, int& count, int cap, float d, std::uint32_t k) {
+  if (cap <= 0) return;
+  if (count == cap && !ranks_before(d, k, ld[cap - 1], lk[cap - 1])) return;
+  int e = count < cap ? count++ : cap - 1;
+  while (e > 0 && ranks_before(d, k, ld[e - 1], lk[e - 1])) {
+    ld[e] = ld[e - 1];
+    lk[e] = lk[e - 1];
+    --e;
+  }
+  ld[e] = d;
+  lk[e] = k;
+}
+
+// The distances of the origins [x0, x1] x [y0, y1] of plane p to the reference
+// (lane `row` holds its row `ref`), visited in rows of y then x; consume(x, y, d)
+// is called with every lane of the 8-lane group holding the same d. A row of
+// candidates is taken kCols at a time: each lane loads kCols + 7 samples of its
+// row once and sums kCols rows of squared differences, left to right without
+// fused multiply-adds; the rows are then added pairwise by the xor butterfly,
+// ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) in every lane: the order
+// of the reference's patch_distance. kCols = 5 fits the default predictive
+// window (5 x 5) without idle columns.
+template <int kCols, typename Consume>
+__device__ void scan(const DevPlane& p, const float (&ref)[kPatch], int row, unsigned mask, int x0, int x1, int y0,
+                     int y1, Consume consume) {
+  for (int y = y0; y <= y1; ++y) {
+    const float* line = p.data + static_cast<std::size_t>(y + row) * p.pitch;
+    for (int xb = x0; xb <= x1; xb += kCols) {
+      float v[kCols + kPatch - 1];
+#pragma unroll
+      for (int m = 0; m < kCols + kPatch - 1; ++m) v[m] = xb + m < p.width ? __ldg(line + xb + m) : 0.f;
+      float part[kCols];
+#pragma unroll
+      for (int q = 0; q < kCols; ++q) {
+        float s = 0.f;
+#pragma unroll
+        for (int c = 0; c < kPatch; ++c) {
+          const float t = __fsub_rn(ref[c], v[q + c]);
+          s = __fadd_rn(s, __fmul_rn(t, t));
+        }
+        part[q] = s;
+      }
+#pragma unroll
+      for (int q = 0; q < kCols; ++q) {
+#pragma unroll
+        for (int h = 1; h < 8; h <<= 1) part[q] = __fadd_rn(part[q], __shfl_xor_sync(mask, part[q], h));
+      }
+#pragma unroll
+      for (int q = 0; q < kCols; ++q)
+        if (xb + q <= x1) consume(xb + q, y, part[q]);
+    }
+  }
+}
+
+// Thread mapping: 8 lanes per reference patch (lane % 8 = its row), 4
+// references per warp, kMatchWarps warps per block. The lists are kept by the
+// group's first lane in shared memory; __syncwarp(mask) publishes them.
+__global__ void __launch_bounds__(kMatchWarps * 32) match_kernel(MatchArgs a) {
+  __shared__ float s_gd[kRefsPerMatchBlock][kMaxGroup];
+  __shared__ std::uint32_t s_gk[kRefsPerMatchBlock][kMaxGroup];
+  __shared__ float s_fd[kRefsPerMatchBlock][kMaxFrameList];
+  __shared__ std::uint32_t s_fk[kRefsPerMatchBlock][kMaxFrameList];
+  __shared__ int s_seed[kRefsPerMatchBlock][4][kMaxSeeds];  // x, y of the walk's seeds, then of frame t's
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = warp * 4 + lane / 8, row = lane % 8;
+  const unsigned mask = 0xFFu << (lane / 8 * 8);
+  const int local = blockIdx.x * kRefsPerMatchBlock + g;
+  if (local >= a.count) return;  // the whole 8-lane group
+  const int r = a.first_ref + local;
+  const int rx = a.grid.x(r % a.grid.nx), ry = a.grid.y(r / a.grid.nx);
+  const DevPlane& gt = a.guide[a.R];
+  const int last_x = gt.width - kPatch, last_y = gt.height - kPatch;
+  float ref[kPatch];
+#pragma unroll
+  for (int c = 0; c < kPatch; ++c) ref[c] = gt.at(rx + c, ry + row);
+  float* gd = s_gd[g];
+  std::uint32_t* gk = s_gk[g];
+  float* fd = s_fd[g];
+  std::uint32_t* fk = s_fk[g];
+  const int gcap = max(a.group - 1, a.seeds - 1);
+  const int fcap = max(a.seeds, a.per_frame);
+  int gcount = 0;  // meaningful in the group's first lane
+
+  // 1. Frame t.
+  {
+    const int w = a.window / 2;
+    scan<8>(gt, ref, row, mask, max(0, rx - w), min(last_x, rx + w), max(0, ry - w), min(last_y, ry + w),
+         [&](int x, int y, float d) {
+           if (row == 0 && (x != rx || y != ry)) list_insert(gd, gk, gcount, gcap, d, pack(0, x, y));
+         });
+  }
+  __syncwarp(mask);
+  gcount = __shfl_sync(mask, gcount, 0, 8);
+  int* sx = s_seed[g][0];
+  int* sy = s_seed[g][1];
+  int* tx = s_seed[g][2];
+  int* ty = s_seed[g][3];
+  const int seeds_t = min(a.seeds, 1 + gcount);
+  const int p = a.predictive / 2;
+  if (row == 0) {  // frame t's seeds: the reference and its best matches (the list holds frame t's alone so far)
+    tx[0] = rx;
+    ty[0] = ry;
+    for (int m = 1; m < seeds_t; ++m) {
+      tx[m] = key_x(gk[m - 1]);
+      ty[m] = key_y(gk[m - 1]);
+    }
+    gcount = min(gcount, a.own_frame);  // frame t's members in the pool
+  }
+
+  // 2. Predictive search, forward then backward.
+  for (int dir = 1; dir >= -1; dir -= 2) {
+    if (row == 0)
+      for (int m = 0; m < seeds_t; ++m) {
+        sx[m] = tx[m];
+        sy[m] = ty[m];
+      }
+    __syncwarp(mask);
+    int nseeds = seeds_t;
+    for (int k = 1; k <= a.R; ++k) {
+      const int f = a.R + dir * k, prev = f - dir;
+      if (f < a.lo || f > a.hi) break;
+      const int rank = dir > 0 ? k : a.R + k;
+      int cx[kMaxSeeds], cy[kMaxSeeds];
+      for (int m = 0; m < nseeds; ++m) {
+        cx[m] = sx[m];
+        cy[m] = sy[m];
+        if (a.motion) {
+          const MotionFieldView field{dir > 0 ? a.forward[prev] : a.backward[f], a.field_cols, a.field_rows,
+                                      a.field_cell};
+          const MotionVector v = field.at_pixel(a.fx * (sx[m] + kPatch / 2), a.fy * (sy[m] + kPatch / 2));
+          cx[m] = clamp_coord(sx[m] + scale_displacement(v.dx, a.fx), last_x + 1);
+          cy[m] = clamp_coord(sy[m] + scale_displacement(v.dy, a.fy), last_y + 1);
+        }
+      }
+      __syncwarp(mask);  // the seeds are read; the first lane may overwrite them below
+      int fcount = 0;
+      for (int j = 0; j < nseeds; ++j) {
+        auto consume = [&](int x, int y, float d) {
+          if (row != 0) return;
+          for (int i = 0; i < j; ++i)
+            if (abs(x - cx[i]) <= p && abs(y - cy[i]) <= p) return;  // an earlier centre's window holds it
+          list_insert(fd, fk, fcount, fcap, d, pack(rank, x, y));
+        };
+        const int x0 = max(0, cx[j] - p), x1 = min(last_x, cx[j] + p), y0 = max(0, cy[j] - p), y1 = min(last_y, cy[j] + p);
+        if (a.predictive == 5)
+          scan<5>(a.guide[f], ref, row, mask, x0, x1, y0, y1, consume);
+        else
+          scan<8>(a.guide[f], ref, row, mask, x0, x1, y0, y1, consume);
+      }
+      if (row == 0) {
+        nseeds = min(a.seeds, fcount);
+        for (int m = 0; m < nseeds; ++m) {
+          sx[m] = key_x(fk[m]);
+          sy[m] = key_y(fk[m]);
+        }
+        for (int m = 0; m < min(a.per_frame, fcount); ++m) list_insert(gd, gk, gcount, gcap, fd[m], fk[m]);
+      }
+      __syncwarp(mask);
+      nseeds = __shfl_sync(mask, nseeds, 0, 8);
+      if (nseeds == 0) break;
+    }
+  }
+
+  // 3. The group: the reference, then the list's entries within tau, cut to a power of 2.
+  if (row == 0) {
+    int within = 0;
+    const int listed = min(gcount, a.group - 1);
+    while (within < listed && gd[within] <= a.tau) ++within;
+    const int n = floor_pow2(min(1 + within, a.group));
+    std::uint32_t* out = a.lists + static_cast<std::size_t>(local) * a.group;
+    out[0] = pack(a.R, rx, ry);
+    for (int m = 1; m < n; ++m) {
+      const std::uint32_t e = gk[m - 1];
+      const int rk = key_frame(e);
+      const int frame = rk == 0 ? a.R : (rk <= a.R ? a.R + rk : a.R - (rk - a.R));
+      out[m] = pack(frame, key_x(e), key_y(e));
+    }
+    a.counts[local] = static_cast<std::uint8_t>(n);
+  }
+}
+
+// ---------------------------------------------------------------- filtering
+
+struct FilterArgs {
+  PlaneView noisy[kMaxWindow];  // the component in window frame t - R + k (device samples)
+  DevPlane basic[kMaxWindow];   // its basic estimate (Wiener phase)
+  int R;
+  int count;                    // references of the batch
+  const std::uint32_t* lists;
+  const std::uint8_t* counts;
+  int group;                    // list stride
+  float sigma;
+  long long *num, *den;         // frame t's accumulators
+  int acc_pitch;
+  int reference_only;           // aggregate the reference alone
+};
+
+__device__ __forceinline__ void add_fixed(long long* cell, float v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(cell), static_cast<unsigned long long>(__float2ll_rn(v)));
+}
+
+// Walsh-Hadamard transform across the n lanes of a group (lanes of a K-aligned
+// block, n a power of 2), the butterflies of wht_inplace; every lane of the warp
+// runs the stages of the warp's largest group (the shuffles need them all).
+template <int K>
+__device__ __forceinline__ void wht_lanes(float (&v)[kPatchArea], int lane_in_group, int n) {
+  int stages_n = n;
+#pragma unroll
+  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
+#pragma unroll 1
+  for (int h = 1; h < stages_n; h <<= 1) {
+    const bool active = h < n;
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float o = __shfl_xor_sync(0xffffffffu, v[q], h);
+      if (active) v[q] = (lane_in_group & h) ? o - v[q] : v[q] + o;
+    }
+  }
+  const float scale = 1.0f / sqrtf(static_cast<float>(n));
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q) v[q] *= scale;
+}
+
+template <int K>
+__device__ __forceinline__ float group_sum(float x, int n) {
+#pragma unroll
+  for (int h = 1; h < K; h <<= 1) {
+    const float o = __shfl_xor_sync(0xffffffffu, x, h);
+    if (h < n) x += o;
+  }
+  return x;
+}
+
+// Thread mapping: K lanes per group (lane k holds patch k's 64 values through
+// the whole 3D transform), 32 / K groups per warp at a time, kFilterWarps warps
+// walking the block's kFilterRefs references.
+template <bool kWiener, int K>
+__global__ void __launch_bounds__(kFilterWarps * 32) filter_kernel(FilterArgs a) {
+  extern __shared__ float s_coef[];  // Wiener: [warp][coefficient][lane]
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  constexpr int kGroupsPerWarp = 32 / K;
+  const int lane_in_group = lane % K, slot = lane / K;
+  for (int g0 = warp * kGroupsPerWarp; g0 < kFilterRefs; g0 += kFilterWarps * kGroupsPerWarp) {
+    const int local = blockIdx.x * kFilterRefs + g0 + slot;
+    const bool valid = local < a.count;
+    const int n = valid ? a.counts[local] : 1;
+    const bool mine = valid && lane_in_group < n;
+    int k = 0, px = 0, py = 0;
+    if (mine) {
+      const std::uint32_t e = a.lists[static_cast<std::size_t>(local) * a.group + lane_in_group];
+      k = key_frame(e);
+      px = key_x(e);
+      py = key_y(e);
+    }
+    float v[kPatchArea];
+    float weight;
+    auto load_noisy = [&]() {
+      if (mine) {
+        const PlaneView& p = a.noisy[k];
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q)
+          v[q] = static_cast<float>(p.get(clamp_coord(px + q % kPatch, p.width), clamp_coord(py + q / kPatch, p.height)));
+        dct8x8_forward(v);
+      } else {
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+      }
+    };
+    if (!kWiener) {
+      load_noisy();
+      wht_lanes<K>(v, lane_in_group, n);
+      const float threshold = kLambda3d * a.sigma;
+      float kept = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        if (fabsf(v[q]) <= threshold)
+          v[q] = 0.f;
+        else
+          kept += 1.f;
+      }
+      if (!mine) kept = 0.f;
+      kept = group_sum<K>(kept, n);
+      weight = kept > 0.f ? 1.0f / kept : 1.0f;
+    } else {
+      float* coef = s_coef + warp * kPatchArea * 32;
+      if (mine) {
+        const DevPlane& b = a.basic[k];
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q) v[q] = b.at(px + q % kPatch, py + q / kPatch);
+        dct8x8_forward(v);
+      } else {
+#pragma unroll
+        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
+      }
+      wht_lanes<K>(v, lane_in_group, n);
+      const float s2 = a.sigma * a.sigma;
+      float norm2 = 0.f;
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) {
+        const float b2 = v[q] * v[q];
+        const float w = b2 / (b2 + s2);
+        coef[q * 32 + lane] = w;
+        norm2 += w * w;
+      }
+      if (!mine) norm2 = 0.f;
+      norm2 = group_sum<K>(norm2, n);
+      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;  // bm3d's bound (bm3d_profile.h)
+      load_noisy();
+      wht_lanes<K>(v, lane_in_group, n);
+#pragma unroll
+      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
+    }
+    wht_lanes<K>(v, lane_in_group, n);
+    const bool aggregated = mine && k == a.R && (!a.reference_only || lane_in_group == 0);
+    if (!aggregated) continue;
+    dct8x8_inverse(v);
+#pragma unroll
+    for (int q = 0; q < kPatchArea; ++q) {
+      const float wk = weight * c_kaiser[q];
+      const std::size_t at = static_cast<std::size_t>(py + q / kPatch) * a.acc_pitch + px + q % kPatch;
+      add_fixed(a.num + at, wk * v[q] * static_cast<float>(kFixedScale));
+      add_fixed(a.den + at, wk * static_cast<float>(kFixedScale));
+    }
+  }
+}
+
+dim3 plane_grid(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
+
+template <typename Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+// Events around the stages of run(), when timing is on.
+class StageTimer {
+ public:
+  enum Stage { kMotion = 0, kMatch = 1, kFilter = 2, kOther = 3 };
+  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) {}
+  ~StageTimer() {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+  void mark(Stage stage) {
+    if (!on_) return;
+    cudaEvent_t e;
+    CDN_CUDA_CHECK(cudaEventCreate(&e));
+    CDN_CUDA_CHECK(cudaEventRecord(e, s_));
+    events_.push_back(e);
+    stages_.push_back(stage);
+  }
+  Vbm3dCuda::Timing result() {
+    Vbm3dCuda::Timing t;
+    if (!on_ || events_.empty()) return t;
+    CDN_CUDA_CHECK(cudaEventSynchronize(events_.back()));
+    for (std::size_t k = 1; k < events_.size(); ++k) {
+      float ms = 0;
+      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
+      (stages_[k] == kMotion ? t.motion : stages_[k] == kMatch ? t.matching : stages_[k] == kFilter ? t.filtering
+                                                                                                     : t.other) += ms;
+    }
+    return t;
+  }
+
+ private:
+  bool on_;
+  cudaStream_t s_;
+  std::vector<cudaEvent_t> events_;
+  std::vector<Stage> stages_;
+};
+
+// Frames held in a ring of `size` slots: slot f % size, tagged with f.
+struct Ring {
+  int size = 1;
+  std::vector<int> tag;
+  void reset(int n) {
+    size = std::max(1, n);
+    tag.assign(size, -1);
+  }
+  int slot(int f) const { return f % size; }
+  bool holds(int f) const { return tag[slot(f)] == f; }
+  void put(int f) { tag[slot(f)] = f; }
+};
+
+}  // namespace
+
+struct Vbm3dCuda::State {
+  MotionCuda motion;
+  std::vector<void*> buffers;
+  std::vector<std::size_t> sizes;
+  std::size_t bytes = 0;
+  int batch_refs = kDefaultBatch;
+  bool timing = false;
+  Timing last;
+
+  void* reserve(int slot, std::size_t n) {
+    if (static_cast<int>(buffers.size()) <= slot) {
+      buffers.resize(slot + 1, nullptr);
+      sizes.resize(slot + 1, 0);
+    }
+    if (sizes[slot] < n) {
+      if (buffers[slot]) {
+        CDN_CUDA_CHECK(cudaFree(buffers[slot]));
+        bytes -= sizes[slot];
+        buffers[slot] = nullptr;
+        sizes[slot] = 0;
+      }
+      CDN_CUDA_CHECK(cudaMalloc(&buffers[slot], n));
+      sizes[slot] = n;
+      bytes += n;
+    }
+    return buffers[slot];
+  }
+  DevPlane plane(int slot, int vw, int vh) {
+    DevPlane p;
+    p.valid_width = vw;
+    p.valid_height = vh;
+    p.width = std::max(vw, kPatch);
+    p.height = std::max(vh, kPatch);
+    p.pitch = (p.width + 31) / 32 * 32;
+    p.data = static_cast<float*>(reserve(slot, sizeof(float) * p.pitch * p.height));
+    return p;
+  }
+};
+
+// Buffer slots of State::reserve.
+namespace {
+constexpr int kSlotFields = 0, kSlotLists = 1, kSlotCounts = 2;
+constexpr int kSlotAcc = 10;         // + 2 c (numerator), + 2 c + 1 (denominator)
+constexpr int kSlotLuma1 = 100;      // + ring slot: the noisy luma in float
+constexpr int kSlotGuide1 = 200;     // + 20 size group + ring slot: phase-1 guides of other sizes
+constexpr int kSlotBasic = 300;      // + 20 component + ring slot
+constexpr int kSlotGuide2 = 400;     // + 20 size group + ring slot: phase-2 guides of other sizes
+}  // namespace
+
+Vbm3dCuda::Vbm3dCuda() : s_(new State) {}
+
+Vbm3dCuda::~Vbm3dCuda() {
+  for (void* b : s_->buffers)
+    if (b) cudaFree(b);  // nothing to report to from a destructor
+}
+
+std::size_t Vbm3dCuda::device_bytes() const { return s_->bytes + s_->motion.device_bytes(); }
+int Vbm3dCuda::default_batch_references() { return kDefaultBatch; }
+void Vbm3dCuda::set_batch_references(int n) { s_->batch_refs = std::max(1, n); }
+void Vbm3dCuda::enable_timing(bool on) { s_->timing = on; }
+Vbm3dCuda::Timing Vbm3dCuda::last_timing() const { return s_->last; }
+
+void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out_end, const std::vector<FrameView>& outs,
+                    int filtered, const Vbm3dParams& params, const std::vector<double>& sigma, void* stream_ptr,
+                    const std::atomic<bool>* cancel) {
+  validate(params);
+  const int n = static_cast<int>(window.size());
+  if (n == 0 || out_begin < 0 || out_end > n || out_begin >= out_end)
+    throw InvalidArgument("vbm3d: the output frames must be frames of the window");
+  if (static_cast<int>(outs.size()) < out_end - out_begin)
+    throw InvalidArgument("vbm3d: an output frame for every frame filtered is needed");
+  const int ncomp = format_info(window[0].format).components;
+  filtered = std::min(filtered, ncomp);
+  if (static_cast<int>(sigma.size()) < filtered) throw InvalidArgument("vbm3d: a sigma for every component is needed");
+  for (const Vbm3dPhaseParams* p : {&params.hard, &params.wiener})
+    if (std::max(p->seeds, p->per_frame) > kMaxFrameList || p->seeds > kMaxSeeds)
+      throw InvalidArgument("vbm3d: on the GPU, seeds must be at most 8 and per-frame members at most 16");
+  if (window[0].width > 16376 || window[0].height > 8184)
+    throw InvalidArgument("vbm3d: frames up to 16376 x 8184 on the GPU");
+  std::vector<std::vector<PlaneView>> comps(n);
+  for (int f = 0; f < n; ++f) {
+    if (window[f].format != window[0].format || window[f].width != window[0].width ||
+        window[f].height != window[0].height)
+      throw InvalidArgument("vbm3d: the window's frames differ in format or size");
+    comps[f] = components(window[f]);
+  }
+  State& S = *s_;
+  const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  StageTimer timer(S.timing, stream);
+  timer.mark(StageTimer::kOther);
+
+  const auto kaiser = kaiser_window();
+  CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_kaiser, kaiser.data(), sizeof(float) * kPatchArea, 0,
+                                         cudaMemcpyHostToDevice, stream));
+  const int depth = comps[0][0].bit_depth;
+  const int lw = comps[0][0].width, lh = comps[0][0].height;
+  const int r1 = params.hard.radius, r2 = params.phases == 2 ? params.wiener.radius : 0;
+  const int ahead = params.causal ? 0 : 1;  // the causal window reads no frame after t
+  const std::vector<std::vector<int>> by_size = components_by_size(comps[0], sigma, filtered);
+
+  // 1. Motion between adjacent frames, both directions, once (pyramids in two slots).
+  const MotionParams& mp = params.motion_params;
+  const int fcols = MotionCuda::cols(lw, mp), frows = MotionCuda::rows(lh, mp);
+  const std::size_t field_cells = static_cast<std::size_t>(fcols) * frows;
+  MotionVector* fields = nullptr;  // forward[f] at 2 f, backward[f] at 2 f + 1
+  if (params.motion && n > 1) {
+    fields = static_cast<MotionVector*>(S.reserve(kSlotFields, sizeof(MotionVector) * field_cells * 2 * (n - 1)));
+    for (int f = 0; f < n; ++f) {
+      S.motion.build_pyramid(comps[f][0], f % 2, mp, stream);
+      if (f == 0) continue;
+      // The causal window never walks forward: no forward fields.
+      if (!params.causal) S.motion.estimate((f - 1) % 2, f % 2, fields + field_cells * 2 * (f - 1), mp, stream);
+      S.motion.estimate(f % 2, (f - 1) % 2, fields + field_cells * (2 * (f - 1) + 1), mp, stream);
+    }
+  }
+  timer.mark(StageTimer::kMotion);
+
+  // Rings: the noisy luma and phase-1 guides (2 R1 + 1 frames), basic estimates
+  // and phase-2 guides (2 R2 + 1 frames).
+  Ring ring1, ring2;
+  ring1.reset(std::min(n, 2 * r1 + 1));
+  ring2.reset(std::min(n, 2 * r2 + 1));
+  std::vector<Ring> guide1(by_size.size(), ring1);
+  auto luma1 = [&](int f) { return S.plane(kSlotLuma1 + ring1.slot(f), lw, lh); };
+  auto size_of = [&](std::size_t gi) { return std::make_pair(comps[0][by_size[gi][0]].width, comps[0][by_size[gi][0]].height); };
+  auto is_luma_size = [&](std::size_t gi) { return size_of(gi) == std::make_pair(lw, lh); };
+  auto guide1_plane = [&](std::size_t gi, int f) {
+    if (is_luma_size(gi)) return luma1(f);
+    const auto [w, h] = size_of(gi);
+    return S.plane(kSlotGuide1 + 20 * static_cast<int>(gi) + ring1.slot(f), w, h);
+  };
+  auto basic_plane = [&](int c, int f) {
+    return S.plane(kSlotBasic + 20 * c + ring2.slot(f), comps[0][c].width, comps[0][c].height);
+  };
+  auto guide2_plane = [&](std::size_t gi, int f) {
+    if (is_luma_size(gi)) return basic_plane(0, f);
+    const auto [w, h] = size_of(gi);
+    return S.plane(kSlotGuide2 + 20 * static_cast<int>(gi) + ring2.slot(f), w, h);
+  };
+  // Phase-1 guides of frame f.
+  auto ensure_guides1 = [&](int f) {
+    if (!ring1.holds(f)) {
+      const DevPlane l = luma1(f);
+      load_plane_kernel<<<plane_grid(l.width, l.height), dim3(32, 8), 0, stream>>>(comps[f][0], l);
+      CDN_CHECK_LAUNCH("vbm3d load_plane_kernel");
+      ring1.put(f);
+    }
+    for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
+      if (is_luma_size(gi) || guide1[gi].holds(f)) continue;
+      const DevPlane g = guide1_plane(gi, f);
+      resample_guide_kernel<<<plane_grid(g.width, g.height), dim3(32, 8), 0, stream>>>(luma1(f), g);
+      CDN_CHECK_LAUNCH("vbm3d resample_guide_kernel");
+      guide1[gi].put(f);
+    }
+  };
+
+  // Accumulators (fixed point) per component and the group lists of a batch.
+  const int max_group = std::max(params.hard.group, params.phases == 2 ? params.wiener.group : 1);
+  const RefGrid luma_grid(std::max(lw, kPatch), std::max(lh, kPatch), std::min(params.hard.step, params.wiener.step));
+  const int batch = std::min(S.batch_refs, luma_grid.count());
+  auto* lists = static_cast<std::uint32_t*>(S.reserve(kSlotLists, sizeof(std::uint32_t) * batch * max_group));
+  auto* counts = static_cast<std::uint8_t*>(S.reserve(kSlotCounts, batch));
+  std::vector<long long*> num(filtered), den(filtered);
+  std::vector<int> acc_pitch(filtered);
+  for (int c = 0; c < filtered; ++c) {
+    const int pw = std::max(comps[0][c].width, kPatch), ph = std::max(comps[0][c].height, kPatch);
+    acc_pitch[c] = (pw + 31) / 32 * 32;
+    num[c] = static_cast<long long*>(S.reserve(kSlotAcc + 2 * c, sizeof(long long) * acc_pitch[c] * ph));
+    den[c] = static_cast<long long*>(S.reserve(kSlotAcc + 2 * c + 1, sizeof(long long) * acc_pitch[c] * ph));
+  }
+  int shared_limit = 0, device = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t wiener_shared = sizeof(float) * kPatchArea * 32 * kFilterWarps;
+  if (wiener_shared > static_cast<std::size_t>(shared_limit))
+    throw Error("vbm3d: the Wiener filter needs " + std::to_string(wiener_shared) +
+                " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
+
+  // One phase for frame t: groups on the guides, every component of each size
+  // filtered into t's accumulators, divided into the basic ring or the output.
+  auto phase = [&](bool wiener, int t, const FrameView* out) {
+    const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, wiener, depth);
+    const int R = ps.p.radius;
+    const int lo = std::max(0, t - R) - (t - R), hi = std::min(n - 1, t + ahead * R) - (t - R);
+    for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
+      const std::vector<int>& cs = by_size[gi];
+      const auto [w, h] = size_of(gi);
+      MatchArgs ma{};
+      for (int k = lo; k <= hi; ++k) {
+        const int f = t - R + k;
+        ma.guide[k] = wiener ? guide2_plane(gi, f) : guide1_plane(gi, f);
+        if (fields && k < hi) {
+          ma.forward[k] = fields + field_cells * 2 * f;
+          ma.backward[k] = fields + field_cells * (2 * f + 1);
+        }
+      }
+      ma.field_cols = fcols;
+      ma.field_rows = frows;
+      ma.field_cell = mp.cell;
+      ma.R = R;
+      ma.lo = lo;
+      ma.hi = hi;
+      ma.fx = lw > w ? 2 : 1;
+      ma.fy = lh > h ? 2 : 1;
+      ma.grid = RefGrid(std::max(w, kPatch), std::max(h, kPatch), ps.p.step);
+      ma.window = ps.p.window;
+      ma.predictive = ps.p.predictive;
+      ma.seeds = ps.p.seeds;
+      ma.per_frame = ps.p.per_frame;
+      ma.group = ps.p.group;
+      ma.own_frame = ps.p.own_frame;
+      ma.motion = ps.motion && fields ? 1 : 0;
+      ma.tau = ps.tau_ssd;
+      ma.lists = lists;
+      ma.counts = counts;
+      for (int c : cs) {
+        const std::size_t bytes = sizeof(long long) * acc_pitch[c] * std::max(h, kPatch);
+        CDN_CUDA_CHECK(cudaMemsetAsync(num[c], 0, bytes, stream));
+        CDN_CUDA_CHECK(cudaMemsetAsync(den[c], 0, bytes, stream));
+      }
+      const int total = ma.grid.count();
+      for (int first = 0; first < total; first += batch) {
+        if (cancel && cancel->load()) throw Cancelled();
+        ma.first_ref = first;
+        ma.count = std::min(batch, total - first);
+        timer.mark(StageTimer::kOther);
+        match_kernel<<<(ma.count + kRefsPerMatchBlock - 1) / kRefsPerMatchBlock, kMatchWarps * 32, 0, stream>>>(ma);
+        CDN_CHECK_LAUNCH("vbm3d match_kernel");
+        timer.mark(StageTimer::kMatch);
+        for (int c : cs) {
+          FilterArgs fa{};
+          for (int k = lo; k <= hi; ++k) {
+            const int f = t - R + k;
+            fa.noisy[k] = comps[f][c];
+            if (wiener) fa.basic[k] = basic_plane(c, f);
+          }
+          fa.R = R;
+          fa.count = ma.count;
+          fa.lists = lists;
+          fa.counts = counts;
+          fa.group = ps.p.group;
+          fa.sigma = static_cast<float>(sigma[c]);
+          fa.num = num[c];
+          fa.den = den[c];
+          fa.acc_pitch = acc_pitch[c];
+          fa.reference_only = params.aggregation == Vbm3dAggregation::Reference ? 1 : 0;
+          const int blocks = (ma.count + kFilterRefs - 1) / kFilterRefs;
+          const std::size_t smem = wiener ? wiener_shared : 0;
+          auto launch = [&](auto kernel) {
+            if (smem) allow_shared(kernel, smem);
+            kernel<<<blocks, kFilterWarps * 32, smem, stream>>>(fa);
+          };
+          const int K = std::max(8, ps.p.group);
+          if (!wiener)
+            K == 8 ? launch(filter_kernel<false, 8>) : K == 16 ? launch(filter_kernel<false, 16>)
+                                                           : launch(filter_kernel<false, 32>);
+          else
+            K == 8 ? launch(filter_kernel<true, 8>) : K == 16 ? launch(filter_kernel<true, 16>)
+                                                          : launch(filter_kernel<true, 32>);
+          CDN_CHECK_LAUNCH("vbm3d filter_kernel");
+        }
+        timer.mark(StageTimer::kFilter);
+      }
+      for (int c : cs) {
+        DevPlane estimate;  // the basic ring's plane, or none
+        if (!out) estimate = basic_plane(c, t);
+        const PlaneView o = out ? components(*out)[c] : PlaneView{};
+        const int pw = std::max(comps[0][c].width, kPatch), ph = std::max(comps[0][c].height, kPatch);
+        divide_kernel<<<plane_grid(pw, ph), dim3(32, 8), 0, stream>>>(num[c], den[c], acc_pitch[c], estimate, o,
+                                                                      out ? 1 : 0, pw, ph);
+        CDN_CHECK_LAUNCH("vbm3d divide_kernel");
+      }
+    }
+  };
+
+  // The basic estimate of frame s into the ring (components left unfiltered:
+  // their noisy values), with its phase-2 guides.
+  auto basic_of = [&](int s) {
+    for (int f = std::max(0, s - r1); f <= std::min(n - 1, s + ahead * r1); ++f) ensure_guides1(f);
+    for (int c = 0; c < filtered; ++c) {
+      if (sigma[c] > 0) continue;
+      const DevPlane b = basic_plane(c, s);
+      load_plane_kernel<<<plane_grid(b.width, b.height), dim3(32, 8), 0, stream>>>(comps[s][c], b);
+      CDN_CHECK_LAUNCH("vbm3d load_plane_kernel (basic)");
+    }
+    phase(false, s, nullptr);
+    for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
+      if (is_luma_size(gi)) continue;
+      const DevPlane g = guide2_plane(gi, s);
+      resample_guide_kernel<<<plane_grid(g.width, g.height), dim3(32, 8), 0, stream>>>(basic_plane(0, s), g);
+      CDN_CHECK_LAUNCH("vbm3d resample_guide_kernel (basic)");
+    }
+  };
+
+  int next_basic = std::max(0, out_begin - r2);
+  for (int t = out_begin; t < out_end; ++t) {
+    if (cancel && cancel->load()) throw Cancelled();
+    const FrameView& out = outs[t - out_begin];
+    if (params.phases == 1) {
+      for (int f = std::max(0, t - r1); f <= std::min(n - 1, t + ahead * r1); ++f) ensure_guides1(f);
+      phase(false, t, &out);
+    } else {
+      for (; next_basic <= std::min(n - 1, t + ahead * r2); ++next_basic) basic_of(next_basic);
+      phase(true, t, &out);
+    }
+    // Components not filtered are copied.
+    const std::vector<PlaneView> in_c = comps[t], out_c = components(out);
+    for (int c = 0; c < static_cast<int>(out_c.size()); ++c) {
+      if (c < filtered && sigma[c] > 0) continue;
+      copy_component_kernel<<<plane_grid(out_c[c].width, out_c[c].height), dim3(32, 8), 0, stream>>>(in_c[c],
+                                                                                                       out_c[c]);
+      CDN_CHECK_LAUNCH("vbm3d copy_component_kernel");
+    }
+  }
+  timer.mark(StageTimer::kOther);
+  S.last = timer.result();
+}
+
+}  // namespace cdn

@@ -1,0 +1,101 @@
+// vbm3d_params.cpp: the profiles of the video mode and their validation
+// (vbm3d_params.h); docs/VBM3D.md records how the profiles were chosen.
+#include "cudadenoise/vbm3d_params.h"
+
+#include <sstream>
+
+#include "cudadenoise/error.h"
+
+namespace cdn {
+
+Vbm3dParams vbm3d_quality_profile() { return Vbm3dParams{}; }
+
+Vbm3dParams vbm3d_paper_profile() {
+  Vbm3dParams p;
+  p.hard = Vbm3dPhaseParams{4, 6, 7, 5, 2, 2, 8, 3000.f, 1};
+  p.wiener = Vbm3dPhaseParams{4, 4, 7, 5, 2, 2, 8, 1500.f, 1};
+  p.motion = false;
+  return p;
+}
+
+Vbm3dParams vbm3d_wide_profile() {
+  Vbm3dParams p;
+  p.hard.window = 39;
+  p.wiener.window = 39;
+  return p;
+}
+
+Vbm3dParams vbm3d_fast_profile() {
+  Vbm3dParams p;
+  p.hard.radius = 2;
+  p.hard.step = 6;
+  p.hard.window = 9;
+  p.hard.group = 8;
+  p.phases = 1;
+  return p;
+}
+
+namespace {
+
+void check_range(const std::string& name, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream m;
+    m << name << " = " << v << " is out of range: expected " << lo << " to " << hi;
+    throw InvalidArgument(m.str());
+  }
+}
+
+void check_odd(const std::string& name, int v, int lo, int hi) {
+  check_range(name, v, lo, hi);
+  if (v % 2 == 0) throw InvalidArgument(name + " = " + std::to_string(v) + " is invalid: expected an odd number");
+}
+
+void validate_phase(const std::string& phase, const Vbm3dPhaseParams& p) {
+  check_range("vbm3d " + phase + " radius", p.radius, 0, 8);
+  check_range("vbm3d " + phase + " step", p.step, 1, 8);
+  check_odd("vbm3d " + phase + " window", p.window, 1, 63);
+  check_odd("vbm3d " + phase + " predictive window", p.predictive, 1, 15);
+  check_range("vbm3d " + phase + " seeds", p.seeds, 1, 8);
+  check_range("vbm3d " + phase + " per-frame members", p.per_frame, 1, 16);
+  check_range("vbm3d " + phase + " group", p.group, 1, 32);
+  if ((p.group & (p.group - 1)) != 0)
+    throw InvalidArgument("vbm3d " + phase + " group = " + std::to_string(p.group) + " is invalid: expected a power of 2");
+  check_range("vbm3d " + phase + " tau", p.tau, 1, 1e6);
+  check_range("vbm3d " + phase + " members of frame t", p.own_frame, 0, 32);
+}
+
+}  // namespace
+
+void validate(const Vbm3dParams& p) {
+  validate_phase("hard", p.hard);
+  validate_phase("wiener", p.wiener);
+  check_range("vbm3d phases", p.phases, 1, 2);
+  const MotionParams& m = p.motion_params;
+  check_range("motion cell", m.cell, 4, 16);
+  check_range("motion margin", m.margin, 0, 8);
+  check_range("motion coarse radius", m.coarse_radius, 1, 16);
+  check_range("motion refine radius", m.refine_radius, 0, 4);
+  check_range("motion levels", m.max_levels, 0, 6);
+  check_range("motion coarse size", m.min_coarse_size, 8, 256);
+  check_range("motion lambda", m.lambda, 0, 1024);
+}
+
+Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
+  Vbm3dParams p = s.profile == static_cast<int>(Vbm3dProfile::Fast)    ? vbm3d_fast_profile()
+                  : s.profile == static_cast<int>(Vbm3dProfile::Paper) ? vbm3d_paper_profile()
+                  : s.profile == static_cast<int>(Vbm3dProfile::Wide)  ? vbm3d_wide_profile()
+                                                                        : vbm3d_quality_profile();
+  for (Vbm3dPhaseParams* ph : {&p.hard, &p.wiener}) {
+    if (s.radius >= 0) ph->radius = s.radius;
+    if (s.step >= 0) ph->step = s.step;
+    if (s.window >= 0) ph->window = s.window;
+    if (s.predictive >= 0) ph->predictive = s.predictive;
+    if (s.seeds >= 0) ph->seeds = s.seeds;
+  }
+  if (s.phases >= 0) p.phases = s.phases;
+  if (s.motion >= 0) p.motion = s.motion != 0;
+  p.causal = s.causal != 0;
+  return p;
+}
+
+}  // namespace cdn

@@ -1,0 +1,328 @@
+// vbm3d_reference.cpp: the V-BM3D reference (vbm3d_reference.h), written to be
+// read next to its definition: the predictive search of one group
+// (match_group), one phase over frame t (run_phase), and the window driver
+// (motion once, basic estimates of the frames the Wiener phase reads, final
+// estimates of the output frames). Groups of a batch of reference rows are
+// filtered in parallel and aggregated in reference order, so the result does
+// not depend on the number of threads.
+#include "vbm3d/vbm3d_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "bm3d/bm3d_profile.h"
+#include "core/parallel.h"
+#include "cudadenoise/error.h"
+#include "motion/motion_reference.h"
+
+namespace cdn::vbm3d {
+
+using bm3d::FloatPlane;
+using bm3d::kPatch;
+using bm3d::kPatchArea;
+
+PhaseSetup phase_setup(const Vbm3dParams& params, bool wiener, int bit_depth) {
+  PhaseSetup ps;
+  ps.p = wiener ? params.wiener : params.hard;
+  const float scale = static_cast<float>(1 << (bit_depth - 8));
+  ps.tau_ssd = ps.p.tau * kPatchArea * scale * scale;
+  ps.motion = params.motion;
+  return ps;
+}
+
+namespace {
+
+// ||P - Q||^2 summed in a fixed order: each row left to right, then the eight
+// row sums pairwise ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), the
+// order of the CUDA kernel's warp reduction, so both give the same float.
+float patch_distance(const FloatPlane& a, int ax, int ay, const FloatPlane& b, int bx, int by) {
+  float r[kPatch];
+  for (int j = 0; j < kPatch; ++j) {
+    r[j] = 0;
+    for (int i = 0; i < kPatch; ++i) {
+      const float t = a.at(ax + i, ay + j) - b.at(bx + i, by + j);
+      r[j] += t * t;
+    }
+  }
+  return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+}
+
+bool by_distance_then_position(const Member& a, const Member& b) {
+  if (a.d != b.d) return a.d < b.d;
+  if (a.y != b.y) return a.y < b.y;
+  return a.x < b.x;
+}
+
+}  // namespace
+
+std::vector<Member> match_group(const SearchSpace& s, int t, int first, int last, int rx, int ry, const PhaseSetup& ps) {
+  const FloatPlane& g = *s.guide[t];
+  const int last_x = g.width - kPatch, last_y = g.height - kPatch;
+  auto candidate = [&](int f, int x, int y) { return Member{f, x, y, patch_distance(g, rx, ry, *s.guide[f], x, y)}; };
+
+  // 1. Frame t: the window around the reference, the reference itself apart.
+  std::vector<Member> here;
+  const int r = ps.p.window / 2;
+  for (int y = std::max(0, ry - r); y <= std::min(last_y, ry + r); ++y)
+    for (int x = std::max(0, rx - r); x <= std::min(last_x, rx + r); ++x)
+      if (x != rx || y != ry) here.push_back(candidate(t, x, y));
+  std::sort(here.begin(), here.end(), by_distance_then_position);
+  std::vector<Member> seeds_t{Member{t, rx, ry, 0.f}};
+  for (int k = 0; k < ps.p.seeds - 1 && k < static_cast<int>(here.size()); ++k) seeds_t.push_back(here[k]);
+  std::vector<Member> pool(here.begin(), here.begin() + std::min<std::size_t>(here.size(), ps.p.own_frame));
+
+  // 2. Predictive search, forward then backward.
+  const int pr = ps.p.predictive / 2;
+  for (int dir : {+1, -1}) {
+    std::vector<Member> seeds = seeds_t;
+    for (int k = 1; k <= ps.p.radius; ++k) {
+      const int f = t + dir * k, prev = f - dir;
+      if (f < first || f > last) break;
+      const MotionField* field = dir > 0 ? s.forward[prev] : s.backward[f];
+      std::vector<std::pair<int, int>> centres;
+      for (const Member& m : seeds) {
+        int cx = m.x, cy = m.y;
+        if (ps.motion) {
+          const MotionVector v = field->view().at_pixel(s.fx * (m.x + kPatch / 2), s.fy * (m.y + kPatch / 2));
+          cx = clamp_coord(m.x + scale_displacement(v.dx, s.fx), last_x + 1);
+          cy = clamp_coord(m.y + scale_displacement(v.dy, s.fy), last_y + 1);
+        }
+        centres.emplace_back(cx, cy);
+      }
+      std::vector<Member> found;
+      for (std::size_t j = 0; j < centres.size(); ++j) {
+        const auto [cx, cy] = centres[j];
+        for (int y = std::max(0, cy - pr); y <= std::min(last_y, cy + pr); ++y)
+          for (int x = std::max(0, cx - pr); x <= std::min(last_x, cx + pr); ++x) {
+            bool seen = false;
+            for (std::size_t i = 0; i < j && !seen; ++i)
+              seen = std::abs(x - centres[i].first) <= pr && std::abs(y - centres[i].second) <= pr;
+            if (!seen) found.push_back(candidate(f, x, y));
+          }
+      }
+      std::sort(found.begin(), found.end(), by_distance_then_position);
+      seeds.assign(found.begin(), found.begin() + std::min<std::size_t>(found.size(), ps.p.seeds));
+      pool.insert(pool.end(), found.begin(), found.begin() + std::min<std::size_t>(found.size(), ps.p.per_frame));
+    }
+  }
+
+  // 3. The group: the reference, then the closest candidates within tau.
+  std::stable_sort(pool.begin(), pool.end(), [](const Member& a, const Member& b) { return a.d < b.d; });
+  int count = 0;
+  while (count < static_cast<int>(pool.size()) && pool[count].d <= ps.tau_ssd) ++count;
+  const int n = bm3d::floor_pow2(std::min(1 + count, ps.p.group));
+  std::vector<Member> group{Member{t, rx, ry, 0.f}};
+  group.insert(group.end(), pool.begin(), pool.begin() + (n - 1));
+  return group;
+}
+
+WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const MotionParams& p) {
+  WindowMotion m;
+  std::vector<LumaPyramid> pyr;
+  for (const PlaneView& l : lumas) pyr.push_back(build_pyramid(l, p));
+  for (std::size_t i = 0; i + 1 < pyr.size(); ++i) {
+    m.forward.push_back(estimate_motion(pyr[i], pyr[i + 1], p));
+    m.backward.push_back(estimate_motion(pyr[i + 1], pyr[i], p));
+  }
+  return m;
+}
+
+namespace {
+
+// The filtered patches of one group that go to frame t, for one component.
+struct FilteredGroup {
+  float weight = 0;
+  std::vector<std::pair<int, int>> at;  // origins in frame t
+  std::vector<float> values;            // at.size() patches of 64
+};
+
+// One phase for frame t of the window, the components of one size: noisy[c][f]
+// and basic[c][f] (Wiener only) are the planes of component c in window frame f;
+// out[c] receives frame t's estimate.
+void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetup& ps, Vbm3dAggregation agg,
+               const std::vector<std::vector<const FloatPlane*>>& noisy,
+               const std::vector<std::vector<const FloatPlane*>>& basic, const std::vector<float>& sigma,
+               const std::vector<FloatPlane*>& out, int threads, const std::atomic<bool>* cancel) {
+  const FloatPlane& g = *s.guide[t];
+  const int w = g.width, nc = static_cast<int>(noisy.size());
+  const bool wiener = !basic.empty();
+  const bm3d::RefGrid grid(g.width, g.height, ps.p.step);
+  const auto kaiser = bm3d::kaiser_window();
+  std::vector<std::vector<double>> num(nc, std::vector<double>(g.v.size(), 0.0)), den = num;
+
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int batch = 2 * threads;
+  std::vector<std::vector<std::vector<FilteredGroup>>> rows(batch, std::vector<std::vector<FilteredGroup>>(nc));
+  for (int j0 = 0; j0 < grid.ny; j0 += batch) {
+    if (cancel && cancel->load()) throw Cancelled();
+    const int nrows = std::min(batch, grid.ny - j0);
+    parallel_rows(nrows, threads, [&](int b) {
+      const int ry = grid.y(j0 + b);
+      for (auto& v : rows[b]) v.assign(grid.nx, FilteredGroup{});
+      std::vector<float> noisy_g, basic_g;
+      for (int i = 0; i < grid.nx; ++i) {
+        const std::vector<Member> group = match_group(s, t, first, last, grid.x(i), ry, ps);
+        const int n = static_cast<int>(group.size());
+        auto gather = [&](const std::vector<const FloatPlane*>& planes, std::vector<float>& dst) {
+          dst.resize(static_cast<std::size_t>(n) * kPatchArea);
+          for (int k = 0; k < n; ++k)
+            for (int q = 0; q < kPatchArea; ++q)
+              dst[k * kPatchArea + q] = planes[group[k].frame]->at(group[k].x + q % kPatch, group[k].y + q / kPatch);
+        };
+        for (int c = 0; c < nc; ++c) {
+          FilteredGroup& fg = rows[b][c][i];
+          gather(noisy[c], noisy_g);
+          if (wiener) {
+            gather(basic[c], basic_g);
+            fg.weight = bm3d::wiener_group(noisy_g.data(), basic_g.data(), n, sigma[c]);
+          } else {
+            fg.weight = bm3d::hard_threshold_group(noisy_g.data(), n, sigma[c]);
+          }
+          const int aggregated = agg == Vbm3dAggregation::Reference ? 1 : n;
+          for (int k = 0; k < aggregated; ++k) {
+            if (group[k].frame != t) continue;
+            fg.at.emplace_back(group[k].x, group[k].y);
+            fg.values.insert(fg.values.end(), noisy_g.begin() + k * kPatchArea, noisy_g.begin() + (k + 1) * kPatchArea);
+          }
+        }
+      }
+    });
+    // Aggregation, in reference order.
+    for (int b = 0; b < nrows; ++b)
+      for (int c = 0; c < nc; ++c)
+        for (const FilteredGroup& fg : rows[b][c])
+          for (std::size_t k = 0; k < fg.at.size(); ++k)
+            for (int q = 0; q < kPatchArea; ++q) {
+              const std::size_t at =
+                  static_cast<std::size_t>(fg.at[k].second + q / kPatch) * w + fg.at[k].first + q % kPatch;
+              const float wk = fg.weight * kaiser[q];
+              num[c][at] += wk * fg.values[k * kPatchArea + q];
+              den[c][at] += wk;
+            }
+  }
+  for (int c = 0; c < nc; ++c) {
+    FloatPlane& o = *out[c];
+    o = *noisy[c][t];  // same geometry
+    for (std::size_t i = 0; i < o.v.size(); ++i) o.v[i] = static_cast<float>(num[c][i] / den[c][i]);
+  }
+}
+
+}  // namespace
+
+WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy, int out_begin, int out_end,
+                                const Vbm3dParams& params, const std::vector<double>& sigma, int threads,
+                                const std::atomic<bool>* cancel) {
+  validate(params);
+  const int n = static_cast<int>(noisy.size());
+  if (n == 0 || out_begin < 0 || out_end > n || out_begin >= out_end)
+    throw InvalidArgument("vbm3d: the output frames must be frames of the window");
+  const int nc = static_cast<int>(noisy[0].size());
+  if (static_cast<int>(sigma.size()) < nc) throw InvalidArgument("vbm3d: a sigma for every component is needed");
+  const int depth = noisy[0][0].bit_depth;
+  const int r1 = params.hard.radius, r2 = params.phases == 2 ? params.wiener.radius : 0;
+
+  // Noisy planes in float, and the motion of the window (luma), once.
+  std::vector<std::vector<FloatPlane>> in(n);
+  std::vector<PlaneView> lumas;
+  for (int f = 0; f < n; ++f) {
+    for (const PlaneView& p : noisy[f]) in[f].push_back(bm3d::load_plane(p));
+    lumas.push_back(noisy[f][0]);
+  }
+  const WindowMotion motion = params.motion ? estimate_window_motion(lumas, params.motion_params) : WindowMotion{};
+  const std::vector<std::vector<int>> by_size = bm3d::components_by_size(noisy[0], sigma, nc);
+
+  // Frames whose basic estimate the Wiener phase of the outputs reads.
+  const int b0 = std::max(0, out_begin - r2), b1 = std::min(n, out_end + (params.causal ? 0 : r2));
+  std::vector<std::vector<FloatPlane>> basic(n);
+  for (int f = b0; f < b1; ++f) basic[f] = in[f];  // components with sigma 0 stay as they are
+  WindowEstimates e;
+
+  // One phase for the frames [f0, f1): guides from `luma_of`, radius r, results into result[f].
+  // The causal window searches no later frame than t.
+  const int ahead = params.causal ? 0 : 1;
+  auto phase = [&](bool wiener, int f0, int f1, int r, std::vector<std::vector<FloatPlane>>& result) {
+    const PhaseSetup ps = phase_setup(params, wiener, depth);
+    const int g0 = std::max(0, f0 - r), g1 = std::min(n, f1 + ahead * r);  // frames searched
+    for (const std::vector<int>& comps : by_size) {
+      const int w = noisy[0][comps[0]].width, h = noisy[0][comps[0]].height;
+      std::vector<FloatPlane> guides(n);
+      SearchSpace s;
+      s.guide.assign(n, nullptr);
+      for (int f = g0; f < g1; ++f) {
+        guides[f] = bm3d::resample_guide(wiener ? basic[f][0] : in[f][0], w, h);
+        s.guide[f] = &guides[f];
+      }
+      for (int f = 0; f + 1 < n; ++f) {
+        s.forward.push_back(params.motion ? &motion.forward[f] : nullptr);
+        s.backward.push_back(params.motion ? &motion.backward[f] : nullptr);
+      }
+      s.fx = noisy[0][0].width > w ? 2 : 1;
+      s.fy = noisy[0][0].height > h ? 2 : 1;
+      std::vector<std::vector<const FloatPlane*>> np(comps.size(), std::vector<const FloatPlane*>(n, nullptr)), bp;
+      if (wiener) bp = np;
+      std::vector<float> sg;
+      for (std::size_t c = 0; c < comps.size(); ++c) {
+        for (int f = g0; f < g1; ++f) {
+          np[c][f] = &in[f][comps[c]];
+          if (wiener) bp[c][f] = &basic[f][comps[c]];
+        }
+        sg.push_back(static_cast<float>(sigma[comps[c]]));
+      }
+      for (int t = f0; t < f1; ++t) {
+        std::vector<FloatPlane*> out;
+        for (int c : comps) out.push_back(&result[t][c]);
+        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, out,
+                  threads, cancel);
+      }
+    }
+  };
+
+  std::vector<std::vector<FloatPlane>> basic_out = basic;
+  phase(false, b0, b1, r1, basic_out);
+  basic = basic_out;
+  std::vector<std::vector<FloatPlane>> final_out = basic;
+  if (params.phases == 2) phase(true, out_begin, out_end, r2, final_out);
+  for (int f = out_begin; f < out_end; ++f) {
+    e.basic.push_back(basic[f]);
+    e.final.push_back(final_out[f]);
+  }
+  return e;
+}
+
+}  // namespace cdn::vbm3d
+
+namespace cdn {
+
+void vbm3d_reference(const std::vector<FrameView>& window, int out_begin, int out_end,
+                     const std::vector<FrameView>& outs, int filtered, const Vbm3dParams& params,
+                     const std::vector<double>& sigma, int threads, const std::atomic<bool>* cancel) {
+  if (static_cast<int>(outs.size()) < out_end - out_begin)
+    throw InvalidArgument("vbm3d: an output frame for every frame filtered is needed");
+  std::vector<std::vector<PlaneView>> noisy;
+  for (const FrameView& f : window) {
+    if (f.format != window[0].format || f.width != window[0].width || f.height != window[0].height)
+      throw InvalidArgument("vbm3d: the window's frames differ in format or size");
+    const std::vector<PlaneView> c = components(f);
+    noisy.emplace_back(c.begin(), c.begin() + filtered);
+  }
+  const vbm3d::WindowEstimates e = vbm3d::vbm3d_estimates(noisy, out_begin, out_end, params, sigma, threads, cancel);
+  for (int f = out_begin; f < out_end; ++f) {
+    const std::vector<PlaneView> in = components(window[f]), out = components(outs[f - out_begin]);
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      if (static_cast<int>(c) < filtered) {
+        bm3d::store_rounded(e.final[f - out_begin][c], out[c]);
+      } else {
+        for (int y = 0; y < out[c].height; ++y)
+          for (int x = 0; x < out[c].width; ++x) out[c].set(x, y, in[c].get(x, y));
+      }
+    }
+  }
+}
+
+void vbm3d_frame_reference(const std::vector<FrameView>& window, int centre, const FrameView& out, int filtered,
+                           const Vbm3dParams& params, const std::vector<double>& sigma, int threads) {
+  vbm3d_reference(window, centre, centre + 1, {out}, filtered, params, sigma, threads);
+}
+
+}  // namespace cdn
