@@ -162,7 +162,7 @@ probe_streams() {
   local file="$1" out caps branches=() i
   PROBE_VIDEO="" PROBE_AUDIO=() PROBE_WIDTH="" PROBE_HEIGHT="" PROBE_ORIENTATION="" PROBE_ERROR=""
   for ((i = 0; i < 8; i++)); do branches+=(d. ! f.); done
-  out=$(timeout 60 gst-launch-1.0 -v -t filesrc "location=$file" ! parsebin name=d "${branches[@]}" \
+  out=$(timeout --foreground 60 gst-launch-1.0 -v -t filesrc "location=$file" ! parsebin name=d "${branches[@]}" \
     funnel name=f ! fakesink num-buffers=100 2>&1) || true
   while IFS= read -r caps; do
     case "$caps" in

@@ -47,7 +47,7 @@ input's audio copied. Prints the gst-launch-1.0 pipeline it runs.
 $(common_help)
 
 Exit status: 0 success, 1 the pipeline failed, 2 bad arguments or input, 5 OUTPUT
-exists (without -y) or cannot be written, 130/143 interrupted (Ctrl-C/SIGTERM).
+exists (without -y) or cannot be written, 130/143/129 interrupted (Ctrl-C/SIGTERM/SIGHUP).
 Interlaced video is refused by cudadenoise (deinterlace it first, or use
 cudadenoise-transcode, which filters its fields apart).
 
@@ -198,7 +198,7 @@ stop() {
   SIGNALLED=$1
   [ -n "$GST_PID" ] || return 0
   kill -TERM "$GST_PID" 2>/dev/null || true
-  for _ in $(seq 20); do kill -0 "$GST_PID" 2>/dev/null || return 0; sleep 0.1; done
+  for _ in $(seq 20); do kill -0 "$GST_PID" 2>/dev/null || return 0; sleep 0.1 || true; done
   kill -KILL "$GST_PID" 2>/dev/null || true
 }
 arm_signals() {
@@ -223,7 +223,10 @@ else
   tmp_pattern=".$(basename -- "${REAL%.*}").partXXXXXX"
   tmp_mode=$(printf '%o' $((0666 & ~$(umask))))
   arm_signals  # before the temporary file exists: a signal from here on removes it
-  TMP=$(mktemp --tmpdir="$OUT_DIR" --suffix=".${REAL##*.}" "$tmp_pattern") || fail 5 "cannot write to $OUT_DIR"
+  TMP=$(mktemp --tmpdir="$OUT_DIR" --suffix=".${REAL##*.}" "$tmp_pattern") || {
+    [ "$SIGNALLED" = 0 ] || exit "$SIGNALLED"  # mktemp killed by the signal
+    fail 5 "cannot write to $OUT_DIR"
+  }
   chmod "$tmp_mode" "$TMP"
   add "$MUXER" name=mux ! filesink "location=$TMP"
 fi
@@ -252,8 +255,9 @@ rc=0
 wait "$GST_PID" || rc=$?
 # A signal interrupts `wait`; wait for the pipeline itself to be gone.
 while kill -0 "$GST_PID" 2>/dev/null; do wait "$GST_PID" || true; done
+GST_PID=""  # reaped: a later signal must not kill a process that reuses its pid
 if [ "$SIGNALLED" != 0 ]; then
-  echo "$(basename "$0"): interrupted; $OUTPUT was not written" >&2
+  echo "${0##*/}: interrupted; $OUTPUT was not written" >&2 || true  # no terminal after SIGHUP
   exit "$SIGNALLED"
 fi
 [ "$rc" = 0 ] || fail 1 "the pipeline failed (exit $rc); $OUTPUT was not written"

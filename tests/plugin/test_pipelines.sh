@@ -126,12 +126,15 @@ transcode_tests() {
       rm -f "$TMP/t/int.mp4"
       setsid env --default-signal=INT "$DIR/transcode.sh" -i "$long" -o "$TMP/t/int.mp4" --mode bm3d >/dev/null 2>&1 &
       pid=$!
-      for _ in $(seq 300); do ls -a "$TMP/t" | grep -q '\.int\.part' && break; sleep 0.02; done
+      # The probe runs first (several gst-launch-1.0 and gst-inspect-1.0, slow
+      # under the sanitizer's preload on a loaded machine): up to 60 s.
+      for _ in $(seq 3000); do ls -a "$TMP/t" | grep -q '\.int\.part' && break; sleep 0.02; done
+      expect "transcode.sh made its temporary file (SIG$sig after $delay s)" eval "ls -a '$TMP/t' | grep -q '\.int\.part'"
       sleep "$delay"
       if [ "$sig" = INT ]; then kill -INT -- "-$pid"; else kill -TERM "$pid"; fi
       for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
       expect "transcode.sh SIG$sig after $delay s: gone within 5 s" eval "! kill -0 $pid 2>/dev/null"
-      kill -KILL "$pid" 2>/dev/null || true
+      kill -KILL -- "-$pid" 2>/dev/null || true  # its whole session: the pipeline too
       rc=0
       wait "$pid" || rc=$?
       expect "transcode.sh SIG$sig after $delay s: exit $rc" test "$rc" = "$([ $sig = TERM ] && echo 143 || echo 130)"

@@ -308,8 +308,10 @@ class Pipeline {
     filter_->push(decoded);
     ++frames_in_;
     if (filter_->noise_changed())
-      say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (estimated at frame " + std::to_string(frames_in_) +
-          ", 8-bit code values per component)");
+      // The tracked value after frame N holds frames 1..N-1 (the first frame at
+      // once): noise_tracker.h's schedule, the same for host and device frames.
+      say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (tracked through frame " +
+          std::to_string(frames_in_ > 1 ? frames_in_ - 1 : 1) + ", 8-bit code values per component)");
     if (!filter_->conversion_note().empty() && !conversion_noted_) {
       say(filter_->conversion_note());
       conversion_noted_ = true;
