@@ -48,8 +48,9 @@ void addnoise_table(const FrameView& source, int iterations, int cpu_iterations,
               "synchronize)\n",
               threads);
   std::printf("%-10s %-10s %-24s %12s %10s %8s\n", "size", "format", "generator", "ms/frame", "fps", "60 fps");
-  for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3840, 2160}})
+  for (const std::pair<int, int> size : {std::pair{1920, 1080}, std::pair{3840, 2160}})
     for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE}) {
+      const int w = size.first, h = size.second;  // not a structured binding: the lambdas capture them
       const HostFrame in = make_frame(source, f, w, h);
       HostFrame out(f, w, h);
       auto row = [&](const char* what, double ms) {
