@@ -7,18 +7,21 @@
 # GPU host may have no meson); GStreamer tests need the runtime bundle
 # (.gpu-runtime, see ../shared/gpu/README.md), sourced here when present.
 #
-#   scripts/gpu-suite.sh [BUILD_DIR] [--no-tests] [--no-sanitizer] [--no-bench] [--bench-args="--no-cpu ..."]
-# (--no-tests: only the sanitizer and bench parts, e.g. in a second device call)
+#   scripts/gpu-suite.sh [BUILD_DIR] [--no-tests] [--no-sanitizer] [--sanitizers=memcheck,racecheck] [--no-bench] [--bench-args="--no-cpu ..."]
+# (--no-tests: only the sanitizer and bench parts, e.g. in a second device call;
+# --sanitizers: which compute-sanitizer tools, e.g. one per device call)
 set -u
 build=${1:-build}
 shift || true
 sanitize=1 bench=1 plain=1
+sanitizers=(memcheck racecheck)
 BENCH_ARGS=()
 for a in "$@"; do
   case "$a" in
     --no-sanitizer) sanitize=0 ;;
     --no-bench) bench=0 ;;
     --no-tests) plain=0 ;;
+    --sanitizers=*) IFS=, read -r -a sanitizers <<< "${a#--sanitizers=}" ;;
     --bench-args=*) read -r -a BENCH_ARGS <<< "${a#--bench-args=}" ;;
     *) echo "unknown option $a" >&2; exit 2 ;;
   esac
@@ -65,7 +68,7 @@ for t in "${tests[@]}"; do
 done
 
 if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  for tool in memcheck racecheck; do
+  for tool in "${sanitizers[@]}"; do
     for t in "${tests[@]}"; do
       # The kernel and element GPU tests; the transcode tool's runs in a child process.
       case "$(basename "$t")" in test_kernels_gpu_* | test_plugin_gpu_*) ;; *) continue ;; esac
