@@ -62,10 +62,15 @@ def growth(k):
     return (v[0], v[-1], max(v)) if v else (None, None, None)
 rss, gpu = growth('rss_mib'), growth('gpu_mib')
 expected = float(open(d + '/frames').read())
-ok = code == 0 and dropped == 0 and qos == 0 and rendered >= expected
+# fpsdisplaysink reports its counters every fps-update-interval (500 ms), so its last
+# report leaves out up to 15 frames at 30 fps; those frames are covered by the QoS count
+# (the sink posts a QoS message for every late buffer it drops, up to EOS) and by the
+# exit status (the sink rendered up to EOS).
+interval_frames = 15
+ok = code == 0 and dropped == 0 and qos == 0 and rendered >= expected - interval_frames
 flat = lambda g: g[0] is not None and g[2] - g[0] <= max(8.0, 0.02 * g[0])
 ok = ok and flat(rss) and (gpu[0] is None or flat(gpu))
-print(f"gst-launch exit {code}; frames rendered {rendered:.0f} of {expected:.0f}, dropped {dropped:.0f}, qos messages {qos:.0f}")
+print(f"gst-launch exit {code}; frames rendered {rendered:.0f} of {expected:.0f} at the sink's last report (every 0.5 s), dropped {dropped:.0f}, qos messages {qos:.0f} (through EOS)")
 print(f"RSS MiB after 60 s: first {rss[0]}, last {rss[1]}, max {rss[2]}; GPU MiB: first {gpu[0]}, last {gpu[1]}, max {gpu[2]}")
 print("PASS: no frame dropped, memory flat" if ok else "FAIL (see the table; log: " + d + "/log)")
 sys.exit(0 if ok else 1)

@@ -247,8 +247,11 @@ TEST(GpuVbm3d, TinyFramesMatchTheReference) {
 TEST(GpuVbm3d, ProfilesAndVariantsMatchTheReference) {
   CDN_REQUIRE_GPU();
   const HostFrame photo = test::load_photo_444("camera.png");
-  const test::TestClip clip =
-      test::moving_clip(photo, PixelFormat::NV12, 90, 80, small() ? 64 : 160, small() ? 48 : 120, 7, 4, 2, 30, 3);
+  // Full size under CDN_TEST_SMALL too: at 64x48 the chroma planes (32x24) are smaller
+  // than the wide profile's 39x39 window, and one match that float rounding decides
+  // differently (a near tie on the basic estimate) moves about 10% of a plane's samples
+  // by 1 or 2 codes, past this test's 2% bound (H200, memcheck, 2026-11-24).
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::NV12, 90, 80, 160, 120, 7, 4, 2, 30, 3);
   expect_gpu_matches_cpu(clip, vbm3d_fast_profile(), 30, "fast profile");
   Vbm3dParams p = small_params();
   p.motion = false;
