@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cudadenoise/cuda_copy.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/frame_pool.h"
 #endif
@@ -29,13 +31,29 @@ double ms_since(std::chrono::steady_clock::time_point a) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
 }
 
+// Ms per frame of a stream through the front door (feed(), stream_pump.h), so
+// that temporal presets run their window: a warm-up stream of `warmup` frames,
+// then `frames` frames fed and timed up to `settle` (the device stream's
+// synchronisation; nothing for host frames), the time divided by the frames fed
+// (the throughput of a long stream; the same frame each time, so motion is
+// zero). Sigma auto: the tracker's work is in it.
+double time_stream(StreamDenoiser& den, const FrameView& in, const FrameView& out, int warmup, int frames,
+                   void* stream, const std::function<void()>& settle) {
+  FunctionSink sink([&] { return out; }, [] { return true; });
+  for (int i = 0; i < warmup; ++i) feed(den, in, sink, stream);
+  drain(den, sink, stream);
+  settle();
+  const auto a = std::chrono::steady_clock::now();
+  for (int i = 0; i < frames; ++i) feed(den, in, sink, stream);
+  settle();
+  const double ms = ms_since(a) / frames;
+  drain(den, sink, stream);
+  settle();
+  return ms;
+}
+
 #ifdef CDN_HAVE_CUDA
-// Wall-clock ms per frame on device frames (the zero-copy path) through the
-// front door (feed(), stream_pump.h), so that temporal presets run their window:
-// `iterations` frames fed after a warm-up stream, the stream synchronised at the
-// end, the time divided by the frames fed (the throughput of a long stream; the
-// same frame each time, so motion is zero). Sigma auto: the tracker's band copy
-// and estimate are in it.
+// On device frames (the zero-copy path).
 double time_gpu(const DenoiseSettings& s, const HostFrame& host, int iterations) {
   const FrameView& in = host.view();
   cudaStream_t stream;
@@ -45,41 +63,21 @@ double time_gpu(const DenoiseSettings& s, const HostFrame& host, int iterations)
     auto den = StreamDenoiser::create(Backend::Cuda, s, in.format, in.width, in.height);
     CudaFramePool pool(in.format, in.width, in.height, 2);
     auto din = pool.acquire(stream), dout = pool.acquire(stream);
-    for (int p = 0; p < format_info(in.format).planes; ++p)
-      CDN_CUDA_CHECK(cudaMemcpy2D(din->view().data[p], din->view().pitch[p], in.data[p], in.pitch[p],
-                                  plane_row_bytes(in.format, in.width, p), plane_height(in.format, in.height, p),
-                                  cudaMemcpyHostToDevice));
-    FunctionSink sink([&] { return dout->view(); }, [] { return true; });
-    for (int i = 0; i < 8; ++i) feed(*den, din->view(), sink, stream);
-    drain(*den, sink, stream);
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const int n = std::max(iterations, 8);
-    const auto a = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) feed(*den, din->view(), sink, stream);
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
-    ms = ms_since(a) / n;
-    drain(*den, sink, stream);
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+    copy_frame_async(in, din->view(), stream);
+    ms = time_stream(*den, din->view(), dout->view(), 8, std::max(iterations, 8), stream,
+                     [&] { CDN_CUDA_CHECK(cudaStreamSynchronize(stream)); });
   }
   cudaStreamDestroy(stream);
   return ms;
 }
 #endif
 
-// The same on the CPU backend (host frames).
+// On host frames, the CPU backend.
 double time_cpu(const DenoiseSettings& s, const HostFrame& host, int iterations) {
   const FrameView& in = host.view();
   auto den = StreamDenoiser::create(Backend::Cpu, s, in.format, in.width, in.height);
   HostFrame out(in.format, in.width, in.height);
-  FunctionSink sink([&] { return out.view(); }, [] { return true; });
-  feed(*den, in, sink);
-  drain(*den, sink);
-  const int n = std::max(iterations, 1);
-  const auto a = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) feed(*den, in, sink);
-  const double ms = ms_since(a) / n;
-  drain(*den, sink);
-  return ms;
+  return time_stream(*den, in, out.view(), 1, std::max(iterations, 1), nullptr, [] {});
 }
 
 }  // namespace
