@@ -2,6 +2,7 @@
 // (vbm3d_params.h); docs/VBM3D.md records how the profiles were chosen.
 #include "cudadenoise/vbm3d_params.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "cudadenoise/error.h"
@@ -51,7 +52,7 @@ void check_odd(const std::string& name, int v, int lo, int hi) {
 }
 
 void validate_phase(const std::string& phase, const Vbm3dPhaseParams& p) {
-  check_range("vbm3d " + phase + " radius", p.radius, 0, 8);
+  check_range("vbm3d " + phase + " radius", p.radius, 0, kMaxVbm3dRadius);
   check_range("vbm3d " + phase + " step", p.step, 1, 8);
   check_odd("vbm3d " + phase + " window", p.window, 1, 63);
   check_odd("vbm3d " + phase + " predictive window", p.predictive, 1, 15);
@@ -95,6 +96,12 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   if (s.phases >= 0) p.phases = s.phases;
   if (s.motion >= 0) p.motion = s.motion != 0;
   p.causal = s.causal != 0;
+  // The causal window searches as many other frames as the centred one, all of
+  // them past: twice the profile's radius (at most kMaxVbm3dRadius), unless
+  // vbm3d-radius is given (docs/VBM3D.md, "Causal window": 4 past frames
+  // gained 0.39 to 0.46 dB over radius 0 on the moving clips, 8 gained 0.53 to 0.63).
+  if (p.causal && s.radius < 0)
+    for (Vbm3dPhaseParams* ph : {&p.hard, &p.wiener}) ph->radius = std::min(kMaxVbm3dRadius, 2 * ph->radius);
   return p;
 }
 

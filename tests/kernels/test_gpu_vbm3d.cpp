@@ -11,7 +11,8 @@
 // a short window, all give the same samples. Every test skips, with the
 // reason, where no CUDA device can be used. Through the front door
 // (StreamDenoiser, the CUDA backend): the centred window in chunks and the
-// causal window give the CPU stream's frames within the same bounds, frames out
+// causal window (radius 2 given, the quality profile's own 8 frames back, the fast
+// profile's 4) give the CPU stream's frames within the same bounds, frames out
 // equal frames in, and the output of the centred window is the same bit for
 // bit for every chunk size.
 #include <gtest/gtest.h>
@@ -355,6 +356,10 @@ TEST(GpuVbm3dStream, CentredAndCausalWindowsMatchTheCpuStream) {
   expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(1, 1), clip.noisy),
                               stream_frames(Backend::Cuda, stream_settings(1, 1), clip.noisy), clip.clean,
                               "stream, causal");
+  DenoiseSettings quality = stream_settings(1, 1);  // the causal window's own radius: 8 frames back
+  quality.vbm3d.radius = -1;
+  expect_stream_within_bounds(stream_frames(Backend::Cpu, quality, clip.noisy),
+                              stream_frames(Backend::Cuda, quality, clip.noisy), clip.clean, "stream, causal, radius 8");
   DenoiseSettings fast = stream_settings(4, 1);
   fast.vbm3d.profile = static_cast<int>(Vbm3dProfile::Fast);
   fast.vbm3d.radius = -1;

@@ -231,6 +231,28 @@ TEST(Vbm3d, ComponentWithSigmaZeroIsCopied) {
   EXPECT_GT(mse(o[2], n[2]), 0.0);
 }
 
+TEST(Vbm3d, CausalWindowSearchesTwiceTheProfilesRadiusBackUnlessGiven) {
+  Vbm3dSettings s;
+  EXPECT_EQ(vbm3d_params(s).hard.radius, 4) << "the centred window: the profile's radius";
+  EXPECT_EQ(vbm3d_params(s).reach_after(), 8);
+  s.causal = 1;
+  const Vbm3dParams causal = vbm3d_params(s);
+  EXPECT_EQ(causal.hard.radius, 8);
+  EXPECT_EQ(causal.wiener.radius, 8);
+  EXPECT_EQ(causal.reach_before(), 16);
+  EXPECT_EQ(causal.reach_after(), 0);
+  EXPECT_NO_THROW(validate(causal));
+  s.profile = static_cast<int>(Vbm3dProfile::Fast);
+  EXPECT_EQ(vbm3d_params(s).hard.radius, 4) << "the fast profile's radius 2, doubled";
+  EXPECT_EQ(vbm3d_params(s).reach_before(), 4) << "one phase";
+  s.profile = static_cast<int>(Vbm3dProfile::Quality);
+  s.radius = 3;
+  EXPECT_EQ(vbm3d_params(s).hard.radius, 3) << "a given radius is kept";
+  EXPECT_EQ(vbm3d_params(s).wiener.radius, 3);
+  s.radius = 0;
+  EXPECT_EQ(vbm3d_params(s).reach_before(), 0) << "radius 0 stays per frame";
+}
+
 TEST(Vbm3d, ProfilesAreValid) {
   EXPECT_NO_THROW(validate(vbm3d_quality_profile()));
   EXPECT_NO_THROW(validate(vbm3d_fast_profile()));

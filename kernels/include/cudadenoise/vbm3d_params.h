@@ -10,6 +10,9 @@
 
 namespace cdn {
 
+// The largest temporal radius of either phase.
+constexpr int kMaxVbm3dRadius = 8;
+
 // One phase of V-BM3D (the hard-thresholding or the Wiener phase).
 struct Vbm3dPhaseParams {
   int radius = 4;      // N_f: frames t - radius .. t + radius searched
@@ -72,10 +75,12 @@ enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2, Wide = 3 };
 struct Vbm3dSettings {
   int profile = 0;  // Vbm3dProfile
   int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;
-  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0); set from the stream's window
+  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0; radius -1: twice
+                    // the profile's, the frames the centred window searches, all past); set from the stream's window
   int chunk = 50;   // output frames filtered per launch in the centred window (the output never depends on it)
 };
-// The profile with the overrides applied (not validated).
+// The profile with the overrides applied (not validated); with causal and no
+// radius given, each phase's radius doubled (at most kMaxVbm3dRadius).
 Vbm3dParams vbm3d_params(const Vbm3dSettings& s);
 
 }  // namespace cdn
