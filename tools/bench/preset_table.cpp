@@ -33,10 +33,12 @@ double ms_since(std::chrono::steady_clock::time_point a) {
 
 // Ms per frame of a stream through the front door (feed(), stream_pump.h), so
 // that temporal presets run their window: a warm-up stream of `warmup` frames,
-// then `frames` frames fed and timed up to `settle` (the device stream's
-// synchronisation; nothing for host frames), the time divided by the frames fed
-// (the throughput of a long stream; the same frame each time, so motion is
-// zero). Sigma auto: the tracker's work is in it.
+// then `frames` frames fed and drained, timed up to `settle` after the drain
+// (the device stream's synchronisation; nothing for host frames): a temporal
+// mode filters most of its frames when a chunk fills or at the drain, so both
+// are in the time. The time is divided by the frames fed (the throughput of a
+// stream of that length; the same frame each time, so motion is zero). Sigma
+// auto: the tracker's work is in it.
 double time_stream(StreamDenoiser& den, const FrameView& in, const FrameView& out, int warmup, int frames,
                    void* stream, const std::function<void()>& settle) {
   FunctionSink sink([&] { return out; }, [] { return true; });
@@ -45,11 +47,15 @@ double time_stream(StreamDenoiser& den, const FrameView& in, const FrameView& ou
   settle();
   const auto a = std::chrono::steady_clock::now();
   for (int i = 0; i < frames; ++i) feed(den, in, sink, stream);
-  settle();
-  const double ms = ms_since(a) / frames;
   drain(den, sink, stream);
   settle();
-  return ms;
+  return ms_since(a) / frames;
+}
+
+// Frames a timed stream holds: a temporal mode's at least two of its default
+// chunks (50 frames) so that the drain's partial chunk weighs little.
+int stream_frames(const DenoiseSettings& s, int iterations) {
+  return is_temporal(s.mode) ? std::max(iterations, 100) : std::max(iterations, 8);
 }
 
 #ifdef CDN_HAVE_CUDA
@@ -64,7 +70,7 @@ double time_gpu(const DenoiseSettings& s, const HostFrame& host, int iterations)
     CudaFramePool pool(in.format, in.width, in.height, 2);
     auto din = pool.acquire(stream), dout = pool.acquire(stream);
     copy_frame_async(in, din->view(), stream);
-    ms = time_stream(*den, din->view(), dout->view(), 8, std::max(iterations, 8), stream,
+    ms = time_stream(*den, din->view(), dout->view(), 8, stream_frames(s, iterations), stream,
                      [&] { CDN_CUDA_CHECK(cudaStreamSynchronize(stream)); });
   }
   cudaStreamDestroy(stream);
@@ -77,7 +83,8 @@ double time_cpu(const DenoiseSettings& s, const HostFrame& host, int iterations)
   const FrameView& in = host.view();
   auto den = StreamDenoiser::create(Backend::Cpu, s, in.format, in.width, in.height);
   HostFrame out(in.format, in.width, in.height);
-  return time_stream(*den, in, out.view(), 1, std::max(iterations, 1), nullptr, [] {});
+  return time_stream(*den, in, out.view(), 1, is_temporal(s.mode) ? stream_frames(s, iterations) : std::max(iterations, 1),
+                     nullptr, [] {});
 }
 
 }  // namespace
