@@ -50,13 +50,19 @@ void TemporalStream::reset() {
   popped_ = 0;
   launched_ = 0;
   first_sigma_ = -1;
+  held_sigma_ = -1;
 }
 
 double TemporalStream::sigma_of(const FrameView& f, void* stream) {
   // The stream's measurement for this frame (StreamDenoiser's tracker, or the
   // given sigma, times strength), in luma code values. Without one: given, or the
   // first frame's estimate for every frame.
-  if (!noise_.empty()) return in_code_values(noise_, format_)[0];
+  if (!noise_.empty()) {
+    const double measured = in_code_values(noise_, format_)[0];
+    if (held_sigma_ <= 0 || measured > held_sigma_ * kSigmaHoldRatio || measured < held_sigma_ / kSigmaHoldRatio)
+      held_sigma_ = measured;
+    return held_sigma_;
+  }
   if (first_sigma_ < 0) first_sigma_ = settings_.sigma > 0 ? luma_sigma(f, settings_.sigma) : estimate_sigma(f, stream);
   return first_sigma_;
 }

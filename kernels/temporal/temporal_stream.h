@@ -97,7 +97,9 @@ class TemporalStream : public FrameStream {
   int width_, height_;
 
  private:
-  // The noise level frame `f` is filtered with: given, or the first frame's estimate.
+  // The noise level frame `f` is filtered with: the stream's measurement
+  // (set_noise()) held while it stays within kSigmaHoldRatio of the value held;
+  // without one, given, or the first frame's estimate.
   double sigma_of(const FrameView& f, void* stream);
   // Launches the chunks that can be filtered while lanes are free.
   void dispatch(void* stream);
@@ -115,6 +117,17 @@ class TemporalStream : public FrameStream {
   int popped_ = 0;
   double first_sigma_ = -1;  // < 0: not known yet
   std::vector<double> noise_;  // set_noise(): the next frame's, 8-bit code values
+  double held_sigma_ = -1;     // the measurement's value frames are filtered with (< 0: none yet)
+
+ public:
+  // How far (a factor, either way) the stream's measured sigma may move before
+  // the window takes the new value. The temporal filters take runs of frames of
+  // equal sigma together (vbm3d makes each run's basic estimates once, nlm3d
+  // launches once a run); the noise tracker's value moves a little with every
+  // frame, which would make every frame a run of its own (vbm3d at 1080p: 259
+  // ms a frame instead of 38). 2 % is within the scatter of one frame's
+  // estimate (1 to 3 %, noise_tracker.h; docs/NOISE.md).
+  static constexpr double kSigmaHoldRatio = 1.02;
 };
 
 std::unique_ptr<TemporalStream> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);

@@ -32,6 +32,8 @@ class ThreadLanes final : public TemporalStream {
   Backend backend() const override { return Backend::Cpu; }
 
   int frames_alive() const { return *alive_; }
+  // The sigma each output frame was given, by stream index (launch order).
+  const std::vector<double>& sigmas() const { return sigmas_; }
   int max_frames_alive() const { return *max_alive_; }
   int max_concurrent() const { return max_running_; }
 
@@ -49,6 +51,7 @@ class ThreadLanes final : public TemporalStream {
   void launch(Chunk& chunk, int, void*) override {
     Worker& w = workers_[chunk.lane];
     ASSERT_FALSE(w.thread.joinable()) << "lane " << chunk.lane << " given a chunk while busy";
+    sigmas_.insert(sigmas_.end(), chunk.sigma.begin(), chunk.sigma.end());
     w.finished = false;
     {
       std::lock_guard<std::mutex> g(lock_);
@@ -93,6 +96,7 @@ class ThreadLanes final : public TemporalStream {
   std::mutex lock_;
   int running_now_ = 0, max_running_ = 0;
   std::mt19937 rng_{7};
+  std::vector<double> sigmas_;
 };
 
 DenoiseSettings settings(int chunk) {
@@ -191,6 +195,35 @@ TEST(TemporalLanes, ResetWhileChunksRunDropsEverything) {
     ++popped;
   }
   EXPECT_EQ(popped, 3);
+}
+
+// The stream's measured sigma (set_noise(): the noise tracker's value, which
+// moves a little with every frame) reaches the filter held: it changes only
+// when the measurement moves beyond kSigmaHoldRatio of the value held, so the
+// filters get runs of equal sigma; a flush starts from the next measurement.
+TEST(TemporalStream, MeasuredSigmaIsHeldWithinTwoPercent) {
+  ThreadLanes d(settings(4), WindowShape{2, 0, 1}, 1);
+  HostFrame in(PixelFormat::GRAY8, 1, 1), out(PixelFormat::GRAY8, 1, 1);
+  const std::vector<double> measured = {10.0, 10.05, 10.19, 9.81, 10.21, 10.3, 10.25, 9.95, 9.0, 9.1};
+  const std::vector<double> want = {10.0, 10.0, 10.0, 10.0, 10.21, 10.21, 10.21, 9.95, 9.0, 9.0};
+  ASSERT_DOUBLE_EQ(TemporalStream::kSigmaHoldRatio, 1.02) << "the values below assume 2 %";
+  for (double v : measured) {
+    d.set_noise({v});
+    d.push(in.view(), nullptr);
+    while (d.pop(out.view(), nullptr)) {
+    }
+  }
+  d.finish();
+  while (d.pop(out.view(), nullptr)) {
+  }
+  ASSERT_EQ(d.sigmas().size(), want.size());
+  for (std::size_t t = 0; t < want.size(); ++t) EXPECT_DOUBLE_EQ(d.sigmas()[t], want[t]) << "frame " << t;
+  d.reset();
+  d.set_noise({10.1});
+  d.push(in.view(), nullptr);
+  while (d.pop(out.view(), nullptr)) {
+  }
+  EXPECT_DOUBLE_EQ(d.sigmas().back(), 10.1) << "after reset() the first measurement is taken as it is";
 }
 
 }  // namespace
