@@ -227,7 +227,7 @@ const std::vector<ParamSpec>& param_specs() {
        [](DenoiseSettings& s, double v) { s.vbm3d.profile = int(v); }, nullptr, 0, kVbm3dProfileNames},
       {ParamGroup::Vbm3d, "vbm3d-radius",
        "V-BM3D frames searched before and after each frame, both phases; -1 or profile: the profile's (window=causal: "
-       "twice the profile's, all before)", true, -1, 8,
+       "twice the profile's, all before)", true, -1, kMaxVbm3dRadius,
        -1, [](const DenoiseSettings& s) { return double(s.vbm3d.radius); },
        [](DenoiseSettings& s, double v) { s.vbm3d.radius = int(v); }, "profile", -1},
       {ParamGroup::Vbm3d, "vbm3d-step",

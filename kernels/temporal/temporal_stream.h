@@ -39,6 +39,15 @@ class TemporalStream : public FrameStream {
   TemporalStream(const DenoiseSettings& settings, const WindowShape& shape, PixelFormat format, int width, int height,
                  int lanes);
 
+  // How far (a factor, either way) the stream's measured sigma may move before
+  // the window takes the new value. The temporal filters take runs of frames of
+  // equal sigma together (vbm3d makes each run's basic estimates once, nlm3d
+  // launches once a run); the noise tracker's value moves a little with every
+  // frame, which would make every frame a run of its own (vbm3d at 1080p: 259
+  // ms a frame instead of 38). 2 % is within the scatter of one frame's
+  // estimate (1 to 3 %, noise_tracker.h; docs/NOISE.md).
+  static constexpr double kSigmaHoldRatio = 1.02;
+
   const DenoiseSettings& settings() const { return settings_; }
   int latency_frames() const override { return latency_for(shape_, lanes_); }
   int held() const override { return sched_.pushed_count() - popped_; }
@@ -118,16 +127,6 @@ class TemporalStream : public FrameStream {
   double first_sigma_ = -1;  // < 0: not known yet
   std::vector<double> noise_;  // set_noise(): the next frame's, 8-bit code values
   double held_sigma_ = -1;     // the measurement's value frames are filtered with (< 0: none yet)
-
- public:
-  // How far (a factor, either way) the stream's measured sigma may move before
-  // the window takes the new value. The temporal filters take runs of frames of
-  // equal sigma together (vbm3d makes each run's basic estimates once, nlm3d
-  // launches once a run); the noise tracker's value moves a little with every
-  // frame, which would make every frame a run of its own (vbm3d at 1080p: 259
-  // ms a frame instead of 38). 2 % is within the scatter of one frame's
-  // estimate (1 to 3 %, noise_tracker.h; docs/NOISE.md).
-  static constexpr double kSigmaHoldRatio = 1.02;
 };
 
 std::unique_ptr<TemporalStream> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);

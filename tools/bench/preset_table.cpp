@@ -53,10 +53,14 @@ double time_stream(StreamDenoiser& den, const FrameView& in, const FrameView& ou
 }
 
 // Frames a timed stream holds: a temporal mode's at least two of its default
-// chunks (50 frames) so that the drain's partial chunk weighs little.
-int stream_frames(const DenoiseSettings& s, int iterations) {
-  return is_temporal(s.mode) ? std::max(iterations, 100) : std::max(iterations, 8);
+// chunks (50 frames) so that the drain's partial chunk weighs little; a
+// per-frame mode's at least `per_frame_min`.
+int stream_frames(const DenoiseSettings& s, int iterations, int per_frame_min) {
+  return std::max(iterations, is_temporal(s.mode) ? 100 : per_frame_min);
 }
+
+// The time a frame may take for 25 fps.
+constexpr double kRealTimeMs = 40.0;
 
 #ifdef CDN_HAVE_CUDA
 // On device frames (the zero-copy path).
@@ -70,7 +74,7 @@ double time_gpu(const DenoiseSettings& s, const HostFrame& host, int iterations)
     CudaFramePool pool(in.format, in.width, in.height, 2);
     auto din = pool.acquire(stream), dout = pool.acquire(stream);
     copy_frame_async(in, din->view(), stream);
-    ms = time_stream(*den, din->view(), dout->view(), 8, stream_frames(s, iterations), stream,
+    ms = time_stream(*den, din->view(), dout->view(), 8, stream_frames(s, iterations, 8), stream,
                      [&] { CDN_CUDA_CHECK(cudaStreamSynchronize(stream)); });
   }
   cudaStreamDestroy(stream);
@@ -83,8 +87,7 @@ double time_cpu(const DenoiseSettings& s, const HostFrame& host, int iterations)
   const FrameView& in = host.view();
   auto den = StreamDenoiser::create(Backend::Cpu, s, in.format, in.width, in.height);
   HostFrame out(in.format, in.width, in.height);
-  return time_stream(*den, in, out.view(), 1, is_temporal(s.mode) ? stream_frames(s, iterations) : std::max(iterations, 1),
-                     nullptr, [] {});
+  return time_stream(*den, in, out.view(), 1, stream_frames(s, iterations, 1), nullptr, [] {});
 }
 
 }  // namespace
@@ -104,7 +107,7 @@ void preset_table(const FrameView& source, int iterations, bool gpu, bool cpu) {
         const double ms = time_gpu(s, in, iterations);
         const bool uhd = w == 3840;
         std::printf("%-10s %-6s %-20.20s %4dx%-5d %12.2f %8.1f %s\n", p->name, mode_name(s.mode), what.c_str(), w, h,
-                    ms, 1000.0 / ms, uhd ? (ms <= 40.0 ? "yes" : "NO") : "");
+                    ms, 1000.0 / ms, uhd ? (ms <= kRealTimeMs ? "yes" : "NO") : "");
         std::fflush(stdout);
       }
     }
@@ -128,7 +131,7 @@ void preset_table(const FrameView& source, int iterations, bool gpu, bool cpu) {
     std::printf("%4dx%-5d %12.1f %8.1f\n", w, h, ms, 1000.0 / ms);
     std::fflush(stdout);
     if (smallest_fps == 0) smallest_fps = 1000.0 / ms;
-    if (ms <= 40.0) largest = {w, h};
+    if (ms <= kRealTimeMs) largest = {w, h};
   }
   if (largest.first > 0)
     std::printf("largest 16:9 NV12 frame measured at 25 fps or more on %u threads: %dx%d\n", threads, largest.first,

@@ -142,7 +142,7 @@ void add_field(tools::FlagParser& fp, const std::string& name, const std::string
 }
 
 void add_phase_flags(tools::FlagParser& fp, const std::string& prefix, Vbm3dPhaseParams* p) {
-  add_field(fp, prefix + "radius", "temporal radius", &p->radius, 0, 8);
+  add_field(fp, prefix + "radius", "temporal radius", &p->radius, 0, kMaxVbm3dRadius);
   add_field(fp, prefix + "step", "reference step", &p->step, 1, 8);
   add_field(fp, prefix + "window", "search window side in frame t", &p->window, 1, 63);
   add_field(fp, prefix + "predictive", "predictive window side", &p->predictive, 1, 15);
