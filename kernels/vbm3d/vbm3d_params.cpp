@@ -21,17 +21,14 @@ Vbm3dParams vbm3d_paper_profile() {
 
 Vbm3dParams vbm3d_wide_profile() {
   Vbm3dParams p;
-  p.hard.window = 39;
-  p.wiener.window = 39;
+  p.hard = Vbm3dPhaseParams{4, 3, 39, 5, 2, 2, 16, 2500.f, 32};
+  p.wiener = Vbm3dPhaseParams{4, 3, 39, 5, 2, 2, 32, 400.f, 32};
   return p;
 }
 
 Vbm3dParams vbm3d_fast_profile() {
   Vbm3dParams p;
-  p.hard.radius = 2;
-  p.hard.step = 6;
-  p.hard.window = 9;
-  p.hard.group = 8;
+  p.hard = Vbm3dPhaseParams{2, 6, 9, 5, 2, 2, 8, 2500.f, 32};
   p.phases = 1;
   return p;
 }

@@ -261,6 +261,23 @@ TEST(Vbm3d, ProfilesAreValid) {
   wide.profile = static_cast<int>(Vbm3dProfile::Wide);
   EXPECT_EQ(vbm3d_params(wide).hard.window, 39);
   EXPECT_EQ(vbm3d_params(wide).wiener.window, 39);
+  EXPECT_EQ(vbm3d_params(wide).hard.step, 3);
+  EXPECT_EQ(vbm3d_params(wide).hard.predictive, 5);
+  // The tuned quality profile (docs/VBM3D.md, "Tuning the quality profile") is
+  // the default; the fast profile kept its values when the quality one changed.
+  const Vbm3dParams q = vbm3d_params(Vbm3dSettings{});
+  EXPECT_EQ(q.hard.window, 39);
+  EXPECT_EQ(q.hard.step, 5);
+  EXPECT_EQ(q.hard.predictive, 3);
+  EXPECT_EQ(q.hard.group, 16);
+  EXPECT_EQ(q.wiener.window, 25);
+  EXPECT_EQ(q.wiener.step, 3);
+  EXPECT_EQ(q.wiener.predictive, 3);
+  const Vbm3dParams f = vbm3d_fast_profile();
+  EXPECT_EQ(f.hard.window, 9);
+  EXPECT_EQ(f.hard.step, 6);
+  EXPECT_EQ(f.hard.predictive, 5);
+  EXPECT_EQ(f.hard.radius, 2);
   Vbm3dParams p;
   p.hard.group = 12;
   EXPECT_THROW(validate(p), InvalidArgument);

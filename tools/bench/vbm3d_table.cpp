@@ -191,6 +191,12 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
     r6.params.hard.radius = r6.params.wiener.radius = 6;
     gpu_row(source, PixelFormat::NV12, 1920, 1080, r6, iterations, chunk);
     gpu_row(source, PixelFormat::NV12, 1920, 1080, Profile{"wide", vbm3d_wide_profile()}, iterations, chunk);
+    // The quality profile before its tuning (15x15 windows in frame t at step 3, 5x5 predictive windows):
+    // the tuned profile's cost estimate is relative to it (docs/VBM3D.md, "Tuning the quality profile").
+    Profile q15{"q-untuned", vbm3d_quality_profile()};
+    q15.params.hard = Vbm3dPhaseParams{4, 3, 15, 5, 2, 2, 16, 2500.f, 32};
+    q15.params.wiener = Vbm3dPhaseParams{4, 3, 15, 5, 2, 2, 32, 400.f, 32};
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, q15, iterations, chunk);
   }
   if (gpu) {
 

@@ -32,9 +32,13 @@ enum class Vbm3dAggregation {
   Reference,  // the reference patch alone
 };
 
+// The defaults are the quality profile's (docs/VBM3D.md, "Tuning the quality
+// profile"): the hard-thresholding phase searches BM3D's 39x39 window in frame t
+// (a 15x15 one lost up to 2 dB to per-frame BM3D on smooth clips) at step 5,
+// the Wiener phase a 25x25 one at step 3, both with 3x3 predictive windows.
 struct Vbm3dParams {
-  Vbm3dPhaseParams hard;
-  Vbm3dPhaseParams wiener{4, 3, 15, 5, 2, 2, 32, 400.f, 32};
+  Vbm3dPhaseParams hard{4, 5, 39, 3, 2, 2, 16, 2500.f, 32};
+  Vbm3dPhaseParams wiener{4, 3, 25, 3, 2, 2, 32, 400.f, 32};
   int phases = 2;       // 2: hard thresholding, then Wiener on the basic estimate; 1: basic only
   bool motion = true;   // centre the predictive windows by the motion field (false: VBM3D's zero motion)
   Vbm3dAggregation aggregation = Vbm3dAggregation::Frame;
@@ -60,10 +64,10 @@ Vbm3dParams vbm3d_fast_profile();
 // parameters for sigma <= 30: N_f 4, N_s 7, N_pr 5, N_b 2, N 8, steps 6 and 4,
 // tau 3000 and 1500, no motion); docs/VBM3D.md lists what differs.
 Vbm3dParams vbm3d_paper_profile();
-// The quality profile with BM3D's 39x39 search window in frame t (both phases):
-// on CPU crops of the smooth static coin clip and of cup it removes the
-// quality profile's loss to per-frame bm3d (docs/VBM3D.md); about 6.8x the
-// frame-t candidates. Not yet measured on the GPU.
+// BM3D's 39x39 search window in frame t in both phases at step 3, with 5x5
+// predictive windows (the quality profile before its tuning, with the window
+// widened): the most matching of the profiles, about 3x the quality profile's
+// (docs/VBM3D.md). Not yet measured on the GPU.
 Vbm3dParams vbm3d_wide_profile();
 
 // Throws InvalidArgument naming the parameter and its valid range.
