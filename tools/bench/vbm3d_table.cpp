@@ -197,6 +197,12 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
     q15.params.hard = Vbm3dPhaseParams{4, 3, 15, 5, 2, 2, 16, 2500.f, 32};
     q15.params.wiener = Vbm3dPhaseParams{4, 3, 15, 5, 2, 2, 32, 400.f, 32};
     gpu_row(source, PixelFormat::NV12, 1920, 1080, q15, iterations, chunk);
+    // The tuned profile with a smaller Wiener window in frame t (docs/VBM3D.md, "Tuning the quality profile").
+    for (int wiener_window : {23, 21}) {
+      Profile q{wiener_window == 23 ? "q-wiener23" : "q-wiener21", vbm3d_quality_profile()};
+      q.params.wiener.window = wiener_window;
+      gpu_row(source, PixelFormat::NV12, 1920, 1080, q, iterations, chunk);
+    }
   }
   if (gpu) {
 
