@@ -32,6 +32,7 @@
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cudadenoise/cuda_copy.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/frame_pool.h"
 #endif
@@ -118,10 +119,8 @@ Result time_gpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, 
   {
     CudaFramePool pool(in.format, in.width, in.height, 2);
     auto din = pool.acquire(stream), dout = pool.acquire(stream);
-    for (int p = 0; p < format_info(in.format).planes; ++p)
-      CDN_CUDA_CHECK(cudaMemcpy2D(din->view().data[p], din->view().pitch[p], in.data[p], in.pitch[p],
-                                  plane_row_bytes(in.format, in.width, p), plane_height(in.format, in.height, p),
-                                  cudaMemcpyHostToDevice));
+    copy_frame_async(in, din->view(), stream);
+    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> k, e;
     for (int i = 0; i < o.warmup; ++i) den.process(din->view(), dout->view(), stream);
     for (int i = 0; i < o.iterations; ++i) {
@@ -161,10 +160,8 @@ double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames,
                     double* setup_ms = nullptr, double* longest_push_ms = nullptr) {
   CudaFramePool pool(host.format, host.width, host.height, 2);
   auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
-  for (int p = 0; p < format_info(host.format).planes; ++p)
-    CDN_CUDA_CHECK(cudaMemcpy2D(din->view().data[p], din->view().pitch[p], host.data[p], host.pitch[p],
-                                plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
-                                cudaMemcpyHostToDevice));
+  copy_frame_async(host, din->view(), nullptr);
+  CDN_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   using clock = std::chrono::steady_clock;
   auto ms_since = [](clock::time_point a) { return std::chrono::duration<double, std::milli>(clock::now() - a).count(); };
   auto run = [&](int n) {

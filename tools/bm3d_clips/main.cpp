@@ -32,6 +32,7 @@
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cudadenoise/cuda_copy.h"
 #include "cudadenoise/frame_pool.h"
 #endif
 
@@ -201,8 +202,8 @@ int main(int argc, char** argv) {
           CudaFramePool pool(PixelFormat::GRAY8, w, h, 2);
           auto din = pool.acquire(stream), dout = pool.acquire(stream);
           const FrameView& in = noisy[0].view();
-          CDN_CUDA_CHECK(cudaMemcpy2D(din->view().data[0], din->view().pitch[0], in.data[0], in.pitch[0], w, h,
-                                      cudaMemcpyHostToDevice));
+          copy_frame_async(in, din->view(), stream);
+          CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
           std::vector<double> k, e;
           den->process(din->view(), dout->view(), stream);
           for (int i = 0; i < iterations; ++i) {

@@ -12,6 +12,7 @@
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cudadenoise/cuda_copy.h"
 #include "cudadenoise/frame_pool.h"
 #endif
 
@@ -22,10 +23,8 @@ namespace cdn::eval {
 namespace {
 
 void upload(const FrameView& host, const FrameView& dev) {
-  for (int p = 0; p < format_info(host.format).planes; ++p)
-    CDN_CUDA_CHECK(cudaMemcpy2D(dev.data[p], dev.pitch[p], host.data[p], host.pitch[p],
-                                plane_row_bytes(host.format, host.width, p), plane_height(host.format, host.height, p),
-                                cudaMemcpyHostToDevice));
+  copy_frame_async(host, dev, nullptr);
+  CDN_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
 }  // namespace
