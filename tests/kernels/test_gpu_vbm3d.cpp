@@ -3,7 +3,7 @@
 // shifted frames, noisy, 8 and 10 bits, odd sizes. V-BM3D: the GPU sums the
 // transforms with fused multiply-adds, so it is compared within bounds: mean
 // absolute difference under 0.05 code values (8-bit units), at most 2% of the
-// samples differing (by a quarter of an 8-bit code value or more: any
+// samples of every frame differing (by a quarter of an 8-bit code value or more: any
 // difference at 8 and 10 bits), none by more than 4, and PSNR within 0.02 dB, on every
 // format, odd and tiny sizes, both profiles and the variants (no motion, the
 // reference aggregated alone, one phase). Its aggregation is fixed point, so it
@@ -13,10 +13,11 @@
 // (StreamDenoiser, the CUDA backend): the centred window in chunks and the
 // causal window (radius 2 given, the quality profile's own 8 frames back, the fast
 // profile's 4) give the CPU stream's frames within the same bounds, the 2% taken
-// over the whole clip rather than its worst frame: with the tuned quality
-// profile (hard phase step 5) one 96x64 frame of the synthetic pan had 3.7-4.2%
-// of its samples 1 apart while the clip had 1.1-1.4% (max 1, PSNR within 0.002
-// dB), and real 160x120 crops stay at 0.2-0.4% (docs/VBM3D.md); frames out
+// over the whole clip, with at most 5% in any one frame: with the tuned quality
+// profile (hard phase step 5) one 96x64 frame of the synthetic pan
+// (CDN_TEST_SMALL) had 3.7-4.2% of its samples 1 apart while the clip had
+// 1.1-1.4% (max 1, PSNR within 0.002 dB; at 128x96 every frame stays under 2%),
+// and real 160x120 crops 0.04-0.43%, at most 1.3% in a frame (docs/VBM3D.md); frames out
 // equal frames in, and the output of the centred window is the same bit for
 // bit for every chunk size.
 #include <gtest/gtest.h>
@@ -327,9 +328,10 @@ void expect_stream_within_bounds(const std::vector<HostFrame>& cpu, const std::v
     std::printf("%-44s c%d cpu %6.3f dB gpu %6.3f dB  mean |diff| %.5f  differing %.3f%% (worst frame %.3f%%)  max %d\n",
                 what.c_str(), c, qc, qg, sum / n, 100 * share / n, 100 * worst.share, worst.max_abs);
     EXPECT_LT(sum / n, 0.05) << what << " component " << c;
-    // The share of the clip's samples (every frame has the same size), not of its worst frame: a
-    // 96x64 frame's share swings with a handful of groups (see the file's comment).
+    // The share of the clip's samples (every frame has the same size): a 96x64 frame's share swings
+    // with a handful of groups (see the file's comment); one frame far off still fails at 5%.
     EXPECT_LE(share / n, 0.02) << what << " component " << c;
+    EXPECT_LE(worst.share, 0.05) << what << " component " << c << " (its worst frame)";
     EXPECT_LE(worst.max_abs, 4) << what << " component " << c;
     EXPECT_NEAR(qg, qc, 0.02) << what << " component " << c;
   }

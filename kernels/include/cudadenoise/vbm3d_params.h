@@ -13,7 +13,9 @@ namespace cdn {
 // The largest temporal radius of either phase.
 constexpr int kMaxVbm3dRadius = 8;
 
-// One phase of V-BM3D (the hard-thresholding or the Wiener phase).
+// One phase of V-BM3D (the hard-thresholding or the Wiener phase). The member
+// defaults are the quality profile's before its tuning; every profile writes
+// out its own values (Vbm3dParams below, vbm3d_params.cpp).
 struct Vbm3dPhaseParams {
   int radius = 4;      // N_f: frames t - radius .. t + radius searched
   int step = 3;        // p: pixels between reference patches of frame t
