@@ -11,6 +11,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/cut-clip.sh"
 src="$root/.testdata/video"
 dest="$root/.testdata/vbm3d"
 frames=${FRAMES:-30}
@@ -28,11 +29,7 @@ done
 mkdir -p "$dest"
 # name  source  start-frame  crop (w:h:x:y)
 while read -r name file start crop; do
-  out="$dest/$name.y4m"
-  [ -s "$out" ] && continue
-  ffmpeg -nostdin -v error -y -i "$src/$file" -vf "select=gte(n\,$start),setpts=N/FRAME_RATE/TB,crop=$crop,format=yuv420p" \
-    -frames:v "$frames" -f yuv4mpegpipe "$out.part"
-  mv "$out.part" "$out"
+  cut_clip "$dest/$name.y4m" "$src/$file" "$start" "$crop" "$frames"
 done <<'LIST'
 vtest    vtest.avi     100 320:240:300:200
 cup      cup.mp4       40  320:240:160:120

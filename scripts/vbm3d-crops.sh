@@ -13,6 +13,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/cut-clip.sh"
 src="$root/.testdata/video"
 dest="$root/.testdata/vbm3d-crops"
 frames=${FRAMES:-10}
@@ -20,14 +21,7 @@ frames=${FRAMES:-10}
 mkdir -p "$dest"
 # name  source  width  height  start-frame
 while read -r name file width height start; do
-  out="$dest/$name.y4m"
-  [ -s "$out" ] && continue
-  x=$(((width - 160) / 4 * 2))
-  y=$(((height - 120) / 4 * 2))
-  ffmpeg -nostdin -v error -y -i "$src/$file" \
-    -vf "select=gte(n\,$start),setpts=N/FRAME_RATE/TB,crop=160:120:$x:$y,format=yuv420p" \
-    -frames:v "$frames" -f yuv4mpegpipe "$out.part"
-  mv "$out.part" "$out"
+  cut_clip "$dest/$name.y4m" "$src/$file" "$start" "160:120:$(((width - 160) / 4 * 2)):$(((height - 120) / 4 * 2))" "$frames"
 done <<'LIST'
 cup      cup.mp4      640  480  20
 box      box.mp4      640  480  20
