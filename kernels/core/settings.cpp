@@ -23,6 +23,8 @@ constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {Pl
 constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "balanced", "quick", "rapid", "draft", nullptr};
 // Indexed by Vbm3dProfile's value (the vbm3d-profile parameter's choices).
 constexpr const char* kVbm3dProfileNames[] = {"quality", "fast", "paper", "wide", nullptr};
+// The values -1 (the profile's) .. 2 of vbm3d-aggregation (Vbm3dAggregation's from 0).
+constexpr const char* kVbm3dAggregationNames[] = {"profile", "frame", "reference", "group", nullptr};
 // Indexed by TemporalWindow's value (the window parameter's choices).
 constexpr const char* kWindowNames[] = {"auto", "centred", "causal", nullptr};
 
@@ -256,6 +258,13 @@ const std::vector<ParamSpec>& param_specs() {
        "profile: the profile's",
        true, -1, 1, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
        [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", -1},
+      {ParamGroup::Vbm3d, "vbm3d-aggregation",
+       "V-BM3D: where the filtered patches of a group go: group = every patch into the frame it came from "
+       "(the paper's; a frame also gathers its neighbours' groups, the reach doubles), frame = those of the "
+       "reference's frame, reference = the reference alone; profile: the profile's (docs/VBM3D.md); the causal "
+       "window takes frame",
+       true, -1, 2, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.aggregation); },
+       [](DenoiseSettings& s, double v) { s.vbm3d.aggregation = int(v); }, nullptr, 0, kVbm3dAggregationNames},
       {ParamGroup::Vbm3d, "vbm3d-chunk",
        "V-BM3D frames filtered per batch in the centred window (the output never depends on it; the causal "
        "window: 1)",

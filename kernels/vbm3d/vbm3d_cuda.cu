@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "bm3d/bm3d_profile.h"
@@ -315,7 +317,8 @@ struct FilterArgs {
   const std::uint8_t* counts;
   int group;                    // list stride
   float sigma;
-  long long *num, *den;         // frame t's accumulators
+  long long* num[kMaxWindow];   // accumulators of window frame t - R + k (nullptr: that frame's patches dropped)
+  long long* den[kMaxWindow];
   int acc_pitch;
   int reference_only;           // aggregate the reference alone
 };
@@ -436,15 +439,17 @@ __global__ void __launch_bounds__(kFilterWarps * 32) filter_kernel(FilterArgs a)
       for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
     }
     wht_lanes<K>(v, lane_in_group, n);
-    const bool aggregated = mine && k == a.R && (!a.reference_only || lane_in_group == 0);
+    const bool aggregated = mine && a.num[k] && (!a.reference_only || lane_in_group == 0);
     if (!aggregated) continue;
     dct8x8_inverse(v);
+    long long* const num = a.num[k];
+    long long* const den = a.den[k];
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) {
       const float wk = weight * c_kaiser[q];
       const std::size_t at = static_cast<std::size_t>(py + q / kPatch) * a.acc_pitch + px + q % kPatch;
-      add_fixed(a.num + at, wk * v[q] * static_cast<float>(kFixedScale));
-      add_fixed(a.den + at, wk * static_cast<float>(kFixedScale));
+      add_fixed(num + at, wk * v[q] * static_cast<float>(kFixedScale));
+      add_fixed(den + at, wk * static_cast<float>(kFixedScale));
     }
   }
 }
@@ -549,11 +554,11 @@ struct Vbm3dCuda::State {
 // Buffer slots of State::reserve.
 namespace {
 constexpr int kSlotFields = 0, kSlotLists = 1, kSlotCounts = 2;
-constexpr int kSlotAcc = 10;         // + 2 c (numerator), + 2 c + 1 (denominator)
+constexpr int kSlotAcc = 1000;       // + 400 phase (group aggregation) + 20 ring slot + 2 c (numerator) / 2 c + 1 (denominator)
 constexpr int kSlotLuma1 = 100;      // + ring slot: the noisy luma in float
 constexpr int kSlotGuide1 = 200;     // + 20 size group + ring slot: phase-1 guides of other sizes
-constexpr int kSlotBasic = 300;      // + 20 component + ring slot
-constexpr int kSlotGuide2 = 400;     // + 20 size group + ring slot: phase-2 guides of other sizes
+constexpr int kSlotBasic = 300;      // + 40 component + ring slot (at most 25)
+constexpr int kSlotGuide2 = 500;     // + 40 size group + ring slot: phase-2 guides of other sizes
 }  // namespace
 
 Vbm3dCuda::Vbm3dCuda() : s_(new State) {}
@@ -625,10 +630,13 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
   timer.mark(StageTimer::kMotion);
 
   // Rings: the noisy luma and phase-1 guides (2 R1 + 1 frames), basic estimates
-  // and phase-2 guides (2 R2 + 1 frames).
+  // and phase-2 guides (2 R2 + 1 frames, + R1 with the group aggregation).
   Ring ring1, ring2;
+  // With the group aggregation the last hard-phase reference frame of the window
+  // divides up to R1 basic estimates beyond the one asked for: R1 more slots.
+  const bool group_agg = params.aggregation == Vbm3dAggregation::Group;
   ring1.reset(std::min(n, 2 * r1 + 1));
-  ring2.reset(std::min(n, 2 * r2 + 1));
+  ring2.reset(std::min(n, 2 * r2 + 1 + (group_agg ? r1 : 0)));
   std::vector<Ring> guide1(by_size.size(), ring1);
   auto luma1 = [&](int f) { return S.plane(kSlotLuma1 + ring1.slot(f), lw, lh); };
   auto size_of = [&](std::size_t gi) { return std::make_pair(comps[0][by_size[gi][0]].width, comps[0][by_size[gi][0]].height); };
@@ -639,12 +647,12 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     return S.plane(kSlotGuide1 + 20 * static_cast<int>(gi) + ring1.slot(f), w, h);
   };
   auto basic_plane = [&](int c, int f) {
-    return S.plane(kSlotBasic + 20 * c + ring2.slot(f), comps[0][c].width, comps[0][c].height);
+    return S.plane(kSlotBasic + 40 * c + ring2.slot(f), comps[0][c].width, comps[0][c].height);
   };
   auto guide2_plane = [&](std::size_t gi, int f) {
     if (is_luma_size(gi)) return basic_plane(0, f);
     const auto [w, h] = size_of(gi);
-    return S.plane(kSlotGuide2 + 20 * static_cast<int>(gi) + ring2.slot(f), w, h);
+    return S.plane(kSlotGuide2 + 40 * static_cast<int>(gi) + ring2.slot(f), w, h);
   };
   // Phase-1 guides of frame f.
   auto ensure_guides1 = [&](int f) {
@@ -663,20 +671,28 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     }
   };
 
-  // Accumulators (fixed point) per component and the group lists of a batch.
+  // The group lists of a batch, and the fixed-point accumulators per phase and
+  // component: a ring of frames whose references are still to add to them (one
+  // frame; with the group aggregation the 2 R + 1 frames within R of the
+  // reference frame, whose patches go to the frames they lie in).
+  const int spread[2] = {group_agg ? r1 : 0, group_agg ? r2 : 0};  // per phase: frames an accumulator waits for
   const int max_group = std::max(params.hard.group, params.phases == 2 ? params.wiener.group : 1);
   const RefGrid luma_grid(std::max(lw, kPatch), std::max(lh, kPatch), std::min(params.hard.step, params.wiener.step));
   const int batch = std::min(S.batch_refs, luma_grid.count());
   auto* lists = static_cast<std::uint32_t*>(S.reserve(kSlotLists, sizeof(std::uint32_t) * batch * max_group));
   auto* counts = static_cast<std::uint8_t*>(S.reserve(kSlotCounts, batch));
-  std::vector<long long*> num(filtered), den(filtered);
-  std::vector<int> acc_pitch(filtered);
+  std::vector<int> acc_pitch(filtered), acc_rows(filtered);
   for (int c = 0; c < filtered; ++c) {
-    const int pw = std::max(comps[0][c].width, kPatch), ph = std::max(comps[0][c].height, kPatch);
-    acc_pitch[c] = (pw + 31) / 32 * 32;
-    num[c] = static_cast<long long*>(S.reserve(kSlotAcc + 2 * c, sizeof(long long) * acc_pitch[c] * ph));
-    den[c] = static_cast<long long*>(S.reserve(kSlotAcc + 2 * c + 1, sizeof(long long) * acc_pitch[c] * ph));
+    acc_pitch[c] = (std::max(comps[0][c].width, kPatch) + 31) / 32 * 32;
+    acc_rows[c] = std::max(comps[0][c].height, kPatch);
   }
+  Ring acc_ring[2];
+  for (int ph = 0; ph < 2; ++ph) acc_ring[ph].reset(std::min(n, 2 * spread[ph] + 1));
+  // The two phases' rings share their buffers unless they interleave (group aggregation).
+  auto accumulator = [&](int ph, int c, int f, int which) {
+    const int slot = kSlotAcc + (group_agg ? 400 * ph : 0) + 20 * acc_ring[ph].slot(f) + 2 * c + which;
+    return static_cast<long long*>(S.reserve(slot, sizeof(long long) * acc_pitch[c] * acc_rows[c]));
+  };
   int shared_limit = 0, device = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
   CDN_CUDA_CHECK(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -685,12 +701,32 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     throw Error("vbm3d: the Wiener filter needs " + std::to_string(wiener_shared) +
                 " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
 
-  // One phase for frame t: groups on the guides, every component of each size
-  // filtered into t's accumulators, divided into the basic ring or the output.
-  auto phase = [&](bool wiener, int t, const FrameView* out) {
+  // The frames a phase's accumulators are kept for, [need0, need1), and where its
+  // sweep over reference frames stands: the next reference frame, the next
+  // accumulator to clear and the next to divide.
+  struct Sweep {
+    int need0 = 0, need1 = 0, ref_end = 0;
+    int next_ref = 0, next_zero = 0, next_done = 0;
+  };
+  Sweep sweep[2];
+  auto start_sweep = [&](int ph, int need0, int need1) {
+    Sweep& w = sweep[ph];
+    w.need0 = need0;
+    w.need1 = need1;
+    w.next_ref = std::max(0, need0 - spread[ph]);
+    w.ref_end = std::min(n, need1 + ahead * spread[ph]);
+    w.next_zero = w.next_done = need0;
+  };
+
+  // The references of frame t in one phase: groups on the guides, every
+  // component of each size filtered into the accumulators of the frames kept.
+  auto references = [&](int ph, int t) {
+    const bool wiener = ph == 1;
     const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, wiener, depth);
     const int R = ps.p.radius;
     const int lo = std::max(0, t - R) - (t - R), hi = std::min(n - 1, t + ahead * R) - (t - R);
+    for (int k = lo; k <= hi; ++k)  // the rings hold every frame searched (a broken invariant is a bug here)
+      if (!(wiener ? ring2 : ring1).holds(t - R + k)) throw Error("vbm3d: internal error, a ring lacks a frame");
     for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
       const std::vector<int>& cs = by_size[gi];
       const auto [w, h] = size_of(gi);
@@ -722,11 +758,6 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       ma.tau = ps.tau_ssd;
       ma.lists = lists;
       ma.counts = counts;
-      for (int c : cs) {
-        const std::size_t bytes = sizeof(long long) * acc_pitch[c] * std::max(h, kPatch);
-        CDN_CUDA_CHECK(cudaMemsetAsync(num[c], 0, bytes, stream));
-        CDN_CUDA_CHECK(cudaMemsetAsync(den[c], 0, bytes, stream));
-      }
       const int total = ma.grid.count();
       for (int first = 0; first < total; first += batch) {
         if (cancel && cancel->load()) throw Cancelled();
@@ -742,6 +773,9 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
             const int f = t - R + k;
             fa.noisy[k] = comps[f][c];
             if (wiener) fa.basic[k] = basic_plane(c, f);
+            const bool kept = f >= sweep[ph].need0 && f < sweep[ph].need1 && std::abs(f - t) <= spread[ph];
+            fa.num[k] = kept ? accumulator(ph, c, f, 0) : nullptr;
+            fa.den[k] = kept ? accumulator(ph, c, f, 1) : nullptr;
           }
           fa.R = R;
           fa.count = ma.count;
@@ -749,8 +783,6 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
           fa.counts = counts;
           fa.group = ps.p.group;
           fa.sigma = static_cast<float>(sigma[c]);
-          fa.num = num[c];
-          fa.den = den[c];
           fa.acc_pitch = acc_pitch[c];
           fa.reference_only = params.aggregation == Vbm3dAggregation::Reference ? 1 : 0;
           const int blocks = (ma.count + kFilterRefs - 1) / kFilterRefs;
@@ -770,56 +802,90 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
         }
         timer.mark(StageTimer::kFilter);
       }
+    }
+  };
+
+  // Frame f's accumulators divided: the basic estimate into the ring (components
+  // left unfiltered: their noisy values) with its phase-2 guides, or the output
+  // (components not filtered copied).
+  auto finish = [&](int ph, int f) {
+    const bool to_output = ph == 1 || params.phases == 1;
+    const FrameView* out = to_output ? &outs[f - out_begin] : nullptr;
+    for (const std::vector<int>& cs : by_size)
       for (int c : cs) {
         DevPlane estimate;  // the basic ring's plane, or none
-        if (!out) estimate = basic_plane(c, t);
+        if (!out) estimate = basic_plane(c, f);
         const PlaneView o = out ? components(*out)[c] : PlaneView{};
-        const int pw = std::max(comps[0][c].width, kPatch), ph = std::max(comps[0][c].height, kPatch);
-        divide_kernel<<<plane_grid(pw, ph), dim3(32, 8), 0, stream>>>(num[c], den[c], acc_pitch[c], estimate, o,
-                                                                      out ? 1 : 0, pw, ph);
+        divide_kernel<<<plane_grid(acc_pitch[c], acc_rows[c]), dim3(32, 8), 0, stream>>>(
+            accumulator(ph, c, f, 0), accumulator(ph, c, f, 1), acc_pitch[c], estimate, o, out ? 1 : 0,
+            std::max(comps[0][c].width, kPatch), acc_rows[c]);
         CDN_CHECK_LAUNCH("vbm3d divide_kernel");
       }
+    if (!out) {
+      ring2.put(f);
+      for (int c = 0; c < filtered; ++c) {
+        if (sigma[c] > 0) continue;
+        const DevPlane b = basic_plane(c, f);
+        load_plane_kernel<<<plane_grid(b.width, b.height), dim3(32, 8), 0, stream>>>(comps[f][c], b);
+        CDN_CHECK_LAUNCH("vbm3d load_plane_kernel (basic)");
+      }
+      for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
+        if (is_luma_size(gi)) continue;
+        const DevPlane g = guide2_plane(gi, f);
+        resample_guide_kernel<<<plane_grid(g.width, g.height), dim3(32, 8), 0, stream>>>(basic_plane(0, f), g);
+        CDN_CHECK_LAUNCH("vbm3d resample_guide_kernel (basic)");
+      }
+      return;
     }
-  };
-
-  // The basic estimate of frame s into the ring (components left unfiltered:
-  // their noisy values), with its phase-2 guides.
-  auto basic_of = [&](int s) {
-    for (int f = std::max(0, s - r1); f <= std::min(n - 1, s + ahead * r1); ++f) ensure_guides1(f);
-    for (int c = 0; c < filtered; ++c) {
-      if (sigma[c] > 0) continue;
-      const DevPlane b = basic_plane(c, s);
-      load_plane_kernel<<<plane_grid(b.width, b.height), dim3(32, 8), 0, stream>>>(comps[s][c], b);
-      CDN_CHECK_LAUNCH("vbm3d load_plane_kernel (basic)");
-    }
-    phase(false, s, nullptr);
-    for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
-      if (is_luma_size(gi)) continue;
-      const DevPlane g = guide2_plane(gi, s);
-      resample_guide_kernel<<<plane_grid(g.width, g.height), dim3(32, 8), 0, stream>>>(basic_plane(0, s), g);
-      CDN_CHECK_LAUNCH("vbm3d resample_guide_kernel (basic)");
-    }
-  };
-
-  int next_basic = std::max(0, out_begin - r2);
-  for (int t = out_begin; t < out_end; ++t) {
-    if (cancel && cancel->load()) throw Cancelled();
-    const FrameView& out = outs[t - out_begin];
-    if (params.phases == 1) {
-      for (int f = std::max(0, t - r1); f <= std::min(n - 1, t + ahead * r1); ++f) ensure_guides1(f);
-      phase(false, t, &out);
-    } else {
-      for (; next_basic <= std::min(n - 1, t + ahead * r2); ++next_basic) basic_of(next_basic);
-      phase(true, t, &out);
-    }
-    // Components not filtered are copied.
-    const std::vector<PlaneView> in_c = comps[t], out_c = components(out);
+    const std::vector<PlaneView> in_c = comps[f], out_c = components(*out);
     for (int c = 0; c < static_cast<int>(out_c.size()); ++c) {
       if (c < filtered && sigma[c] > 0) continue;
       copy_component_kernel<<<plane_grid(out_c[c].width, out_c[c].height), dim3(32, 8), 0, stream>>>(in_c[c],
                                                                                                        out_c[c]);
       CDN_CHECK_LAUNCH("vbm3d copy_component_kernel");
     }
+  };
+
+  // Runs phase ph's sweep until frame f is divided: before reference frame u,
+  // the frames u searches made ready and the accumulators of the frames up to
+  // u + spread cleared; after it, every frame no later reference adds to divided.
+  std::function<void(int, int)> finish_through = [&](int ph, int f) {
+    Sweep& w = sweep[ph];
+    while (w.next_done <= f) {
+      if (w.next_ref >= w.ref_end) throw Error("vbm3d: internal error, a frame outside the sweep was asked for");
+      const int u = w.next_ref;
+      // First what u searches (the basic estimates run the hard phase's sweep,
+      // whose accumulators the frame aggregation shares), then u's accumulators.
+      const int R = ph == 0 ? r1 : r2;
+      if (ph == 0)
+        for (int g = std::max(0, u - R); g <= std::min(n - 1, u + ahead * R); ++g) ensure_guides1(g);
+      else
+        finish_through(0, std::min(n - 1, u + ahead * R));
+      for (; w.next_zero < w.need1 && w.next_zero <= u + spread[ph]; ++w.next_zero)
+        for (const std::vector<int>& cs : by_size)
+          for (int c : cs) {
+            const std::size_t bytes = sizeof(long long) * acc_pitch[c] * acc_rows[c];
+            CDN_CUDA_CHECK(cudaMemsetAsync(accumulator(ph, c, w.next_zero, 0), 0, bytes, stream));
+            CDN_CUDA_CHECK(cudaMemsetAsync(accumulator(ph, c, w.next_zero, 1), 0, bytes, stream));
+          }
+      references(ph, u);
+      ++w.next_ref;
+      for (; w.next_done < w.need1 && (w.next_done + ahead * spread[ph] <= u || w.next_ref == w.ref_end);
+           ++w.next_done)
+        finish(ph, w.next_done);
+    }
+  };
+
+  if (params.phases == 1) {
+    start_sweep(0, out_begin, out_end);
+  } else {
+    // The basic estimates that the Wiener references of the outputs read.
+    start_sweep(0, std::max(0, out_begin - r2 - spread[1]), std::min(n, out_end + ahead * (r2 + spread[1])));
+    start_sweep(1, out_begin, out_end);
+  }
+  for (int t = out_begin; t < out_end; ++t) {
+    if (cancel && cancel->load()) throw Cancelled();
+    finish_through(params.phases == 1 ? 0 : 1, t);
   }
   timer.mark(StageTimer::kOther);
   S.last = timer.result();

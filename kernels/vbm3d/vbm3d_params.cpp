@@ -68,6 +68,9 @@ void validate(const Vbm3dParams& p) {
   validate_phase("hard", p.hard);
   validate_phase("wiener", p.wiener);
   check_range("vbm3d phases", p.phases, 1, 2);
+  check_range("vbm3d aggregation", static_cast<int>(p.aggregation), 0, 2);
+  if (p.causal && p.aggregation == Vbm3dAggregation::Group)
+    throw InvalidArgument("vbm3d: the group aggregation needs later frames; it does not go with the causal window");
   const MotionParams& m = p.motion_params;
   check_range("motion cell", m.cell, 4, 16);
   check_range("motion margin", m.margin, 0, 8);
@@ -92,7 +95,11 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   }
   if (s.phases >= 0) p.phases = s.phases;
   if (s.motion >= 0) p.motion = s.motion != 0;
+  if (s.aggregation >= 0) p.aggregation = static_cast<Vbm3dAggregation>(s.aggregation);
   p.causal = s.causal != 0;
+  // The group aggregation needs the frames after t; a causal window given no
+  // aggregation takes the frame one (given group, validate() refuses it).
+  if (p.causal && s.aggregation < 0 && p.aggregation == Vbm3dAggregation::Group) p.aggregation = Vbm3dAggregation::Frame;
   // The causal window searches as many other frames as the centred one, all of
   // them past: twice the profile's radius (at most kMaxVbm3dRadius), unless
   // vbm3d-radius is given (docs/VBM3D.md, "Causal window": 4 past frames

@@ -130,26 +130,31 @@ WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const M
 
 namespace {
 
-// The filtered patches of one group that go to frame t, for one component.
+// The filtered patches of one group that are aggregated, for one component.
 struct FilteredGroup {
   float weight = 0;
-  std::vector<std::pair<int, int>> at;  // origins in frame t
-  std::vector<float> values;            // at.size() patches of 64
+  std::vector<Member> at;     // window frame and origin of each patch
+  std::vector<float> values;  // at.size() patches of 64
 };
 
-// One phase for frame t of the window, the components of one size: noisy[c][f]
-// and basic[c][f] (Wiener only) are the planes of component c in window frame f;
-// out[c] receives frame t's estimate.
+// Per component, the numerator and denominator of one frame's aggregation.
+struct Accumulator {
+  std::vector<std::vector<double>> num, den;
+};
+
+// One phase for the references of frame t of the window, the components of one
+// size: noisy[c][f] and basic[c][f] (Wiener only) are the planes of component c
+// in window frame f. The filtered patches go to acc[f] of the frame f they lie
+// in (Vbm3dAggregation picks which; nullptr: not aggregated), in reference order.
 void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetup& ps, Vbm3dAggregation agg,
                const std::vector<std::vector<const FloatPlane*>>& noisy,
                const std::vector<std::vector<const FloatPlane*>>& basic, const std::vector<float>& sigma,
-               const std::vector<FloatPlane*>& out, int threads, const std::atomic<bool>* cancel) {
+               const std::vector<Accumulator*>& acc, int threads, const std::atomic<bool>* cancel) {
   const FloatPlane& g = *s.guide[t];
   const int w = g.width, nc = static_cast<int>(noisy.size());
   const bool wiener = !basic.empty();
   const bm3d::RefGrid grid(g.width, g.height, ps.p.step);
   const auto kaiser = bm3d::kaiser_window();
-  std::vector<std::vector<double>> num(nc, std::vector<double>(g.v.size(), 0.0)), den = num;
 
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int batch = 2 * threads;
@@ -181,8 +186,9 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
           }
           const int aggregated = agg == Vbm3dAggregation::Reference ? 1 : n;
           for (int k = 0; k < aggregated; ++k) {
-            if (group[k].frame != t) continue;
-            fg.at.emplace_back(group[k].x, group[k].y);
+            if (agg != Vbm3dAggregation::Group && group[k].frame != t) continue;
+            if (!acc[group[k].frame]) continue;
+            fg.at.push_back(group[k]);
             fg.values.insert(fg.values.end(), noisy_g.begin() + k * kPatchArea, noisy_g.begin() + (k + 1) * kPatchArea);
           }
         }
@@ -192,19 +198,15 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
     for (int b = 0; b < nrows; ++b)
       for (int c = 0; c < nc; ++c)
         for (const FilteredGroup& fg : rows[b][c])
-          for (std::size_t k = 0; k < fg.at.size(); ++k)
+          for (std::size_t k = 0; k < fg.at.size(); ++k) {
+            Accumulator& a = *acc[fg.at[k].frame];
             for (int q = 0; q < kPatchArea; ++q) {
-              const std::size_t at =
-                  static_cast<std::size_t>(fg.at[k].second + q / kPatch) * w + fg.at[k].first + q % kPatch;
+              const std::size_t at = static_cast<std::size_t>(fg.at[k].y + q / kPatch) * w + fg.at[k].x + q % kPatch;
               const float wk = fg.weight * kaiser[q];
-              num[c][at] += wk * fg.values[k * kPatchArea + q];
-              den[c][at] += wk;
+              a.num[c][at] += wk * fg.values[k * kPatchArea + q];
+              a.den[c][at] += wk;
             }
-  }
-  for (int c = 0; c < nc; ++c) {
-    FloatPlane& o = *out[c];
-    o = *noisy[c][t];  // same geometry
-    for (std::size_t i = 0; i < o.v.size(); ++i) o.v[i] = static_cast<float>(num[c][i] / den[c][i]);
+          }
   }
 }
 
@@ -232,8 +234,13 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   const WindowMotion motion = params.motion ? estimate_window_motion(lumas, params.motion_params) : WindowMotion{};
   const std::vector<std::vector<int>> by_size = bm3d::components_by_size(noisy[0], sigma, nc);
 
+  // Frames whose references aggregate into frame t, besides t, per phase of radius r:
+  // with Vbm3dAggregation::Group those within r of it (never causal), else none.
+  const bool group_agg = params.aggregation == Vbm3dAggregation::Group;
+  auto spread = [&](int r) { return group_agg ? r : 0; };
   // Frames whose basic estimate the Wiener phase of the outputs reads.
-  const int b0 = std::max(0, out_begin - r2), b1 = std::min(n, out_end + (params.causal ? 0 : r2));
+  const int b0 = std::max(0, out_begin - r2 - spread(r2));
+  const int b1 = std::min(n, out_end + (params.causal ? 0 : r2 + spread(r2)));
   std::vector<std::vector<FloatPlane>> basic(n);
   for (int f = b0; f < b1; ++f) basic[f] = in[f];  // components with sigma 0 stay as they are
   WindowEstimates e;
@@ -243,7 +250,8 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   const int ahead = params.causal ? 0 : 1;
   auto phase = [&](bool wiener, int f0, int f1, int r, std::vector<std::vector<FloatPlane>>& result) {
     const PhaseSetup ps = phase_setup(params, wiener, depth);
-    const int g0 = std::max(0, f0 - r), g1 = std::min(n, f1 + ahead * r);  // frames searched
+    const int t0 = std::max(0, f0 - spread(r)), t1 = std::min(n, f1 + ahead * spread(r));  // reference frames
+    const int g0 = std::max(0, t0 - r), g1 = std::min(n, t1 + ahead * r);                 // frames searched
     for (const std::vector<int>& comps : by_size) {
       const int w = noisy[0][comps[0]].width, h = noisy[0][comps[0]].height;
       std::vector<FloatPlane> guides(n);
@@ -269,12 +277,24 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
         }
         sg.push_back(static_cast<float>(sigma[comps[c]]));
       }
-      for (int t = f0; t < f1; ++t) {
-        std::vector<FloatPlane*> out;
-        for (int c : comps) out.push_back(&result[t][c]);
-        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, out,
-                  threads, cancel);
+      // The accumulators of the frames [f0, f1); patches for other frames are dropped.
+      std::vector<Accumulator> accs(f1 - f0);
+      std::vector<Accumulator*> acc(n, nullptr);
+      for (int f = f0; f < f1; ++f) {
+        Accumulator& a = accs[f - f0];
+        for (int c : comps) a.num.emplace_back(in[f][c].v.size(), 0.0);
+        a.den = a.num;
+        acc[f] = &a;
       }
+      for (int t = t0; t < t1; ++t)
+        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, acc,
+                  threads, cancel);
+      for (int f = f0; f < f1; ++f)
+        for (std::size_t c = 0; c < comps.size(); ++c) {
+          FloatPlane& o = result[f][comps[c]];
+          o = in[f][comps[c]];  // same geometry
+          for (std::size_t i = 0; i < o.v.size(); ++i) o.v[i] = static_cast<float>(acc[f]->num[c][i] / acc[f]->den[c][i]);
+        }
     }
   };
 

@@ -6,7 +6,8 @@
 // samples of every frame differing (by a quarter of an 8-bit code value or more: any
 // difference at 8 and 10 bits), none by more than 4, and PSNR within 0.02 dB, on every
 // format, odd and tiny sizes, both profiles and the variants (no motion, the
-// reference aggregated alone, one phase). Its aggregation is fixed point, so it
+// reference aggregated alone, every member into its own frame, one phase). Its
+// aggregation is fixed point, so it
 // is deterministic: two runs, any batch size, a frame filtered in a chunk or in
 // a short window, all give the same samples. Every test skips, with the
 // reason, where no CUDA device can be used. Through the front door
@@ -279,14 +280,25 @@ TEST(GpuVbm3d, ProfilesAndVariantsMatchTheReference) {
   p.hard.radius = 8;
   p.wiener.radius = 1;
   p.wiener.group = 8;
+  p.aggregation = Vbm3dAggregation::Frame;
   expect_gpu_matches_cpu(clip, p, 30, "radius 8 then 1");
+  p = small_params();
+  p.aggregation = Vbm3dAggregation::Frame;
+  expect_gpu_matches_cpu(clip, p, 30, "frame aggregation, radius 2");
+  p.aggregation = Vbm3dAggregation::Group;
+  p.hard.radius = 3;
+  p.wiener.radius = 1;
+  expect_gpu_matches_cpu(clip, p, 30, "group aggregation, radius 3 then 1");
+  p.phases = 1;
+  expect_gpu_matches_cpu(clip, p, 30, "group aggregation, one phase");
 }
 
 TEST(GpuVbm3d, DeterministicWindowsChunksAndBatches) {
   CDN_REQUIRE_GPU();
   const HostFrame photo = test::load_photo_444("coffee.png");
   const test::TestClip clip = test::moving_clip(photo, PixelFormat::NV12, 60, 80, 96, 64, 12, 2, 1, 20, 300);
-  const Vbm3dParams p = small_params();
+  Vbm3dParams p = small_params();
+  p.aggregation = Vbm3dAggregation::Frame;  // the group aggregation's own test follows
   const std::vector<double> s(3, 20);
   ASSERT_EQ(p.reach(), 4);
   const std::vector<HostFrame> exact = run_gpu(clip, 2, 10, 6, 7, p, s);
@@ -296,6 +308,28 @@ TEST(GpuVbm3d, DeterministicWindowsChunksAndBatches) {
   Vbm3dCuda batched;
   batched.set_batch_references(7);
   EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 2, 10, 6, 7, p, s, &batched)[0].view())) << "batches of 7";
+}
+
+TEST(GpuVbm3d, GroupAggregationDeterministicWindowsChunksAndBatches) {
+  // Every member into its own frame: frame 10 gathers the groups of frames 8 ..
+  // 12 (radius 2), whose basic estimates read frames 2 .. 18.
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::NV12, 60, 80, 96, 64, 20, 2, 1, 20, 300);
+  Vbm3dParams p = small_params();
+  p.aggregation = Vbm3dAggregation::Group;
+  const std::vector<double> s(3, 20);
+  ASSERT_EQ(p.reach(), 8);
+  const std::vector<HostFrame> exact = run_gpu(clip, 2, 18, 10, 11, p, s);
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 2, 18, 10, 11, p, s)[0].view())) << "two runs";
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 0, 19, 10, 11, p, s)[0].view())) << "a longer window";
+  const std::vector<HostFrame> chunk = run_gpu(clip, 0, 19, 0, 20, p, s);
+  EXPECT_TRUE(same_samples(exact[0].view(), chunk[10].view())) << "the whole clip";
+  EXPECT_TRUE(same_samples(chunk[19].view(), run_gpu(clip, 11, 19, 19, 20, p, s)[0].view())) << "the last frame";
+  EXPECT_TRUE(same_samples(chunk[0].view(), run_gpu(clip, 0, 8, 0, 1, p, s)[0].view())) << "the first frame";
+  Vbm3dCuda batched;
+  batched.set_batch_references(7);
+  EXPECT_TRUE(same_samples(exact[0].view(), run_gpu(clip, 2, 18, 10, 11, p, s, &batched)[0].view())) << "batches of 7";
 }
 
 // ---------------------------------------------------------------- the stream

@@ -125,8 +125,12 @@ TEST(Vbm3dStream, FlushMidStreamThenTheClipAgainIsAFreshStream) {
 
 TEST(Vbm3dStream, LatencyIsTheWindowsAndParametersRestartIt) {
   DenoiseSettings s = vbm3d(4);
-  // reach 4 (radius 2, two phases): chunk - 1 + 4.
-  EXPECT_EQ(StreamDenoiser::latency_frames_for(s), 4 - 1 + 4);
+  // reach 8 (radius 2, two phases, the group aggregation: 2 x (2 + 2)): chunk - 1 + 8.
+  EXPECT_EQ(StreamDenoiser::latency_frames_for(s), 4 - 1 + 8);
+  DenoiseSettings frame = s;
+  frame.vbm3d.aggregation = static_cast<int>(Vbm3dAggregation::Frame);
+  EXPECT_EQ(StreamDenoiser::latency_frames_for(frame), 4 - 1 + 4) << "the frame aggregation: 2 + 2";
+  EXPECT_TRUE(restarts_stream(s, frame));
   DenoiseSettings t = s;
   t.vbm3d.radius = 3;
   EXPECT_TRUE(restarts_stream(s, t));

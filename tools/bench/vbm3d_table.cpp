@@ -183,26 +183,24 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
       gpu_row(source, PixelFormat::P010_10LE, 1920, 1080, p, iterations, chunk);
     }
     gpu_row(source, PixelFormat::NV12, 3840, 2160, profiles[0], 1, std::min(chunk, 10));
-    // Variants of the quality profile that the quality table measures too (docs/VBM3D.md).
-    Profile h4{"q-hstep4", vbm3d_quality_profile()};
-    h4.params.hard.step = 4;
-    gpu_row(source, PixelFormat::NV12, 1920, 1080, h4, iterations, chunk);
+    // Variants of the quality profile that docs/VBM3D.md's whole-clip table measures too: the quality profile
+    // before the group aggregation (steps 5 / 3, frame aggregation), the group one at those steps, radius 6.
+    Profile qf{"q-frame53", vbm3d_quality_profile()};
+    qf.params.aggregation = Vbm3dAggregation::Frame;
+    qf.params.hard.step = 5;
+    qf.params.wiener.step = 3;
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, qf, iterations, chunk);
+    Profile qg{"q-group53", vbm3d_quality_profile()};
+    qg.params.hard.step = 5;
+    qg.params.wiener.step = 3;
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, qg, iterations, chunk);
     Profile r6{"q-radius6", vbm3d_quality_profile()};
     r6.params.hard.radius = r6.params.wiener.radius = 6;
     gpu_row(source, PixelFormat::NV12, 1920, 1080, r6, iterations, chunk);
     gpu_row(source, PixelFormat::NV12, 1920, 1080, Profile{"wide", vbm3d_wide_profile()}, iterations, chunk);
-    // The quality profile before its tuning (15x15 windows in frame t at step 3, 5x5 predictive windows):
-    // the tuned profile's cost estimate is relative to it (docs/VBM3D.md, "Tuning the quality profile").
-    Profile q15{"q-untuned", vbm3d_quality_profile()};
-    q15.params.hard = Vbm3dPhaseParams{4, 3, 15, 5, 2, 2, 16, 2500.f, 32};
-    q15.params.wiener = Vbm3dPhaseParams{4, 3, 15, 5, 2, 2, 32, 400.f, 32};
-    gpu_row(source, PixelFormat::NV12, 1920, 1080, q15, iterations, chunk);
-    // The tuned profile with a smaller Wiener window in frame t (docs/VBM3D.md, "Tuning the quality profile").
-    for (int wiener_window : {23, 21}) {
-      Profile q{wiener_window == 23 ? "q-wiener23" : "q-wiener21", vbm3d_quality_profile()};
-      q.params.wiener.window = wiener_window;
-      gpu_row(source, PixelFormat::NV12, 1920, 1080, q, iterations, chunk);
-    }
+    Profile ff{"f-frame", vbm3d_fast_profile()};
+    ff.params.aggregation = Vbm3dAggregation::Frame;
+    gpu_row(source, PixelFormat::NV12, 1920, 1080, ff, iterations, chunk);
   }
   if (gpu) {
 

@@ -177,6 +177,9 @@ int main(int argc, char** argv) {
   fp.add_switch("--wide", "start from the wide profile", &wide);
   fp.add_switch("--no-motion", "predictive search without motion (VBM3D's)", &no_motion);
   fp.add_switch("--aggregate-reference", "aggregate the reference patch only", &ref_agg);
+  bool group_agg = false, frame_agg = false;
+  fp.add_switch("--aggregate-group", "aggregate every member into its own frame (the default profiles')", &group_agg);
+  fp.add_switch("--aggregate-frame", "aggregate the members that lie in the reference's frame", &frame_agg);
   fp.add_number("--phases", "N", "1 or 2", 0, 2, &phases);
   fp.add_switch("--gpu", "run bm3d and vbm3d on the GPU", &gpu);
   std::vector<std::string> clips;
@@ -211,6 +214,8 @@ int main(int argc, char** argv) {
   }
   if (no_motion) vp.motion = false;
   if (ref_agg) vp.aggregation = Vbm3dAggregation::Reference;
+  if (group_agg) vp.aggregation = Vbm3dAggregation::Group;
+  if (frame_agg) vp.aggregation = Vbm3dAggregation::Frame;
   if (phases > 0) vp.phases = static_cast<int>(phases);
 #ifndef CDN_HAVE_CUDA
   if (gpu) {
