@@ -7,10 +7,13 @@
 // integer accumulators, so two runs give the same output bit for bit.
 //
 // Per window: motion fields between adjacent frames (motion_cuda.h), once.
-// Then the output frames in order, each from rings of frames that bound the
-// memory by the temporal radii, not by the window: the noisy luma in float and
+// Then each phase sweeps its reference frames in order, the Wiener phase asking
+// the hard one for the basic estimates it reads, from rings of frames that bound
+// the memory by the temporal radii, not by the window (accumulators: one frame,
+// 2 R + 1 per phase with the group aggregation); the noisy luma in float and
 // the guides of the other component sizes (2 R1 + 1 frames), the basic estimates
-// and their guides (2 R2 + 1 frames). Per phase, frame and component size:
+// and their guides (2 R2 + 1 frames, + R1 with the group aggregation). Per
+// phase, reference frame and component size:
 // - block matching: 8 lanes per reference patch, lane j holding row j of the
 //   reference in registers; for each row of candidate origins the lanes load
 //   their row of the search area once and sum the squared differences of 8
@@ -20,7 +23,8 @@
 // - filtering: one lane per patch of the group (bm3d_cuda's scheme: the 2D DCT
 //   in registers, the Walsh-Hadamard transform across the group by shuffles,
 //   hard threshold or Wiener coefficients staged in shared memory), then the
-//   patches of frame t go to its accumulators by 64-bit atomics.
+//   patches go to the accumulators of their frames by 64-bit atomics (the
+//   group aggregation: every member; the frame one: frame t's).
 // - a kernel that divides (the basic estimate in float, or the rounded output).
 // References are processed in batches, so the group lists take a fixed amount
 // of memory whatever the frame size.

@@ -3,7 +3,7 @@
 // transform-domain collaborative filtering", EUSIPCO 2007, section 2 (grouping
 // by predictive-search block matching, collaborative filtering in two phases);
 // parameters and variants after Ehret and Arias, IPOL 2021, section 3; our
-// choices (motion-guided search, aggregation into frame t) in docs/VBM3D.md.
+// choices (motion-guided search, which frames the patches go to) in docs/VBM3D.md.
 //
 // For each reference patch of frame t (8x8, every `step` pixels, BM3D's grid):
 // 1. Frame t: every origin within window / 2 of the reference (clipped at the
@@ -26,10 +26,13 @@
 // 4. Filtering as bm3d (bm3d_reference.h): 2D DCT + Walsh-Hadamard, hard
 //    threshold (phase 1, matching on the noisy luma) or Wiener with the basic
 //    group as oracle (phase 2, matching on the basic estimate's luma).
-// 5. Aggregation into frame t only (Vbm3dAggregation): each filtered patch
-//    that lies in frame t adds weight x Kaiser to frame t's accumulators. So
-//    the output of frame t depends on the frames within reach() of it and on
-//    nothing else (not on chunk borders nor on how long the stream runs on).
+// 5. Aggregation (Vbm3dAggregation): each filtered patch adds weight x Kaiser
+//    to the accumulators of the frame it lies in: every member (Group, the
+//    paper's and the default; frame t then also gathers the groups of frames
+//    t - R .. t + R, whose basic estimates read frames up to 2 R1 away), the
+//    members in frame t (Frame) or the reference alone (Reference). The output
+//    of frame t depends on the frames within reach() of it and on nothing else
+//    (not on chunk borders nor on how long the stream runs on).
 //
 // Motion: one field per pair of adjacent frames and direction, estimated on the
 // noisy luma (motion_reference.h) and used by both phases. Colour as bm3d:

@@ -136,8 +136,9 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
       << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 2) << "sigma, strength";
   EXPECT_EQ(groups[cdn::ParamGroup::Temporal], 1) << "window";
-  EXPECT_EQ(groups[cdn::ParamGroup::Vbm3d], 9) << "vbm3d-profile, -radius, -step, -window, -predictive, -seeds, "
-                                                   "-phases, -motion, -chunk (the causal window: window=causal)";
+  EXPECT_EQ(groups[cdn::ParamGroup::Vbm3d], 10) << "vbm3d-profile, -radius, -step, -window, -predictive, -seeds, "
+                                                    "-phases, -motion, -aggregation, -chunk (the causal window: "
+                                                    "window=causal)";
   // T2max is the hybrid mode's edge detector: pipd never reads it.
   const std::string t2max = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "t2max"));
   EXPECT_NE(t2max.find("Applies to mode hybrid"), std::string::npos) << t2max;
