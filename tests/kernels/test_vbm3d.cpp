@@ -88,6 +88,8 @@ TEST(Vbm3d, PredictiveSearchFollowsTheMotion) {
   params.hard.radius = 2;
   params.hard.per_frame = 1;
   params.hard.tau = 1e5;
+  params.hard.group = 16;  // room for every other frame's member (the profile's 8 with one of frame t: 4 in all)
+  params.hard.own_frame = 32;
   for (bool guided : {true, false}) {
     params.motion = guided;
     const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, false, 8);
@@ -332,7 +334,10 @@ TEST(Vbm3d, ProfilesAreValid) {
   EXPECT_EQ(q.hard.window, 39);
   EXPECT_EQ(q.hard.step, 6);
   EXPECT_EQ(q.hard.predictive, 3);
-  EXPECT_EQ(q.hard.group, 16);
+  EXPECT_EQ(q.hard.group, 8);
+  EXPECT_EQ(q.wiener.group, 8);
+  EXPECT_EQ(q.hard.own_frame, 1);
+  EXPECT_EQ(q.wiener.own_frame, 1);
   EXPECT_EQ(q.wiener.window, 25);
   EXPECT_EQ(q.wiener.step, 4);
   EXPECT_EQ(q.aggregation, Vbm3dAggregation::Group);

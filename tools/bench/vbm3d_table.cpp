@@ -183,16 +183,17 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
       gpu_row(source, PixelFormat::P010_10LE, 1920, 1080, p, iterations, chunk);
     }
     gpu_row(source, PixelFormat::NV12, 3840, 2160, profiles[0], 1, std::min(chunk, 10));
-    // Variants of the quality profile that docs/VBM3D.md's whole-clip table measures too: the quality profile
-    // before the group aggregation (steps 5 / 3, frame aggregation), the group one at those steps, radius 6.
-    Profile qf{"q-frame53", vbm3d_quality_profile()};
+    // Variants that docs/VBM3D.md's whole-clip table measures too: the quality profile before 2026-11-25
+    // (frame aggregation, steps 5 / 3, groups of 16 / 32 with up to 32 members of frame t), the same with the
+    // group aggregation, and the quality profile at radius 6.
+    Profile qf{"q-before", vbm3d_quality_profile()};
     qf.params.aggregation = Vbm3dAggregation::Frame;
-    qf.params.hard.step = 5;
-    qf.params.wiener.step = 3;
+    qf.params.hard = Vbm3dPhaseParams{4, 5, 39, 3, 2, 2, 16, 2500.f, 32};
+    qf.params.wiener = Vbm3dPhaseParams{4, 3, 25, 3, 2, 2, 32, 400.f, 32};
     gpu_row(source, PixelFormat::NV12, 1920, 1080, qf, iterations, chunk);
-    Profile qg{"q-group53", vbm3d_quality_profile()};
-    qg.params.hard.step = 5;
-    qg.params.wiener.step = 3;
+    Profile qg = qf;
+    qg.name = "q-before-group";
+    qg.params.aggregation = Vbm3dAggregation::Group;
     gpu_row(source, PixelFormat::NV12, 1920, 1080, qg, iterations, chunk);
     Profile r6{"q-radius6", vbm3d_quality_profile()};
     r6.params.hard.radius = r6.params.wiener.radius = 6;
