@@ -99,7 +99,21 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   p.causal = s.causal != 0;
   // The group aggregation needs the frames after t; a causal window given no
   // aggregation takes the frame one (given group, validate() refuses it).
-  if (p.causal && s.aggregation < 0 && p.aggregation == Vbm3dAggregation::Group) p.aggregation = Vbm3dAggregation::Frame;
+  if (p.causal && s.aggregation < 0 && p.aggregation == Vbm3dAggregation::Group) {
+    p.aggregation = Vbm3dAggregation::Frame;
+    // The quality profile's groups of 8 with one member of frame t were chosen
+    // for the group aggregation: with the frame one the causal window keeps the
+    // values it was measured with (docs/PRESETS.md, "Live sources"): steps 5 /
+    // 3, BM3D's groups 16 / 32, up to 32 members of frame t.
+    if (s.profile == static_cast<int>(Vbm3dProfile::Quality)) {
+      p.hard.step = 5;
+      p.wiener.step = 3;
+      p.hard.group = 16;
+      p.wiener.group = 32;
+      p.hard.own_frame = p.wiener.own_frame = 32;
+      if (s.step >= 0) p.hard.step = p.wiener.step = s.step;
+    }
+  }
   // The causal window searches as many other frames as the centred one, all of
   // them past: twice the profile's radius (at most kMaxVbm3dRadius), unless
   // vbm3d-radius is given (docs/VBM3D.md, "Causal window": 4 past frames

@@ -305,7 +305,19 @@ TEST(Vbm3d, CausalWindowSearchesTwiceTheProfilesRadiusBackUnlessGiven) {
   EXPECT_EQ(vbm3d_params(s).wiener.radius, 3);
   s.radius = 0;
   EXPECT_EQ(vbm3d_params(s).reach_before(), 0) << "radius 0 stays per frame";
-  // The causal window takes the frame aggregation unless another is given.
+  // The causal window takes the frame aggregation unless another is given, and
+  // with the quality profile the group sizes and steps it was measured with.
+  s = Vbm3dSettings{};
+  s.causal = 1;
+  const Vbm3dParams qc = vbm3d_params(s);
+  EXPECT_EQ(qc.aggregation, Vbm3dAggregation::Frame);
+  EXPECT_EQ(qc.hard.group, 16);
+  EXPECT_EQ(qc.wiener.group, 32);
+  EXPECT_EQ(qc.hard.own_frame, 32);
+  EXPECT_EQ(qc.hard.step, 5);
+  EXPECT_EQ(qc.wiener.step, 3);
+  s.step = 4;
+  EXPECT_EQ(vbm3d_params(s).hard.step, 4) << "a given step is kept";
   s = Vbm3dSettings{};
   s.causal = 1;
   s.profile = static_cast<int>(Vbm3dProfile::Paper);
