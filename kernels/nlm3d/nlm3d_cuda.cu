@@ -16,6 +16,26 @@ namespace cdn {
 
 namespace {
 
+// The warp's minimum and maximum of v (every lane active): the sm_80 reduction
+// instructions, a butterfly of shuffles on older GPUs (the default build also
+// targets sm_75).
+__device__ __forceinline__ int warp_min(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(0xffffffffu, v);
+#else
+  for (int h = 16; h > 0; h >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, h));
+  return v;
+#endif
+}
+__device__ __forceinline__ int warp_max(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, v);
+#else
+  for (int h = 16; h > 0; h >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, h));
+  return v;
+#endif
+}
+
 using nlm_planar::frame_at;
 
 struct Args {
@@ -224,8 +244,7 @@ __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(n
         extent[3] = INT_MIN;
       }
       __syncthreads();
-      const int mnx = __reduce_min_sync(0xffffffffu, vx), mxx = __reduce_max_sync(0xffffffffu, vx);
-      const int mny = __reduce_min_sync(0xffffffffu, vy), mxy = __reduce_max_sync(0xffffffffu, vy);
+      const int mnx = warp_min(vx), mxx = warp_max(vx), mny = warp_min(vy), mxy = warp_max(vy);
       if (lane == 0) {
         atomicMin(&extent[0], mnx);
         atomicMax(&extent[1], mxx);
