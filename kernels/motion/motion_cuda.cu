@@ -109,6 +109,20 @@ struct Best {
 
 __device__ __forceinline__ long long l1(int a, int b) { return static_cast<long long>(abs(a) + abs(b)); }
 
+// Repeated candidates are skipped (the reference evaluates them; the field is the
+// same): a displacement's cost depends on the displacement only (the deviation is
+// measured from one vector per cell and pass), and a candidate replaces the best
+// only if strictly cheaper, so a candidate seen before never changes the result.
+// Real fields are smooth: a cell's predictors (and a smoothing pass's nine
+// vectors) mostly coincide, and most of the matching work was repeated.
+
+// Whether (dx, dy) lies in the window of a predictor before q (refinement).
+__device__ __forceinline__ bool searched_before(const MotionVector (&pred)[5], int q, int r, int dx, int dy) {
+  for (int e = 0; e < q; ++e)
+    if (abs(dx - 2 * pred[e].dx) <= r && abs(dy - 2 * pred[e].dy) <= r) return true;
+  return false;
+}
+
 // Thread mapping: one warp per cell (kWarpsPerBlock cells per block), all lanes
 // walking the candidates together.
 template <bool kCoarsest, int kPer>
@@ -129,10 +143,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) search_kernel(SearchArgs 
     const MotionVector pred[5] = {s.parent[py * s.pcols + px], s.parent[py * s.pcols + sx],
                                   s.parent[sy * s.pcols + px], s.parent[sy * s.pcols + sx], MotionVector{}};
     const int p0x = 2 * pred[0].dx, p0y = 2 * pred[0].dy, r = s.radius;
-    for (int q = 0; q < 5; ++q)
-      for (int dy = 2 * pred[q].dy - r; dy <= 2 * pred[q].dy + r; ++dy)
-        for (int dx = 2 * pred[q].dx - r; dx <= 2 * pred[q].dx + r; ++dx)
-          best.offer(win.sad(s.b, dx, dy, lane) + s.lambda * l1(dx - p0x, dy - p0y), dx, dy);
+    for (int q = 0; q < 5; ++q) {
+      const int qx = 2 * pred[q].dx, qy = 2 * pred[q].dy;
+      for (int dy = qy - r; dy <= qy + r; ++dy)
+        for (int dx = qx - r; dx <= qx + r; ++dx)
+          if (!searched_before(pred, q, r, dx, dy))
+            best.offer(win.sad(s.b, dx, dy, lane) + s.lambda * l1(dx - p0x, dy - p0y), dx, dy);
+    }
   }
   if (lane == 0) {
     MotionVector v;
@@ -160,25 +177,36 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) smooth_kernel(SearchArgs 
   if (cell >= s.cols * s.rows) return;
   const int cx = cell % s.cols, cy = cell / s.cols;
   auto at = [&](int i, int j) { return s.parent[clamp_coord(cy + j, s.rows) * s.cols + clamp_coord(cx + i, s.cols)]; };
-  int xs[9], ys[9];
+  int vx[9], vy[9], xs[9], ys[9];  // the 3 x 3 neighbourhood, rows of dy then dx; xs, ys sorted by median9
   for (int k = 0; k < 9; ++k) {
     const MotionVector v = at(k % 3 - 1, k / 3 - 1);
-    xs[k] = v.dx;
-    ys[k] = v.dy;
+    vx[k] = xs[k] = v.dx;
+    vy[k] = ys[k] = v.dy;
   }
   const int mx = median9(xs), my = median9(ys);
-  CellWindow<kPer> win;
-  win.load(s, cx, cy, lane);
-  Best best;
+  // The distinct vectors in the reference's order (own first, then rows of dy, dx);
+  // with one, it is the result and nothing need be matched.
+  int ux[9], uy[9], distinct = 0;
   for (int k = -1; k < 9; ++k) {
-    int i = 0, j = 0;
-    if (k >= 0) {
-      if (k == 4) continue;
-      i = k % 3 - 1;
-      j = k / 3 - 1;
+    if (k == 4) continue;
+    const int m = k < 0 ? 4 : k;
+    bool seen = false;
+    for (int e = 0; e < distinct; ++e) seen = seen || (ux[e] == vx[m] && uy[e] == vy[m]);
+    if (!seen) {
+      ux[distinct] = vx[m];
+      uy[distinct] = vy[m];
+      ++distinct;
     }
-    const MotionVector v = at(i, j);
-    best.offer(win.sad(s.b, v.dx, v.dy, lane) + s.lambda * l1(v.dx - mx, v.dy - my), v.dx, v.dy);
+  }
+  Best best;
+  if (distinct == 1) {
+    best.dx = ux[0];
+    best.dy = uy[0];
+  } else {
+    CellWindow<kPer> win;
+    win.load(s, cx, cy, lane);
+    for (int e = 0; e < distinct; ++e)
+      best.offer(win.sad(s.b, ux[e], uy[e], lane) + s.lambda * l1(ux[e] - mx, uy[e] - my), ux[e], uy[e]);
   }
   if (lane == 0) {
     MotionVector v;

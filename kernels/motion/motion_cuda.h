@@ -6,7 +6,9 @@
 // (16 x 16 samples: 8 each, held in registers for the whole search), add up
 // their absolute differences for a displacement and reduce them by shuffles;
 // every lane then holds the cost and the warp walks the candidates in the
-// reference's order. Pyramid levels are built by one thread per sample.
+// reference's order, skipping displacements it has already matched for the cell
+// (the same field: see motion_cuda.cu), so the time depends on how varied the
+// field is. Pyramid levels are built by one thread per sample.
 #pragma once
 
 #include <cstddef>

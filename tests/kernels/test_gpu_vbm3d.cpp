@@ -32,6 +32,7 @@
 #include "cudadenoise/metrics.h"
 #include "cudadenoise/stream_pump.h"
 #include "motion/motion_reference.h"
+#include "nlm3d/nlm3d_window.h"
 #include "vbm3d/vbm3d_reference.h"
 #include "video_support.h"
 
@@ -54,10 +55,9 @@ bool small() { return std::getenv("CDN_TEST_SMALL") != nullptr; }
 
 // ---------------------------------------------------------------- motion
 
-void expect_same_field(PixelFormat format, int w, int h, int dx, int dy, double sigma, const MotionParams& p,
-                       const std::string& what) {
-  const HostFrame photo = test::load_photo_444("camera.png");
-  HostFrame a = test::crop_as(photo, format, 120, 110, w, h), b = test::crop_as(photo, format, 120 - dx, 110 - dy, w, h);
+void expect_same_field(HostFrame a, HostFrame b, double sigma, const MotionParams& p, const std::string& what) {
+  const PixelFormat format = a.view().format;
+  const int w = a.view().width, h = a.view().height;
   if (sigma > 0) {
     add_gaussian_noise(a.view(), sigma, 1);
     add_gaussian_noise(b.view(), sigma, 2);
@@ -74,7 +74,42 @@ void expect_same_field(PixelFormat format, int w, int h, int dx, int dy, double 
   int differ = 0;
   for (std::size_t i = 0; i < cpu.v.size(); ++i) differ += cpu.v[i].dx != gpu.v[i].dx || cpu.v[i].dy != gpu.v[i].dy;
   EXPECT_EQ(differ, 0) << what << ": " << differ << " of " << cpu.v.size() << " vectors differ";
-  std::printf("motion %-40s %zu cells, %d differ\n", what.c_str(), cpu.v.size(), differ);
+  int distinct = 0;  // how varied the field is (the GPU skips candidates it has matched; varied fields test that)
+  for (std::size_t i = 0; i < cpu.v.size(); ++i) {
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = cpu.v[j].dx == cpu.v[i].dx && cpu.v[j].dy == cpu.v[i].dy;
+    distinct += !seen;
+  }
+  std::printf("motion %-40s %zu cells, %d distinct vectors, %d differ\n", what.c_str(), cpu.v.size(), distinct, differ);
+}
+
+// Frame b is frame a moved by (dx, dy): one translation.
+void expect_same_field(PixelFormat format, int w, int h, int dx, int dy, double sigma, const MotionParams& p,
+                       const std::string& what) {
+  const HostFrame photo = test::load_photo_444("camera.png");
+  expect_same_field(test::crop_as(photo, format, 120, 110, w, h), test::crop_as(photo, format, 120 - dx, 110 - dy, w, h),
+                    sigma, p, what);
+}
+
+// Frame b is frame a zoomed by `scale` about its centre and turned by `degrees`
+// (nearest sample): vectors that change from cell to cell.
+void expect_same_field_warped(PixelFormat format, int w, int h, double scale, double degrees, double sigma,
+                              const MotionParams& p, const std::string& what) {
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const HostFrame a = test::crop_as(photo, format, 40, 30, w, h);
+  HostFrame b(format, w, h);
+  const auto ca = components(a.view()), cb = components(b.view());
+  const double c = std::cos(degrees * M_PI / 180) / scale, s = std::sin(degrees * M_PI / 180) / scale;
+  for (std::size_t k = 0; k < cb.size(); ++k) {
+    const double mx = (cb[k].width - 1) / 2.0, my = (cb[k].height - 1) / 2.0;
+    for (int y = 0; y < cb[k].height; ++y)
+      for (int x = 0; x < cb[k].width; ++x) {
+        const int sx = static_cast<int>(std::lround(mx + c * (x - mx) - s * (y - my)));
+        const int sy = static_cast<int>(std::lround(my + s * (x - mx) + c * (y - my)));
+        cb[k].set(x, y, ca[k].get(clamp_coord(sx, cb[k].width), clamp_coord(sy, cb[k].height)));
+      }
+  }
+  expect_same_field(test::crop_as(photo, format, 40, 30, w, h), std::move(b), sigma, p, what);
 }
 
 TEST(GpuMotion, FieldEqualsTheReference) {
@@ -92,6 +127,26 @@ TEST(GpuMotion, FieldEqualsTheReference) {
   q.margin = 0;
   q.cell = 16;
   expect_same_field(PixelFormat::GRAY8, 300, 200, 4, 4, 20, q, "GRAY8 cell 16, no margin, smoothing or lambda");
+}
+
+// Fields that vary from cell to cell (a zoom with a turn, and two unrelated
+// pictures): the search's predictors and a smoothing pass's nine vectors then
+// partly coincide, which the GPU's skipping of repeated candidates must handle
+// exactly. The vbm3d settings and nlm3d's (cells of 16, 24x24 windows).
+TEST(GpuMotion, VariedFieldsEqualTheReference) {
+  CDN_REQUIRE_GPU();
+  const MotionParams p;
+  const MotionParams nlm = nlm3d_motion_params();
+  expect_same_field_warped(PixelFormat::GRAY8, 320, 240, 1.06, 3, 15, p, "GRAY8 320x240 zoom 1.06, turn 3");
+  expect_same_field_warped(PixelFormat::NV12, 330, 250, 0.95, -4, 25, nlm, "NV12 330x250 zoom 0.95, turn -4, nlm3d's");
+  expect_same_field_warped(PixelFormat::P010_10LE, 256, 192, 1.1, 0, 10, p, "P010 256x192 zoom 1.1");
+  const HostFrame camera = test::load_photo_444("camera.png"), astronaut = test::load_photo_444("astronaut.png");
+  for (const MotionParams& m : {p, nlm})
+    expect_same_field(test::crop_as(camera, PixelFormat::GRAY8, 0, 0, 256, 200),
+                      test::crop_as(astronaut, PixelFormat::GRAY8, 0, 0, 256, 200), 20, m,
+                      m.cell == p.cell ? "GRAY8 unrelated pictures" : "GRAY8 unrelated pictures, nlm3d's");
+  if (!small())
+    expect_same_field_warped(PixelFormat::NV12, 1280, 720, 1.03, 2, 20, p, "NV12 1280x720 zoom 1.03, turn 2");
 }
 
 // ---------------------------------------------------------------- V-BM3D
