@@ -18,6 +18,9 @@
 
 #include "addnoise_table.h"
 #include "bm3d_table.h"
+#ifdef CDN_BENCH_CLIPS
+#include "clip_table.h"
+#endif
 #include "content.h"
 #include "convert.h"
 #include "cudadenoise/host_frame.h"
@@ -60,6 +63,8 @@ struct Options {
   int vbm3d_chunk = 50;
   bool vbm3d_stream_only = false;
   int nlm_frames = 100;
+  std::vector<std::string> clips;  // --clip: real footage (clip_table.h)
+  int clip_frames = 40, clip_length = 150;
   std::string data_dir = ".testdata";
   std::vector<std::pair<int, int>> sizes = {{512, 512}, {1920, 1080}, {3840, 2160}};
 };
@@ -70,7 +75,8 @@ void usage() {
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
       "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N] [--vbm3d-stream-only]\n"
       "                         [--no-presets] [--presets-only] [--no-addnoise] [--addnoise]\n"
-      "                         [--size WxH]... [--data DIR]\n"
+      "                         [--size WxH]... [--data DIR] [--clip FILE.y4m]... [--clip-only]\n"
+      "                         [--clip-frames N] [--clip-length N]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
       "(the paper's settings, and docs/PIPD.md's quality settings),\n"
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
@@ -83,7 +89,10 @@ void usage() {
       "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240; then every preset\n"
       "(sigma auto) on NV12 at 1920x1080 and 3840x2160 on the GPU, and the default on the CPU; then the noise\n"
       "of cudaaddnoise (NV12 and P010_10LE at 1920x1080 and 3840x2160: the old xoshiro generator and the\n"
-      "counter-based one on the CPU, the counter-based one on the GPU). --addnoise: that table only.");
+      "counter-based one on the CPU, the counter-based one on the GPU). --addnoise: that table only.\n"
+      "--clip: real footage (8-bit y4m, 4:2:0): its first --clip-frames frames (40) with AWGN sigma 20,\n"
+      "played forwards and backwards for --clip-length frames (150) through the temporal modes' named\n"
+      "settings in GRAY8 and NV12 on the GPU, first; --clip-only: that table only.");
 }
 
 double median(std::vector<double> v) {
@@ -215,6 +224,16 @@ bool parse(int argc, char** argv, Options* o) {
       o->addnoise = false;
     } else if (a == "--addnoise") {
       o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = false;
+    } else if (a == "--clip") {
+      const char* v = next();
+      if (!v) return false;
+      o->clips.push_back(v);
+    } else if (a == "--clip-only") {
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->addnoise = false;
+    } else if (a == "--clip-frames" || a == "--clip-length") {
+      const char* v = next();
+      if (!v || std::atoi(v) < 1) return false;
+      (a == "--clip-frames" ? o->clip_frames : o->clip_length) = std::atoi(v);
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
     } else if (a == "--no-vbm3d") {
@@ -276,6 +295,11 @@ int main(int argc, char** argv) {
       std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
                   "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     }
+#ifdef CDN_BENCH_CLIPS
+    bench::clip_table(o.clips, o.clip_frames, o.clip_length, gpu);
+#else
+    if (!o.clips.empty()) throw Error("--clip: this build has no y4m reader (FFmpeg's libavformat)");
+#endif
     const HostFrame src = source_picture(o.data_dir);
     if (o.pipd)
     for (const auto& size : o.sizes)
