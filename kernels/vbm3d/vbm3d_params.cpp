@@ -81,11 +81,35 @@ void validate(const Vbm3dParams& p) {
   check_range("motion lambda", m.lambda, 0, 1024);
 }
 
+namespace {
+
+// The quality profile as the causal window runs it when no aggregation is
+// given: the frame aggregation (the group one needs later frames) with the
+// values it was measured with (docs/PRESETS.md, "Live sources"): steps 5 / 3,
+// BM3D's groups 16 / 32, up to 32 members of frame t. (The quality profile's
+// groups of 8 with one member of frame t were chosen for the group aggregation.)
+Vbm3dParams causal_quality_profile() {
+  Vbm3dParams p = vbm3d_quality_profile();
+  p.aggregation = Vbm3dAggregation::Frame;
+  p.hard.step = 5;
+  p.wiener.step = 3;
+  p.hard.group = 16;
+  p.wiener.group = 32;
+  p.hard.own_frame = p.wiener.own_frame = 32;
+  return p;
+}
+
+Vbm3dParams base_profile(const Vbm3dSettings& s) {
+  if (s.profile == static_cast<int>(Vbm3dProfile::Fast)) return vbm3d_fast_profile();
+  if (s.profile == static_cast<int>(Vbm3dProfile::Paper)) return vbm3d_paper_profile();
+  if (s.profile == static_cast<int>(Vbm3dProfile::Wide)) return vbm3d_wide_profile();
+  return s.causal && s.aggregation < 0 ? causal_quality_profile() : vbm3d_quality_profile();
+}
+
+}  // namespace
+
 Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
-  Vbm3dParams p = s.profile == static_cast<int>(Vbm3dProfile::Fast)    ? vbm3d_fast_profile()
-                  : s.profile == static_cast<int>(Vbm3dProfile::Paper) ? vbm3d_paper_profile()
-                  : s.profile == static_cast<int>(Vbm3dProfile::Wide)  ? vbm3d_wide_profile()
-                                                                        : vbm3d_quality_profile();
+  Vbm3dParams p = base_profile(s);
   for (Vbm3dPhaseParams* ph : {&p.hard, &p.wiener}) {
     if (s.radius >= 0) ph->radius = s.radius;
     if (s.step >= 0) ph->step = s.step;
@@ -95,25 +119,13 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   }
   if (s.phases >= 0) p.phases = s.phases;
   if (s.motion >= 0) p.motion = s.motion != 0;
-  if (s.aggregation >= 0) p.aggregation = static_cast<Vbm3dAggregation>(s.aggregation);
   p.causal = s.causal != 0;
   // The group aggregation needs the frames after t; a causal window given no
   // aggregation takes the frame one (given group, validate() refuses it).
-  if (p.causal && s.aggregation < 0 && p.aggregation == Vbm3dAggregation::Group) {
+  if (s.aggregation >= 0)
+    p.aggregation = static_cast<Vbm3dAggregation>(s.aggregation);
+  else if (p.causal && p.aggregation == Vbm3dAggregation::Group)
     p.aggregation = Vbm3dAggregation::Frame;
-    // The quality profile's groups of 8 with one member of frame t were chosen
-    // for the group aggregation: with the frame one the causal window keeps the
-    // values it was measured with (docs/PRESETS.md, "Live sources"): steps 5 /
-    // 3, BM3D's groups 16 / 32, up to 32 members of frame t.
-    if (s.profile == static_cast<int>(Vbm3dProfile::Quality)) {
-      p.hard.step = 5;
-      p.wiener.step = 3;
-      p.hard.group = 16;
-      p.wiener.group = 32;
-      p.hard.own_frame = p.wiener.own_frame = 32;
-      if (s.step >= 0) p.hard.step = p.wiener.step = s.step;
-    }
-  }
   // The causal window searches as many other frames as the centred one, all of
   // them past: twice the profile's radius (at most kMaxVbm3dRadius), unless
   // vbm3d-radius is given (docs/VBM3D.md, "Causal window": 4 past frames

@@ -144,58 +144,52 @@ TEST(Vbm3d, MotionGuidanceHelpsOnFastMotion) {
   EXPECT_GT(guided, b + 0.5);
 }
 
-TEST(Vbm3d, OutputDependsOnlyOnTheWindow) {
+// Frame t = reach + 2 of a clip of 2 reach + 4 frames moving (2, 1) pixels a
+// frame depends on frames t - reach .. t + reach and on nothing else: its window
+// alone, the whole clip, a chunk of three frames (and its first frame from its
+// own window), threads; frame 1 from frames 0 .. 1 + reach; a frame just outside
+// the window changed changes nothing, one just inside does. Returns frame t.
+HostFrame expect_output_depends_only_on_window(const Vbm3dParams& p, int reach) {
   const double sigma = 20;
+  const int t = reach + 2, n = 2 * reach + 4;
   const HostFrame photo = test::load_photo_444("coffee.png");
-  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, 12, 2, 1, sigma, 300);
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, n, 2, 1, sigma, 300);
+  EXPECT_EQ(p.reach(), reach);
+  HostFrame exact = std::move(filter(clip, t - reach, t + reach, t, t + 1, p, sigma)[0]);
+  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 0, n - 1, t, t + 1, p, sigma)[0].view()));
+  const std::vector<HostFrame> chunk = filter(clip, t - 1 - reach, n - 1, t - 1, t + 2, p, sigma);
+  EXPECT_TRUE(same_samples(exact.view(), chunk[1].view()));
+  EXPECT_TRUE(same_samples(chunk[0].view(), filter(clip, t - 1 - reach, t - 1 + reach, t - 1, t, p, sigma)[0].view()));
+  EXPECT_TRUE(same_samples(filter(clip, 0, 1 + reach, 1, 2, p, sigma)[0].view(),
+                           filter(clip, 0, n - 1, 1, 2, p, sigma)[0].view()));
+  EXPECT_TRUE(same_samples(exact.view(), filter(clip, t - reach, t + reach, t, t + 1, p, sigma, 1)[0].view()));
+  test::TestClip changed = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, n, 2, 1, sigma, 300);
+  add_gaussian_noise(changed.noisy[t + reach + 1].view(), 30, 9);
+  EXPECT_TRUE(same_samples(exact.view(), filter(changed, 0, n - 1, t, t + 1, p, sigma)[0].view()));
+  add_gaussian_noise(changed.noisy[t + reach].view(), 30, 9);
+  EXPECT_FALSE(same_samples(exact.view(), filter(changed, 0, n - 1, t, t + 1, p, sigma)[0].view()));
+  return exact;
+}
+
+TEST(Vbm3d, OutputDependsOnlyOnTheWindow) {
   Vbm3dParams p = small_params();
   p.aggregation = Vbm3dAggregation::Frame;  // the group aggregation's own test follows
-  ASSERT_EQ(p.reach(), 4);
-  // Frame 6: its window (2 .. 10), the whole clip, and a chunk of three frames.
-  const HostFrame exact = std::move(filter(clip, 2, 10, 6, 7, p, sigma)[0]);
-  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 0, 11, 6, 7, p, sigma)[0].view()));
-  const std::vector<HostFrame> chunk = filter(clip, 1, 11, 5, 8, p, sigma);
-  EXPECT_TRUE(same_samples(exact.view(), chunk[1].view()));
-  EXPECT_TRUE(same_samples(chunk[0].view(), filter(clip, 1, 9, 5, 6, p, sigma)[0].view()));
-  // Frame 1, near the stream's start: its window is 0 .. 5.
-  EXPECT_TRUE(same_samples(filter(clip, 0, 5, 1, 2, p, sigma)[0].view(), filter(clip, 0, 11, 1, 2, p, sigma)[0].view()));
-  // Threads do not change it.
-  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 2, 10, 6, 7, p, sigma, 1)[0].view()));
-  // A different frame outside the window does change nothing, one inside does.
-  test::TestClip changed = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, 12, 2, 1, sigma, 300);
-  add_gaussian_noise(changed.noisy[11].view(), 30, 9);
-  EXPECT_TRUE(same_samples(exact.view(), filter(changed, 0, 11, 6, 7, p, sigma)[0].view()));
-  add_gaussian_noise(changed.noisy[10].view(), 30, 9);
-  EXPECT_FALSE(same_samples(exact.view(), filter(changed, 0, 11, 6, 7, p, sigma)[0].view()));
+  expect_output_depends_only_on_window(p, 4);
 }
 
 TEST(Vbm3d, GroupAggregationDependsOnlyOnItsDoubledWindow) {
   // Every member into its own frame: frame t also gathers the groups of frames
   // t - R .. t + R, so its reach is twice R1 + R2, and still nothing else.
-  const double sigma = 20;
-  const HostFrame photo = test::load_photo_444("coffee.png");
-  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, 20, 2, 1, sigma, 300);
   Vbm3dParams p = small_params();
   p.aggregation = Vbm3dAggregation::Group;
-  ASSERT_EQ(p.reach(), 8);
-  // Frame 10: its window (2 .. 18), the whole clip, and a chunk of five frames.
-  const HostFrame exact = std::move(filter(clip, 2, 18, 10, 11, p, sigma)[0]);
-  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 0, 19, 10, 11, p, sigma)[0].view()));
-  const std::vector<HostFrame> chunk = filter(clip, 0, 19, 8, 13, p, sigma);
-  EXPECT_TRUE(same_samples(exact.view(), chunk[2].view()));
-  EXPECT_TRUE(same_samples(chunk[0].view(), filter(clip, 0, 16, 8, 9, p, sigma)[0].view()));
-  // Frame 1, near the stream's start: its window is 0 .. 9.
-  EXPECT_TRUE(same_samples(filter(clip, 0, 9, 1, 2, p, sigma)[0].view(), filter(clip, 0, 19, 1, 2, p, sigma)[0].view()));
-  // Not the same as the frame aggregation's.
+  const HostFrame exact = expect_output_depends_only_on_window(p, 8);
+  // Not the same as the frame aggregation's (frame 10 from its window 6 .. 14).
+  const double sigma = 20;
+  const test::TestClip clip =
+      test::moving_clip(test::load_photo_444("coffee.png"), PixelFormat::GRAY8, 60, 80, 48, 40, 20, 2, 1, sigma, 300);
   Vbm3dParams frame = p;
   frame.aggregation = Vbm3dAggregation::Frame;
   EXPECT_FALSE(same_samples(exact.view(), filter(clip, 6, 14, 10, 11, frame, sigma)[0].view()));
-  // A different frame outside the window does change nothing, one inside does.
-  test::TestClip changed = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, 20, 2, 1, sigma, 300);
-  add_gaussian_noise(changed.noisy[19].view(), 30, 9);
-  EXPECT_TRUE(same_samples(exact.view(), filter(changed, 0, 19, 10, 11, p, sigma)[0].view()));
-  add_gaussian_noise(changed.noisy[18].view(), 30, 9);
-  EXPECT_FALSE(same_samples(exact.view(), filter(changed, 0, 19, 10, 11, p, sigma)[0].view()));
   // Not with the causal window.
   p.causal = true;
   EXPECT_THROW(validate(p), InvalidArgument);
