@@ -277,24 +277,38 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
         }
         sg.push_back(static_cast<float>(sigma[comps[c]]));
       }
-      // The accumulators of the frames [f0, f1); patches for other frames are dropped.
+      // The accumulators of the frames [f0, f1) (patches for other frames are
+      // dropped), held only while references can reach them: frame f is opened
+      // before reference frame f - spread(r) runs and finished after f + spread(r),
+      // so at most 2 spread(r) + 1 are held at once (the same sums in the same order).
       std::vector<Accumulator> accs(f1 - f0);
       std::vector<Accumulator*> acc(n, nullptr);
-      for (int f = f0; f < f1; ++f) {
+      auto open = [&](int f) {
+        if (f < f0 || f >= f1 || acc[f]) return;
         Accumulator& a = accs[f - f0];
         for (int c : comps) a.num.emplace_back(in[f][c].v.size(), 0.0);
         a.den = a.num;
         acc[f] = &a;
-      }
-      for (int t = t0; t < t1; ++t)
-        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, acc,
-                  threads, cancel);
-      for (int f = f0; f < f1; ++f)
+      };
+      auto finish = [&](int f) {
+        if (f < f0 || f >= f1) return;
+        open(f);  // a frame no reference reached (none in this phase) still gets its 0 / 0
         for (std::size_t c = 0; c < comps.size(); ++c) {
           FloatPlane& o = result[f][comps[c]];
           o = in[f][comps[c]];  // same geometry
           for (std::size_t i = 0; i < o.v.size(); ++i) o.v[i] = static_cast<float>(acc[f]->num[c][i] / acc[f]->den[c][i]);
         }
+        accs[f - f0] = Accumulator{};
+        acc[f] = nullptr;
+      };
+      int done = f0;  // frames below are finished
+      for (int t = t0; t < t1; ++t) {
+        for (int f = t - spread(r); f <= t + ahead * spread(r); ++f) open(f);
+        run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, acc,
+                  threads, cancel);
+        for (; done <= t - spread(r) && done < f1; ++done) finish(done);
+      }
+      for (; done < f1; ++done) finish(done);
     }
   };
 
