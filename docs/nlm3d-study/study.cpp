@@ -18,6 +18,12 @@
 //                      (the project's hierarchical block matching; vlambda, vmargin, vsmooth)
 //   bs                 motion cell; Rm search radius in the other frames; ra patch-wise
 //                      aggregation radius; decay weight factor exp(-decay |dt|)
+//   hkt, offt          h and the distance offset of the other frames' candidates, as factors
+//                      (2026-11-25, diver; docs/NLM3D.md "Why diver still loses")
+//   hc, cb             frame confidence: each other frame's candidates weighed by
+//                      exp(-max(e, 0) / (hc^2 sigma^2 |B|)), e how much larger that frame's best
+//                      distance is than frame t's best (non-self) one, averaged over cells of cb
+//                      (0: per pixel); hc 0: off
 //   dump=path          write the noisy clip and exit; score=path  score a filtered clip
 //                      (FFmpeg's output) instead of filtering
 #include <algorithm>
@@ -67,6 +73,7 @@ struct Cfg {
   int mlambda = 0;                         // zero-vector bias (SAD units per pixel x100)
   double dtdecay = 0;                      // weight multiplier per |dt|: exp(-dtdecay |dt|)
   int vlambda = 8, vmargin = 4, vsmooth = 2; // vbm3d estimator (motion=4)
+  double hkt = 1.0, offt = 1.0, hc = 0; int cb = 0;
 };
 std::vector<std::vector<unsigned char>> g_noisy8;
 std::vector<cdn::LumaPyramid> g_vpyr;
@@ -149,10 +156,11 @@ struct Clip {
   std::vector<Img> P;  // padded noisy
 };
 
-double weight_of(const Cfg& c, double d2, int B, double sigma) {
-  const double inv = 1.0 / (c.hk * c.hk * sigma * sigma);
+double weight_of(const Cfg& c, double d2, int B, double sigma, bool other = false) {
+  const double hk = other ? c.hk * c.hkt : c.hk;
+  const double inv = 1.0 / (hk * hk * sigma * sigma);
   double dd = d2 / B;
-  if (c.wmode == 4) dd = std::max(dd - 2 * sigma * sigma, 0.0);
+  if (c.wmode == 4) dd = std::max(dd - (other ? c.offt : 1.0) * 2 * sigma * sigma, 0.0);
   const double x = dd * inv;
   switch (c.wmode) {
     case 1: return std::max(1 - x, 0.0);
@@ -169,13 +177,17 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
   const int B = c.shape2d ? p * p : p * p * p;
   const int n = w * h;
   std::vector<double> num(n, 0), den(n, 0), wmax(n, 0);
+  std::vector<double> tnum(n, 0), tden(n, 0), dmin(n, 1e30), dmin0(n, 1e30);
+  std::vector<double>* NUM = &num; std::vector<double>* DEN = &den;
   auto frame = [&](int f) -> const Img& { return C.P[std::min(std::max(f, 0), C.n - 1)]; };
   const int bs = c.motion ? c.bs : std::max(w, h);
   const int bw = (w + bs - 1) / bs, bh = (h + bs - 1) / bs;
   const int ra = c.ra;
   std::vector<float> D, Hs, W;
   std::vector<double> S;
-  for (int dt = -c.Rt; dt <= c.Rt; ++dt) {
+  std::vector<int> dts{0};
+  for (int k = -c.Rt; k <= c.Rt; ++k) if (k) dts.push_back(k);
+  for (int dt : dts) {
     int tc = t + dt;
     if (c.border == 0 && (tc < 0 || tc >= C.n)) continue;
     tc = std::min(std::max(tc, 0), C.n - 1);
@@ -206,6 +218,9 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
       }
     }
     const int Rs = (dt != 0 && c.Rm >= 0) ? c.Rm : c.R;
+    const bool adapt = c.hc > 0 && dt != 0;
+    if (adapt) { std::fill(tnum.begin(), tnum.end(), 0); std::fill(tden.begin(), tden.end(), 0); std::fill(dmin.begin(), dmin.end(), 1e30); NUM = &tnum; DEN = &tden; }
+    else { NUM = &num; DEN = &den; }
     const double decay = std::exp(-c.dtdecay * std::abs(dt));
     for (int by = 0; by < bh; ++by)
       for (int bx = 0; bx < bw; ++bx) {
@@ -255,11 +270,12 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
                   if (c.border == 0 && (qx < 0 || qy < 0 || qx >= w || qy >= h)) continue;
                   float d2 = 0;
                   for (int j = 0; j < p; ++j) d2 += Hs[(size_t)(y + j) * bwid + x];
-                  const double wt = weight_of(c, d2, B, sigma) * decay;
+                  const double wt = weight_of(c, d2, B, sigma, dt != 0) * decay;
                   const size_t i = (size_t)py * w + px;
-                  num[i] += wt * V.at(std::min(std::max(qx, 0), w - 1), std::min(std::max(qy, 0), h - 1));
-                  den[i] += wt;
+                  (*NUM)[i] += wt * V.at(std::min(std::max(qx, 0), w - 1), std::min(std::max(qy, 0), h - 1));
+                  (*DEN)[i] += wt;
                   wmax[i] = std::max(wmax[i], wt);
+                  if (dt == 0) dmin0[i] = std::min(dmin0[i], (double)d2); else dmin[i] = std::min(dmin[i], (double)d2);
                 }
             } else {
               // weights of the block's centres, box-spread over the block dilated by ra
@@ -270,7 +286,7 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
                   if (c.border == 0 && (qx < 0 || qy < 0 || qx >= w || qy >= h)) continue;
                   float d2 = 0;
                   for (int j = 0; j < p; ++j) d2 += Hs[(size_t)(y + j) * bwid + x];
-                  const double wt = weight_of(c, d2, B, sigma) * decay;
+                  const double wt = weight_of(c, d2, B, sigma, dt != 0) * decay;
                   W[(size_t)(y + ra) * aw + x + ra] = wt;
                   const size_t i = (size_t)py * w + px;
                   wmax[i] = std::max(wmax[i], wt);
@@ -297,6 +313,22 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
             }
           }
       }
+    if (adapt) {
+      const double inv = 1.0 / (c.hc * c.hc * sigma * sigma * B);
+      std::vector<double> ex(n);
+      for (int i = 0; i < n; ++i) ex[i] = dmin[i] - dmin0[i];
+      if (c.cb > 0) {  // mean over cells of cb x cb
+        for (int y0 = 0; y0 < h; y0 += c.cb) for (int x0 = 0; x0 < w; x0 += c.cb) {
+          double sm = 0; int k = 0;
+          for (int y = y0; y < std::min(h, y0 + c.cb); ++y) for (int x = x0; x < std::min(w, x0 + c.cb); ++x) { sm += ex[(size_t)y * w + x]; ++k; }
+          for (int y = y0; y < std::min(h, y0 + c.cb); ++y) for (int x = x0; x < std::min(w, x0 + c.cb); ++x) ex[(size_t)y * w + x] = sm / k;
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        const double f = std::exp(-std::max(ex[i], 0.0) * inv);
+        num[i] += f * tnum[i]; den[i] += f * tden[i];
+      }
+    }
   }
   std::vector<float> out(n);
   const Img& X = C.P[t];
@@ -349,7 +381,7 @@ int main(int argc, char** argv) {
   c.hk = getd(kv, "hk", c.hk); c.wmode = getd(kv, "wmode", 0); c.self = getd(kv, "self", 0); c.wref = getd(kv, "wref", 1);
   c.border = getd(kv, "border", 0); c.motion = getd(kv, "motion", 0); c.bs = getd(kv, "bs", 16); c.ra = getd(kv, "ra", 0);
   c.Rm = getd(kv, "Rm", -1); c.mrange = getd(kv, "mrange", 24); c.mlambda = getd(kv, "mlambda", 0);
-  c.dtdecay = getd(kv, "decay", 0);
+  c.dtdecay = getd(kv, "decay", 0); c.hkt = getd(kv, "hkt", 1); c.hc = getd(kv, "hc", 0); c.cb = getd(kv, "cb", 0); c.offt = getd(kv, "offt", 1);
   c.vlambda = getd(kv, "vlambda", 8); c.vmargin = getd(kv, "vmargin", 4); c.vsmooth = getd(kv, "vsmooth", 2);
   const int n = C.w * C.h;
   std::FILE* f = std::fopen(path, "rb");
