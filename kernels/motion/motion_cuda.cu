@@ -45,14 +45,32 @@ __global__ void pyramid_down_kernel(Level f, std::uint16_t* out, int w, int h) {
   out[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint16_t>((sum + 2) >> 2);
 }
 
-struct SearchArgs {
-  Level a, b;
-  const MotionVector* parent;  // the coarser level's field (search) or this level's (smoothing)
-  int pcols, prows;
+// One field of a batch: the pyramids it is estimated between (their buffers'
+// starts; every pyramid of a MotionCuda has the same levels) and where it goes.
+struct FieldJob {
+  const std::uint16_t* a;
+  const std::uint16_t* b;
   MotionVector* out;
+};
+
+// A launch handles one level (one pass) of every field of a batch: blockIdx.y
+// is the field, its scratch fields `stride` vectors apart.
+struct SearchArgs {
+  const FieldJob* jobs;
+  std::size_t level_offset;  // this level's first sample in each pyramid
+  int w, h;                  // this level's size
+  const MotionVector* parent;  // the coarser level's fields (search) or this level's (smoothing)
+  int pcols, prows;
+  MotionVector* out;  // this pass's fields; nullptr: the jobs' own outputs (the last pass of level 0)
+  std::size_t stride;
   int cols, rows;
   int cell, margin, radius;
   long long lambda;
+
+  __device__ Level a() const { return Level{jobs[blockIdx.y].a + level_offset, w, h}; }
+  __device__ Level b() const { return Level{jobs[blockIdx.y].b + level_offset, w, h}; }
+  __device__ const MotionVector* parent_field() const { return parent + blockIdx.y * stride; }
+  __device__ MotionVector* out_field() const { return out ? out + blockIdx.y * stride : jobs[blockIdx.y].out; }
 };
 
 // One warp's view of its cell's window: each lane holds the samples
@@ -63,7 +81,7 @@ struct CellWindow {
   int off[kPer];  // i | j << 8 within the window
   int x0, y0, n2;
 
-  __device__ void load(const SearchArgs& s, int cx, int cy, int lane) {
+  __device__ void load(const SearchArgs& s, const Level& a, int cx, int cy, int lane) {
     const int n = s.cell + 2 * s.margin;
     n2 = n * n;
     x0 = cx * s.cell - s.margin;
@@ -74,7 +92,7 @@ struct CellWindow {
       if (k < n2) {
         const int i = k % n, j = k / n;
         off[m] = i | (j << 8);
-        av[m] = s.a.at(clamp_coord(x0 + i, s.a.w), clamp_coord(y0 + j, s.a.h));
+        av[m] = a.at(clamp_coord(x0 + i, a.w), clamp_coord(y0 + j, a.h));
       }
     }
   }
@@ -130,32 +148,34 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) search_kernel(SearchArgs 
   const int cell = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (cell >= s.cols * s.rows) return;  // the whole warp
   const int cx = cell % s.cols, cy = cell / s.cols;
+  const Level b = s.b();
   CellWindow<kPer> win;
-  win.load(s, cx, cy, lane);
+  win.load(s, s.a(), cx, cy, lane);
   Best best;
   if (kCoarsest) {
     const int r = s.radius;
     for (int dy = -r; dy <= r; ++dy)
-      for (int dx = -r; dx <= r; ++dx) best.offer(win.sad(s.b, dx, dy, lane) + s.lambda * l1(dx, dy), dx, dy);
+      for (int dx = -r; dx <= r; ++dx) best.offer(win.sad(b, dx, dy, lane) + s.lambda * l1(dx, dy), dx, dy);
   } else {
+    const MotionVector* parent = s.parent_field();
     const int px = min(cx / 2, s.pcols - 1), py = min(cy / 2, s.prows - 1);
     const int sx = clamp_coord(px + (cx % 2 ? 1 : -1), s.pcols), sy = clamp_coord(py + (cy % 2 ? 1 : -1), s.prows);
-    const MotionVector pred[5] = {s.parent[py * s.pcols + px], s.parent[py * s.pcols + sx],
-                                  s.parent[sy * s.pcols + px], s.parent[sy * s.pcols + sx], MotionVector{}};
+    const MotionVector pred[5] = {parent[py * s.pcols + px], parent[py * s.pcols + sx], parent[sy * s.pcols + px],
+                                  parent[sy * s.pcols + sx], MotionVector{}};
     const int p0x = 2 * pred[0].dx, p0y = 2 * pred[0].dy, r = s.radius;
     for (int q = 0; q < 5; ++q) {
       const int qx = 2 * pred[q].dx, qy = 2 * pred[q].dy;
       for (int dy = qy - r; dy <= qy + r; ++dy)
         for (int dx = qx - r; dx <= qx + r; ++dx)
           if (!searched_before(pred, q, r, dx, dy))
-            best.offer(win.sad(s.b, dx, dy, lane) + s.lambda * l1(dx - p0x, dy - p0y), dx, dy);
+            best.offer(win.sad(b, dx, dy, lane) + s.lambda * l1(dx - p0x, dy - p0y), dx, dy);
     }
   }
   if (lane == 0) {
     MotionVector v;
     v.dx = static_cast<std::int16_t>(best.dx);
     v.dy = static_cast<std::int16_t>(best.dy);
-    s.out[cell] = v;
+    s.out_field()[cell] = v;
   }
 }
 
@@ -176,7 +196,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) smooth_kernel(SearchArgs 
   const int cell = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (cell >= s.cols * s.rows) return;
   const int cx = cell % s.cols, cy = cell / s.cols;
-  auto at = [&](int i, int j) { return s.parent[clamp_coord(cy + j, s.rows) * s.cols + clamp_coord(cx + i, s.cols)]; };
+  const MotionVector* parent = s.parent_field();
+  auto at = [&](int i, int j) { return parent[clamp_coord(cy + j, s.rows) * s.cols + clamp_coord(cx + i, s.cols)]; };
   int vx[9], vy[9], xs[9], ys[9];  // the 3 x 3 neighbourhood, rows of dy then dx; xs, ys sorted by median9
   for (int k = 0; k < 9; ++k) {
     const MotionVector v = at(k % 3 - 1, k / 3 - 1);
@@ -203,16 +224,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) smooth_kernel(SearchArgs 
     best.dx = ux[0];
     best.dy = uy[0];
   } else {
+    const Level b = s.b();
     CellWindow<kPer> win;
-    win.load(s, cx, cy, lane);
+    win.load(s, s.a(), cx, cy, lane);
     for (int e = 0; e < distinct; ++e)
-      best.offer(win.sad(s.b, ux[e], uy[e], lane) + s.lambda * l1(ux[e] - mx, uy[e] - my), ux[e], uy[e]);
+      best.offer(win.sad(b, ux[e], uy[e], lane) + s.lambda * l1(ux[e] - mx, uy[e] - my), ux[e], uy[e]);
   }
   if (lane == 0) {
     MotionVector v;
     v.dx = static_cast<std::int16_t>(best.dx);
     v.dy = static_cast<std::int16_t>(best.dy);
-    s.out[cell] = v;
+    s.out_field()[cell] = v;
   }
 }
 
@@ -230,6 +252,7 @@ MotionCuda::~MotionCuda() {
     if (p.data) cudaFree(p.data);  // nothing to report to from a destructor
   for (MotionVector* f : fields_)
     if (f) cudaFree(f);
+  if (jobs_) cudaFree(jobs_);
 }
 
 void MotionCuda::build_pyramid(const PlaneView& luma, int slot, const MotionParams& p, void* stream_ptr) {
@@ -272,44 +295,75 @@ void MotionCuda::build_pyramid(const PlaneView& luma, int slot, const MotionPara
   }
 }
 
-void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParams& p, void* stream_ptr) {
+void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParams& p, void* stream) {
+  estimate_many({{from, to, out}}, p, stream);
+}
+
+void MotionCuda::estimate_many(const std::vector<FieldPair>& pairs, const MotionParams& p, void* stream_ptr) {
   check_params(p);
+  if (pairs.empty()) return;
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  const Pyramid &a = pyramids_.at(from), &b = pyramids_.at(to);
-  if (a.width != b.width || a.height != b.height) throw InvalidArgument("motion: the pyramids differ in size");
-  const std::size_t cells = static_cast<std::size_t>(cols(a.width[0], p)) * rows(a.height[0], p);
-  if (field_capacity_ < cells) {
+  const Pyramid& a0 = pyramids_.at(pairs[0].from);
+  std::vector<FieldJob> jobs;
+  for (const FieldPair& f : pairs) {
+    const Pyramid &a = pyramids_.at(f.from), &b = pyramids_.at(f.to);
+    if (a.width != a0.width || a.height != a0.height || b.width != a0.width || b.height != a0.height)
+      throw InvalidArgument("motion: the pyramids differ in size");
+    jobs.push_back({a.data, b.data, f.out});
+  }
+  const std::size_t cells = static_cast<std::size_t>(cols(a0.width[0], p)) * rows(a0.height[0], p);
+  const std::size_t n = jobs.size();
+  if (n > 65535) throw InvalidArgument("motion: at most 65535 fields a batch");
+  if (field_capacity_ < cells * n) {  // the scratch fields of every job of the batch
     for (MotionVector*& f : fields_) {
       if (f) {
         CDN_CUDA_CHECK(cudaFree(f));
         bytes_ -= field_capacity_ * sizeof(MotionVector);
         f = nullptr;
       }
-      CDN_CUDA_CHECK(cudaMalloc(&f, cells * sizeof(MotionVector)));
-      bytes_ += cells * sizeof(MotionVector);
+      CDN_CUDA_CHECK(cudaMalloc(&f, cells * n * sizeof(MotionVector)));
+      bytes_ += cells * n * sizeof(MotionVector);
     }
-    field_capacity_ = cells;
+    field_capacity_ = cells * n;
   }
+  if (job_capacity_ < n) {
+    if (jobs_) {
+      CDN_CUDA_CHECK(cudaFree(jobs_));
+      bytes_ -= job_capacity_ * sizeof(FieldJob);
+      jobs_ = nullptr;
+    }
+    CDN_CUDA_CHECK(cudaMalloc(&jobs_, n * sizeof(FieldJob)));
+    bytes_ += n * sizeof(FieldJob);
+    job_capacity_ = n;
+  }
+  // Pageable memory: the copy has taken the table when it returns; the launches
+  // below are queued after it on the same stream.
+  CDN_CUDA_CHECK(cudaMemcpyAsync(jobs_, jobs.data(), n * sizeof(FieldJob), cudaMemcpyHostToDevice, stream));
   SearchArgs s;
-  s.lambda = motion_lambda_px(p, a.bit_depth);
+  s.jobs = static_cast<const FieldJob*>(jobs_);
+  s.lambda = motion_lambda_px(p, a0.bit_depth);
   s.cell = p.cell;
   s.margin = p.margin;
+  s.stride = cells;
   int cur = 0, spare = 1, parent = 2;  // indices into fields_
-  const int top = static_cast<int>(a.width.size()) - 1;
+  const int top = static_cast<int>(a0.width.size()) - 1;
   int pcols = 0, prows = 0;
   const int per = samples_per_lane(p);
   for (int l = top; l >= 0; --l) {
-    s.a = Level{a.data + a.offset[l], a.width[l], a.height[l]};
-    s.b = Level{b.data + b.offset[l], b.width[l], b.height[l]};
-    s.cols = cols(a.width[l], p);
-    s.rows = rows(a.height[l], p);
-    const int blocks = (s.cols * s.rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    s.level_offset = a0.offset[l];
+    s.w = a0.width[l];
+    s.h = a0.height[l];
+    s.cols = cols(a0.width[l], p);
+    s.rows = rows(a0.height[l], p);
+    const dim3 grid((s.cols * s.rows + kWarpsPerBlock - 1) / kWarpsPerBlock, static_cast<unsigned>(n)),
+        block(kWarpsPerBlock * 32);
+    // The last pass of level 0 writes the jobs' own outputs.
+    auto out_of = [&](int idx, bool last) { return l == 0 && last ? nullptr : fields_[idx]; };
     s.parent = fields_[parent];
     s.pcols = pcols;
     s.prows = prows;
-    s.out = fields_[cur];
+    s.out = out_of(cur, p.smooth_passes == 0);
     s.radius = l == top ? p.coarse_radius : p.refine_radius;
-    const dim3 grid(blocks), block(kWarpsPerBlock * 32);
     switch (per) {
       case 8: l == top ? search_kernel<true, 8><<<grid, block, 0, stream>>>(s)
                        : search_kernel<false, 8><<<grid, block, 0, stream>>>(s); break;
@@ -323,11 +377,11 @@ void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParam
       s.parent = fields_[cur];
       s.pcols = s.cols;
       s.prows = s.rows;
-      s.out = fields_[spare];
+      s.out = out_of(spare, pass + 1 == p.smooth_passes);
       switch (per) {
-        case 8: smooth_kernel<8><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s); break;
-        case 18: smooth_kernel<18><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s); break;
-        default: smooth_kernel<kMaxPerLane><<<blocks, kWarpsPerBlock * 32, 0, stream>>>(s); break;
+        case 8: smooth_kernel<8><<<grid, block, 0, stream>>>(s); break;
+        case 18: smooth_kernel<18><<<grid, block, 0, stream>>>(s); break;
+        default: smooth_kernel<kMaxPerLane><<<grid, block, 0, stream>>>(s); break;
       }
       CDN_CHECK_LAUNCH("motion smooth_kernel");
       std::swap(cur, spare);
@@ -336,7 +390,6 @@ void MotionCuda::estimate(int from, int to, MotionVector* out, const MotionParam
     pcols = s.cols;
     prows = s.rows;
   }
-  CDN_CUDA_CHECK(cudaMemcpyAsync(out, fields_[parent], cells * sizeof(MotionVector), cudaMemcpyDeviceToDevice, stream));
 }
 
 MotionField estimate_motion_cuda(const PlaneView& from, const PlaneView& to, const MotionParams& p) {

@@ -33,6 +33,14 @@ class MotionCuda {
   // The field from the pyramid in slot `from` to that in slot `to`: cols x rows
   // vectors (MotionField's layout) written to `out`, device memory.
   void estimate(int from, int to, MotionVector* out, const MotionParams& p, void* stream);
+  // Several fields at once, each the same as estimate() gives: one launch per
+  // level and pass for all of them (a batch's coarse levels are too small to
+  // fill the GPU one field at a time). At most 65535 pairs.
+  struct FieldPair {
+    int from, to;
+    MotionVector* out;
+  };
+  void estimate_many(const std::vector<FieldPair>& pairs, const MotionParams& p, void* stream);
 
   // The field's grid for a luma of w x h.
   static int cols(int w, const MotionParams& p) { return (w + p.cell - 1) / p.cell; }
@@ -50,7 +58,9 @@ class MotionCuda {
   };
   std::vector<Pyramid> pyramids_;
   MotionVector* fields_[3] = {nullptr, nullptr, nullptr};  // search, smoothing, parent
-  std::size_t field_capacity_ = 0;
+  std::size_t field_capacity_ = 0;  // vectors in each of fields_
+  void* jobs_ = nullptr;            // device: the batch's table (motion_cuda.cu's FieldJob)
+  std::size_t job_capacity_ = 0;
   std::size_t bytes_ = 0;
 };
 

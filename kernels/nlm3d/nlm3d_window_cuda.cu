@@ -3,7 +3,7 @@
 // nlm3d_cuda_chunk launch per pass (nlm3d_guide.h) and per run of output frames
 // of equal sigma, all queued on the lane's stream. With motion-search, first the
 // fields: the luma pyramid of every window frame, then one field per output
-// frame t and other frame t + dt (motion_cuda.h), into a device buffer that the
+// frame t and other frame t + dt, all of a chunk in one batch (motion_cuda.h), into a device buffer that the
 // kernel reads through a fixed table of NlmMotionField.
 #include <cuda_runtime.h>
 
@@ -116,14 +116,16 @@ class Nlm3dCudaWindow final : public WindowFilter {
     }
     for (std::size_t j = 0; j < job.window.size(); ++j)
       motion_.build_pyramid(components(*job.window[j])[0], static_cast<int>(j), motion_params_, stream);
+    std::vector<MotionCuda::FieldPair> pairs;  // every field of the chunk, estimated in one batch
     for (std::size_t z = 0; z < job.outputs.size(); ++z) {
       const int t = job.out_first + static_cast<int>(z);
       for (int dt = -params_.temporal_radius; dt <= params_.last_dt(); ++dt) {
         if (dt == 0 || t + dt < 0 || t + dt >= job.stream_length) continue;
-        motion_.estimate(t - job.window_first, t + dt - job.window_first,
-                         fields_ + (z * nf + dt + params_.temporal_radius) * cells, motion_params_, stream);
+        pairs.push_back({t - job.window_first, t + dt - job.window_first,
+                         fields_ + (z * nf + dt + params_.temporal_radius) * cells});
       }
     }
+    motion_.estimate_many(pairs, motion_params_, stream);
   }
 
   NlmParams params_;

@@ -149,6 +149,55 @@ TEST(GpuMotion, VariedFieldsEqualTheReference) {
     expect_same_field_warped(PixelFormat::NV12, 1280, 720, 1.03, 2, 20, p, "NV12 1280x720 zoom 1.03, turn 2");
 }
 
+// A batch (estimate_many: one launch per level and pass for every field) gives
+// each field as estimate() and the CPU reference do, whatever the pairs' order.
+TEST(GpuMotion, BatchEqualsOneFieldAtATime) {
+  CDN_REQUIRE_GPU();
+  const HostFrame photo = test::load_photo_444("astronaut.png");
+  const int w = 200, h = 150;
+  std::vector<HostFrame> frames;
+  const int shifts[4][2] = {{0, 0}, {5, -3}, {-9, 7}, {2, 11}};
+  for (int i = 0; i < 4; ++i) {
+    frames.push_back(test::crop_as(photo, PixelFormat::GRAY8, 60 + shifts[i][0], 50 + shifts[i][1], w, h));
+    add_gaussian_noise(frames.back().view(), 20, 40 + i);
+  }
+  for (const MotionParams& p : {MotionParams{}, nlm3d_motion_params()}) {
+    CudaFramePool pool(PixelFormat::GRAY8, w, h, 4);
+    std::vector<CudaFramePool::Handle> dev;
+    MotionCuda m;
+    for (int i = 0; i < 4; ++i) {
+      dev.push_back(pool.acquire(nullptr));
+      copy_frame_async(frames[i].view(), dev.back()->view(), nullptr);
+      m.build_pyramid(components(dev.back()->view())[0], i, p, nullptr);
+    }
+    const int pairs[5][2] = {{0, 1}, {1, 0}, {0, 2}, {3, 1}, {2, 3}};
+    const std::size_t cells = static_cast<std::size_t>(MotionCuda::cols(w, p)) * MotionCuda::rows(h, p);
+    MotionVector* d = nullptr;
+    CDN_CUDA_CHECK(cudaMalloc(&d, 10 * cells * sizeof(MotionVector)));
+    std::vector<MotionCuda::FieldPair> batch;
+    for (int k = 0; k < 5; ++k) {
+      batch.push_back({pairs[k][0], pairs[k][1], d + k * cells});
+      m.estimate(pairs[k][0], pairs[k][1], d + (5 + k) * cells, p, nullptr);
+    }
+    m.estimate_many(batch, p, nullptr);
+    std::vector<MotionVector> got(10 * cells);
+    CDN_CUDA_CHECK(cudaMemcpy(got.data(), d, got.size() * sizeof(MotionVector), cudaMemcpyDeviceToHost));
+    CDN_CUDA_CHECK(cudaFree(d));
+    for (int k = 0; k < 5; ++k) {
+      const MotionField cpu = estimate_motion(build_pyramid(components(frames[pairs[k][0]].view())[0], p),
+                                              build_pyramid(components(frames[pairs[k][1]].view())[0], p), p);
+      int differ_single = 0, differ_cpu = 0;
+      for (std::size_t i = 0; i < cells; ++i) {
+        const MotionVector a = got[k * cells + i], b = got[(5 + k) * cells + i];
+        differ_single += a.dx != b.dx || a.dy != b.dy;
+        differ_cpu += a.dx != cpu.v[i].dx || a.dy != cpu.v[i].dy;
+      }
+      EXPECT_EQ(differ_single, 0) << "cell " << p.cell << ", pair " << k;
+      EXPECT_EQ(differ_cpu, 0) << "cell " << p.cell << ", pair " << k;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- V-BM3D
 
 struct Diff {
