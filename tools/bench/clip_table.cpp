@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "cudadenoise/error.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/settings.h"
 #include "cudadenoise/stream_denoiser.h"
@@ -15,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include "cudadenoise/cuda_copy.h"
-#include "cudadenoise/error.h"
 #include "cudadenoise/frame_pool.h"
 #endif
 
@@ -23,6 +23,7 @@ namespace cdn::bench {
 
 namespace {
 
+#ifdef CDN_HAVE_CUDA
 // The clip's frame in `f` (GRAY8: its luma; NV12: its three components, the
 // chroma planes of a 4:2:0 clip interleaved), with AWGN sigma 20 on every plane.
 HostFrame noisy_frame(const FrameView& src, PixelFormat f, std::uint64_t seed) {
@@ -70,7 +71,6 @@ std::vector<Named> settings() {
   return v;
 }
 
-#ifdef CDN_HAVE_CUDA
 double stream_ms(const DenoiseSettings& s, const std::vector<CudaFramePool::Handle>& frames, const FrameView& out_view,
                  int length) {
   const int n = static_cast<int>(frames.size());

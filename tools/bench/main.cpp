@@ -289,17 +289,17 @@ int main(int argc, char** argv) {
 #endif
     if (!gpu) std::printf("GPU: none (%s)\n", o.gpu ? why.c_str() : "--no-gpu");
     std::printf("CPU: %u hardware threads\n\n", std::max(1u, std::thread::hardware_concurrency()));
+#ifdef CDN_BENCH_CLIPS
+    bench::clip_table(o.clips, o.clip_frames, o.clip_length, gpu);
+#else
+    if (!o.clips.empty()) throw Error("--clip: this build has no y4m reader (FFmpeg's libavformat)");
+#endif
     if (o.pipd) {
       std::printf("settings: paper = the paper's defaults; prefilt = direction-prefilter=1; quality =\n"
                   "direction-prefilter=1 thickness=3 t2max=1 (docs/PIPD.md)\n");
       std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
                   "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     }
-#ifdef CDN_BENCH_CLIPS
-    bench::clip_table(o.clips, o.clip_frames, o.clip_length, gpu);
-#else
-    if (!o.clips.empty()) throw Error("--clip: this build has no y4m reader (FFmpeg's libavformat)");
-#endif
     const HostFrame src = source_picture(o.data_dir);
     if (o.pipd)
     for (const auto& size : o.sizes)
