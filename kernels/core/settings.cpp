@@ -104,6 +104,7 @@ bool operator==(const NlmParams& a, const NlmParams& b) {
          a.neighbour_search_radius == b.neighbour_search_radius &&
          a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
          a.distance_offset == b.distance_offset && a.causal == b.causal &&
+         a.frame_confidence == b.frame_confidence && a.confidence_cell == b.confidence_cell &&
          a.strength == b.strength && a.chunk_size == b.chunk_size;
 }
 
@@ -116,16 +117,25 @@ NlmParams nlm_paper_params() {
   p.patch_shape = NlmPatchShape::Cube;
   p.motion_search = false;
   p.distance_offset = false;
+  p.frame_confidence = 0.0;
   p.strength = 0.4;
   return p;
 }
 
 NlmParams nlm_video_params() { return NlmParams{}; }
 
+NlmParams nlm_video_r3_params() {
+  NlmParams p = nlm_video_params();
+  p.temporal_radius = 3;
+  p.frame_confidence = 0.0;
+  return p;
+}
+
 NlmParams nlm_fast_params() {
   NlmParams p = nlm_video_params();
   p.search_radius = 2;
   p.temporal_radius = 2;
+  p.frame_confidence = 0.0;
   return p;
 }
 
@@ -167,7 +177,7 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "search-radius", "NLM-3D spatial search radius R in frame t: (2R+1)^2 candidates (paper: 5, an 11^3 cube)", true,
        1, 10, 3, [](const DenoiseSettings& s) { return double(s.nlm.search_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.search_radius = int(v); }},
-      {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (before only with window=causal; paper: 5)", true, 0, 10, 3,
+      {ParamGroup::Nlm, "temporal-radius", "NLM-3D frames searched before and after each frame (before only with window=causal; paper: 5)", true, 0, 10, 4,
        [](const DenoiseSettings& s) { return double(s.nlm.temporal_radius); },
        [](DenoiseSettings& s, double v) { s.nlm.temporal_radius = int(v); }},
       {ParamGroup::Nlm, "neighbour-search-radius",
@@ -188,6 +198,15 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "distance-offset", "NLM-3D: weigh patches by their distance less the noise's expected share, 2 sigma^2 per sample (IPOL NLM; not in the paper)",
        true, 0, 1, 1, [](const DenoiseSettings& s) { return s.nlm.distance_offset ? 1.0 : 0.0; },
        [](DenoiseSettings& s, double v) { s.nlm.distance_offset = v != 0; }, nullptr, 0, kOffOn},
+      {ParamGroup::Nlm, "frame-confidence",
+       "NLM-3D: weigh each other frame's candidates, per cell, by how well that frame matches frame t there "
+       "(exp(-E / (c^2 sigma^2 |patch|)), E the excess of its best patch distance over frame t's own; not in the paper; "
+       "patch-shape=2d); c, 0 = off",
+       false, 0.0, 10.0, 0.5, [](const DenoiseSettings& s) { return s.nlm.frame_confidence; },
+       [](DenoiseSettings& s, double v) { s.nlm.frame_confidence = v; }},
+      {ParamGroup::Nlm, "confidence-cell", "NLM-3D frame-confidence's cells, in luma pixels (a multiple of 16)", true, 16, 256, 32,
+       [](const DenoiseSettings& s) { return double(s.nlm.confidence_cell); },
+       [](DenoiseSettings& s, double v) { s.nlm.confidence_cell = int(v); }},
       {ParamGroup::Nlm, "nlm-beta", "NLM-3D filter parameter beta in h^2 = 2 beta sigma^2 |patch| (paper's cubes: 0.4; the strength knob scales sigma for every mode)", false, 0.05, 20.0, 0.2,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it; 1 with window=causal)", true, 1, 500, 50,
@@ -330,6 +349,12 @@ void validate(const DenoiseSettings& s) {
   if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector): "
                           "add motion-search=off for the papers' cubes");
+  if (s.nlm.frame_confidence > 0 && s.nlm.patch_shape != NlmPatchShape::Planar)
+    throw InvalidArgument("frame-confidence needs patch-shape=2d (it compares one frame's 2D patches with another's): "
+                          "add frame-confidence=0 for the papers' cubes");
+  if (s.nlm.confidence_cell % 16 != 0)
+    throw InvalidArgument("confidence-cell = " + std::to_string(s.nlm.confidence_cell) +
+                          " is invalid: expected a multiple of 16");
   if ((s.nlm.causal || (s.mode == Mode::Nlm3d && s.window == TemporalWindow::Causal)) &&
       s.nlm.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("window=causal needs nlm3d's patch-shape=2d (a cube spans later frames)");

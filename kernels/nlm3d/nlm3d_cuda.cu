@@ -233,6 +233,7 @@ __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(n
     if (tc < 0 || tc >= c.stream_length) continue;  // the same for the whole block
     int vx, vy;
     np::lane_vector(P, z, dt, x0 + lane, y0 + warp * np::kRows, &vx, &vy);
+    const float conf = np::lane_confidence(P, z, dt, x0 + lane, y0 + warp * np::kRows);
     __syncthreads();  // everyone is done with the previous regions (and the last extent)
     const int R = np::search_radius(P, dt);
     np::Regions g = np::plan_regions(x0, y0, R, r, 0, 0, 0, 0);
@@ -257,9 +258,9 @@ __global__ void __launch_bounds__(32 * nlm_planar::kWarps) nlm3d_planar_kernel(n
     if (g.shared) np::load_regions(P, g, reg, val, NV, tc, tid, nth);
     __syncthreads();
     if (g.shared)
-      np::lane_offsets<r, NV>(P, sums, cen, np::SharedReader{reg, val, g, NV}, lane, warp, x0, y0, dt, vx, vy);
+      np::lane_offsets<r, NV>(P, sums, cen, np::SharedReader{reg, val, g, NV}, lane, warp, x0, y0, dt, vx, vy, conf);
     else
-      np::lane_offsets<r, NV>(P, sums, cen, np::GlobalReader{&c, tc}, lane, warp, x0, y0, dt, vx, vy);
+      np::lane_offsets<r, NV>(P, sums, cen, np::GlobalReader{&c, tc}, lane, warp, x0, y0, dt, vx, vy, conf);
   }
   np::lane_write(P, sums, lane, warp, x0, y0, z);
 }
@@ -332,6 +333,16 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
                               std::to_string(nlm_planar::kRows * chunk.fy) + " for this pass");
       P.fields = chunk.motion;
     }
+    if (params.frame_confidence > 0) {
+      if (!chunk.confidence.factor)
+        throw InvalidArgument("nlm3d: frame-confidence needs the chunk's factors (NlmChunk::confidence)");
+      if (chunk.confidence.cell % (nlm_planar::kRows * chunk.fy) != 0 || chunk.confidence.fx != chunk.fx ||
+          chunk.confidence.fy != chunk.fy)
+        throw InvalidArgument("nlm3d: frame-confidence's cells of " + std::to_string(chunk.confidence.cell) +
+                              " luma pixels do not fit this pass (a multiple of " +
+                              std::to_string(nlm_planar::kRows * chunk.fy) + ", the pass's fx and fy)");
+      P.confidence = chunk.confidence;
+    }
     const auto s = static_cast<cudaStream_t>(stream);
     switch (chunk.values) {
       case 1: launch_planar_for_patch<1>(P, params.patch_radius, s); break;
@@ -342,6 +353,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
   }
   if (params.motion_search) throw InvalidArgument("nlm3d: motion-search needs patch-shape=2d");
   if (params.causal) throw InvalidArgument("nlm3d: causal needs patch-shape=2d");
+  if (params.frame_confidence > 0) throw InvalidArgument("nlm3d: frame-confidence needs patch-shape=2d");
   Args a;
   a.c = chunk;
   a.R = params.search_radius;

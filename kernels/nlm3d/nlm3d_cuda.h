@@ -20,6 +20,7 @@
 
 #include "cudadenoise/plane.h"
 #include "cudadenoise/settings.h"
+#include "nlm3d/nlm3d_confidence.h"
 #include "nlm3d/nlm3d_motion.h"
 
 namespace cdn {
@@ -49,12 +50,21 @@ struct NlmChunk {
   // which must be a multiple of 8 fy luma pixels (nlm3d_planar_block.h).
   const NlmMotionField* motion = nullptr;
   int motion_cell = 16;
+  // With frame-confidence (device memory): the factors of output frames out_first ..
+  // (nlm3d_confidence.h's layout, z from 0), computed on the luma by
+  // nlm3d_cuda_confidence; fx, fy the pass's.
+  NlmConfidence confidence;
 };
 
 // Queues the chunk on `stream` (a cudaStream_t). sigma: the luma's, in its code
 // values. Call nlm3d_cuda_check_device first, once per device and configuration
 // (a launch beyond the device's shared memory fails only with CUDA's error).
 void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sigma, void* stream);
+
+// frame-confidence: queues the factors of the chunk's output frames into `factor`
+// (device memory, out_count x (2 Rt + 1) x rows x cols floats, nlm3d_confidence.h) on
+// `stream`. `chunk` is the luma pass (fx = fy = 1) with its motion fields; sigma the luma's.
+void nlm3d_cuda_confidence(const NlmChunk& chunk, const NlmParams& params, double sigma, float* factor, void* stream);
 
 // Throws Error, with a message naming the radii, when CUDA device `device` has
 // too little shared memory per block for a pass of `values` components with these

@@ -24,7 +24,9 @@
 //
 // Motion vectors are constant over each warp's 8 rows when the field's cell,
 // in the pass's rows, is a multiple of 8 (luma cells of 8 or 16, 16 for 4:2:0
-// chroma); nlm3d_cuda_chunk checks it.
+// chroma); nlm3d_cuda_chunk checks it. So are frame-confidence's factors
+// (nlm3d_confidence.h: cells of a multiple of 16 luma pixels): a lane reads its
+// factor once per temporal offset.
 #pragma once
 
 #include <math.h>
@@ -33,6 +35,7 @@
 #include <cmath>
 
 #include "cudadenoise/plane.h"
+#include "nlm3d/nlm3d_confidence.h"
 #include "nlm3d/nlm3d_cuda.h"
 #include "nlm3d/nlm3d_guide.h"
 #include "nlm3d/nlm3d_motion.h"
@@ -54,7 +57,16 @@ struct Params {
   float offset = 0.f;  // distance-offset's 2 sigma^2 |B| (0 when off)
   // Null: no motion. Else out_count x (2 Rt + 1) fields, [z * (2 Rt + 1) + dt + Rt].
   const NlmMotionField* fields = nullptr;
+  // frame-confidence's factors of the chunk's output frames (factor null: off).
+  NlmConfidence confidence;
 };
+
+// The factor of the lane's pixels' candidates in frame t + dt (1 for frame t or without confidence).
+CDN_HD float lane_confidence(const Params& P, int z, int dt, int x, int y) {
+  if (!P.confidence.factor || dt == 0) return 1.f;
+  const int w = P.c.value_proto[0].width, h = P.c.value_proto[0].height;
+  return nlm_confidence_factor(P.confidence, z, dt, clamp_coord(x, w), clamp_coord(y, h));
+}
 
 // Frame t of a window table (t clamped to the stream, which the window covers).
 CDN_HD PlaneView frame_at(const NlmChunk& c, const PlaneView& proto, const void* const* table, int t) {
@@ -190,10 +202,11 @@ struct LaneSums {
 };
 
 // Every spatial offset of temporal offset dt for the lane's pixels: column
-// x0 + lane, rows y0 + 8 warp + o, search windows centred on (vx, vy).
+// x0 + lane, rows y0 + 8 warp + o, search windows centred on (vx, vy); each
+// weight times `conf` in the sums (frame-confidence), not in the self weight.
 template <int r, int NV, typename Reader>
 CDN_HD void lane_offsets(const Params& P, LaneSums<NV>& s, const float* cen, const Reader& rd, int lane, int warp,
-                         int x0, int y0, int dt, int vx, int vy) {
+                         int x0, int y0, int dt, int vx, int vy, float conf = 1.f) {
   constexpr int p = 2 * r + 1, side = kTile + 2 * r, W = kGroup + 2 * r;
   const int R = search_radius(P, dt), w = P.c.value_proto[0].width, h = P.c.value_proto[0].height;
   const int x = x0 + lane, row0 = warp * kRows;
@@ -232,9 +245,10 @@ CDN_HD void lane_offsets(const Params& P, LaneSums<NV>& s, const float* cen, con
 #pragma unroll
               for (int m = 0; m < p; ++m) d2 += ring[k][(o + m) % p];
               const float wt = expf(-fmaxf(d2 - P.offset, 0.f) * P.inv_h2);
+              const float wf = wt * conf;
 #pragma unroll
-              for (int v = 0; v < NV; ++v) s.num[o][v] += static_cast<double>(wt) * rd.value(v, qx, qy);
-              s.den[o] += wt;
+              for (int v = 0; v < NV; ++v) s.num[o][v] += static_cast<double>(wf) * rd.value(v, qx, qy);
+              s.den[o] += wf;
               s.wmax[o] = fmaxf(s.wmax[o], wt);
             }
           }

@@ -70,7 +70,8 @@ std::vector<Region> regions_of(int w, int h, const NlmMotionField* field, int fx
 
 std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
                                                      int t, const NlmParams& params, double sigma, int threads,
-                                                     const NlmMotion* motion, const std::atomic<bool>* cancel) {
+                                                     const NlmMotion* motion, const std::atomic<bool>* cancel,
+                                                     const NlmConfidence* confidence) {
   const PlaneView& ref = guide.at(t);
   const int w = ref.width, h = ref.height, r = params.patch_radius;
   if (ref.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
@@ -81,8 +82,27 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
     throw InvalidArgument("nlm3d: motion-search needs patch-shape=2d");
   if (params.causal && params.patch_shape != NlmPatchShape::Planar)
     throw InvalidArgument("nlm3d: causal needs patch-shape=2d");
+  if (params.frame_confidence > 0 && params.patch_shape != NlmPatchShape::Planar)
+    throw InvalidArgument("nlm3d: frame-confidence needs patch-shape=2d");
   if (params.motion_search && (!motion || !motion->fields))
     throw InvalidArgument("nlm3d: motion-search needs the motion fields of the frame (nlm3d_motion.h)");
+  // frame-confidence: the caller's factors, or the luma guide's own.
+  std::vector<float> own_factors;
+  NlmConfidence own_confidence;
+  const NlmConfidence* conf = nullptr;
+  if (params.frame_confidence > 0) {
+    if (confidence) {
+      conf = confidence;
+    } else {
+      if (motion && (motion->fx != 1 || motion->fy != 1))
+        throw InvalidArgument("nlm3d: a pass on luma means needs the luma's frame-confidence factors");
+      own_factors = nlm_frame_confidence(guide, t, params, sigma, motion, threads, cancel);
+      own_confidence = {own_factors.data(), nlm_confidence_cols(w, params.confidence_cell),
+                        nlm_confidence_rows(h, params.confidence_cell), params.confidence_cell,
+                        params.temporal_radius, 1, 1};
+      conf = &own_confidence;
+    }
+  }
   const double inv_h2 = sigma > 0 ? 1.0 / nlm_h2(params, sigma) : 0.0;
   const double offset = nlm_distance_offset(params, sigma);
   const int kt = (params.patch_frames() - 1) / 2;  // the patch's frames: t - kt .. t + kt
@@ -135,9 +155,10 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
               double d2 = 0;
               for (int k = 0; k <= 2 * r; ++k) d2 += hsum[static_cast<std::size_t>(y + k) * rw + x];
               const double wt = std::exp(-std::max(d2 - offset, 0.0) * inv_h2);
+              const double wf = conf && dt != 0 ? wt * nlm_confidence_factor(*conf, 0, dt, px, py) : wt;
               const std::size_t i = static_cast<std::size_t>(py) * w + px;
-              for (std::size_t v = 0; v < nv; ++v) num[v][i] += wt * values[v].at(tc).get(qx, qy);
-              den[i] += wt;
+              for (std::size_t v = 0; v < nv; ++v) num[v][i] += wf * values[v].at(tc).get(qx, qy);
+              den[i] += wf;
               wmax[i] = std::max(wmax[i], wt);
             }
         }
@@ -162,14 +183,16 @@ std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const N
 
 void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
                             const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
-                            int threads, const NlmMotion* motion, const std::atomic<bool>* cancel) {
+                            int threads, const NlmMotion* motion, const std::atomic<bool>* cancel,
+                            const NlmConfidence* confidence) {
   if (outs.size() != values.size()) throw InvalidArgument("nlm3d: one output per value window");
   for (const PlaneView& out : outs) {
     if (out.memory != MemoryKind::Host) throw InvalidArgument("nlm3d reference needs host planes");
     if (out.width != guide.at(t).width || out.height != guide.at(t).height)
       throw InvalidArgument("nlm3d: output size differs");
   }
-  const std::vector<std::vector<double>> v = nlm3d_guided_values(guide, values, t, params, guide_sigma, threads, motion, cancel);
+  const std::vector<std::vector<double>> v =
+      nlm3d_guided_values(guide, values, t, params, guide_sigma, threads, motion, cancel, confidence);
   for (std::size_t i = 0; i < outs.size(); ++i)
     for (int y = 0; y < outs[i].height; ++y)
       for (int x = 0; x < outs[i].width; ++x) {

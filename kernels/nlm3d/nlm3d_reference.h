@@ -27,6 +27,10 @@
 // Guided form (nlm3d_guide.h): d2 and h come from a guide window and the weights
 // average other windows of the guide's size; a component filtered on its own is
 // its own guide.
+//
+// frame-confidence (nlm3d_confidence.h): each candidate of frame t + dt, dt != 0,
+// weighs w(p,q) times its frame's factor in p's cell, in the sums of Y(p); the
+// self weight is the largest w(p,q) before the factors.
 #pragma once
 
 #include <atomic>
@@ -35,6 +39,7 @@
 
 #include "cudadenoise/plane.h"
 #include "cudadenoise/settings.h"
+#include "nlm3d/nlm3d_confidence.h"
 #include "nlm3d/nlm3d_motion.h"
 
 namespace cdn {
@@ -59,12 +64,16 @@ double nlm_distance_offset(const NlmParams& p, double sigma_code_values);
 // The filtered values of frame t of each of `values` before rounding (row-major,
 // width x height), with the weights of `guide`; guide_sigma in the guide's code values.
 // `motion`: frame t's fields (host memory), required with params.motion_search
-// (InvalidArgument without), not read otherwise. When `cancel` becomes true the
-// work stops within one spatial offset of a band of rows and Cancelled is thrown.
+// (InvalidArgument without), not read otherwise. `confidence`: frame t's factors
+// (z = 0) with the pass's fx, fy, read when params.frame_confidence > 0; when null they
+// are computed here from `guide`, which must then be the luma (a 1 x 1 pass). When
+// `cancel` becomes true the work stops within one spatial offset of a band of rows and
+// Cancelled is thrown.
 std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
                                                      int t, const NlmParams& params, double guide_sigma,
                                                      int threads = 0, const NlmMotion* motion = nullptr,
-                                                     const std::atomic<bool>* cancel = nullptr);
+                                                     const std::atomic<bool>* cancel = nullptr,
+                                                     const NlmConfidence* confidence = nullptr);
 
 // nlm3d_guided_values of one window that is its own guide.
 std::vector<double> nlm3d_frame_values(const FrameWindow& window, int t, const NlmParams& params, double sigma,
@@ -80,6 +89,6 @@ void nlm3d_frame_reference(const FrameWindow& window, int t, const PlaneView& ou
 void nlm3d_guided_reference(const FrameWindow& guide, const std::vector<FrameWindow>& values, int t,
                             const std::vector<PlaneView>& outs, const NlmParams& params, double guide_sigma,
                             int threads = 0, const NlmMotion* motion = nullptr,
-                            const std::atomic<bool>* cancel = nullptr);
+                            const std::atomic<bool>* cancel = nullptr, const NlmConfidence* confidence = nullptr);
 
 }  // namespace cdn

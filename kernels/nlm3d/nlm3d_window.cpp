@@ -1,7 +1,8 @@
 // nlm3d_window.cpp: NLM-3D as a temporal mode (temporal_mode.h) on the CPU: a
 // chunk of output frames filtered by nlm3d_guided_reference, in the passes of
 // nlm3d_guide.h (nlm3d-gpu-cuomo-2014 eq. 8-9; docs/NLM3D.md), with the motion
-// fields of motion-search estimated by motion_reference.h.
+// fields of motion-search estimated by motion_reference.h and frame-confidence's
+// factors computed once per frame on the luma (nlm3d_confidence.h).
 #include "nlm3d/nlm3d_window.h"
 
 #include <cstdint>
@@ -43,6 +44,25 @@ class Nlm3dCpuWindow final : public WindowFilter {
       for (const MotionField& f : fields)
         views.push_back({reinterpret_cast<const std::int16_t*>(f.v.data()), f.cols, f.rows, f.cell});
     }
+    // frame-confidence: every output frame's factors, from the luma, for every pass.
+    std::vector<std::vector<float>> factors(params_.frame_confidence > 0 ? n : 0);
+    if (!factors.empty()) {
+      FrameWindow luma;
+      luma.first = job.window_first;
+      luma.stream_length = job.stream_length;
+      for (const FrameView* f : job.window) luma.frames.push_back(components(*f)[0]);
+      const int inner = n == 1 ? 0 : 1;  // one thread per frame (all of them for a chunk of one)
+      parallel_rows(n, 0, [&](int i) {
+        if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
+        const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, 1, 1};
+        try {
+          factors[i] = nlm_frame_confidence(luma, job.out_first + i, params_, job.sigma[i],
+                                            params_.motion_search ? &motion : nullptr, inner, job.cancel);
+        } catch (const Cancelled&) {
+        }
+      });
+      if (job.cancel && job.cancel->load()) throw Cancelled();
+    }
     for (const NlmPass& pass : nlm_passes(format_, job.filtered)) {
       const int nv = static_cast<int>(pass.values.size());
       std::vector<FrameWindow> values(nv);
@@ -76,10 +96,16 @@ class Nlm3dCpuWindow final : public WindowFilter {
         std::vector<PlaneView> outs;
         for (int c : pass.values) outs.push_back(components(*job.outputs[i])[c]);
         const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, pass.fx, pass.fy};
+        const PlaneView& luma = components(*job.window[0])[0];
+        const NlmConfidence confidence{factors.empty() ? nullptr : factors[i].data(),
+                                       nlm_confidence_cols(luma.width, params_.confidence_cell),
+                                       nlm_confidence_rows(luma.height, params_.confidence_cell),
+                                       params_.confidence_cell, params_.temporal_radius, pass.fx, pass.fy};
         if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
         try {
           nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner,
-                                 params_.motion_search ? &motion : nullptr, job.cancel);
+                                 params_.motion_search ? &motion : nullptr, job.cancel,
+                                 factors.empty() ? nullptr : &confidence);
         } catch (const Cancelled&) {
         }
       });

@@ -4,7 +4,8 @@
 // of equal sigma, all queued on the lane's stream. With motion-search, first the
 // fields: the luma pyramid of every window frame, then one field per output
 // frame t and other frame t + dt, all of a chunk in one batch (motion_cuda.h), into a device buffer that the
-// kernel reads through a fixed table of NlmMotionField.
+// kernel reads through a fixed table of NlmMotionField. With frame-confidence, then the
+// factors of every output frame on the luma (nlm3d_confidence_cuda.cu), read by every pass.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,6 +39,7 @@ class Nlm3dCudaWindow final : public WindowFilter {
     cudaFreeHost(host_pointers_);
     cudaFree(fields_);
     cudaFree(field_table_);
+    cudaFree(factors_);
   }
 
   void run(const ChunkJob& job, void* stream_ptr) override {
@@ -56,6 +58,17 @@ class Nlm3dCudaWindow final : public WindowFilter {
     const int count = static_cast<int>(job.outputs.size());
     if (params_.motion_search) estimate_fields(job, stream);
     const int nf = 2 * params_.temporal_radius + 1;
+    const PlaneView luma = components(*job.window[0])[0];
+    const int cell = params_.confidence_cell;
+    const std::size_t cells = static_cast<std::size_t>(nlm_confidence_cols(luma.width, cell)) *
+                              nlm_confidence_rows(luma.height, cell);
+    if (params_.frame_confidence > 0 && cells != factor_cells_) {  // the first chunk, or a new frame size
+      cudaFree(factors_);
+      factors_ = nullptr;
+      factor_cells_ = 0;
+      CDN_CUDA_CHECK(cudaMalloc(&factors_, static_cast<std::size_t>(params_.chunk_size) * nf * cells * sizeof(float)));
+      factor_cells_ = cells;
+    }
     // Passes: the luma guide is component 0's part of the table.
     for (const NlmPass& pass : nlm_passes(format_, job.filtered)) {
       NlmChunk k;
@@ -81,6 +94,18 @@ class Nlm3dCudaWindow final : public WindowFilter {
         if (params_.motion_search) {
           k.motion = field_table_ + static_cast<std::size_t>(begin) * nf;
           k.motion_cell = motion_params_.cell;
+        }
+        if (params_.frame_confidence > 0) {
+          float* factors = factors_ + static_cast<std::size_t>(begin) * nf * cells;
+          // The luma pass comes first: it computes the factors of its frames for every pass.
+          if (pass.fx == 1 && pass.fy == 1) nlm3d_cuda_confidence(k, params_, job.sigma[begin], factors, stream);
+          k.confidence = {factors,
+                          nlm_confidence_cols(luma.width, cell),
+                          nlm_confidence_rows(luma.height, cell),
+                          cell,
+                          params_.temporal_radius,
+                          pass.fx,
+                          pass.fy};
         }
         nlm3d_cuda_chunk(k, params_, job.sigma[begin], stream);
       }
@@ -135,6 +160,8 @@ class Nlm3dCudaWindow final : public WindowFilter {
   MotionVector* fields_ = nullptr;         // device: chunk-size x (2 Rt + 1) fields of field_cells_ vectors
   NlmMotionField* field_table_ = nullptr;  // device: their NlmMotionField, in the same order
   std::size_t field_cells_ = 0;
+  float* factors_ = nullptr;  // device: frame-confidence's factors, chunk-size x (2 Rt + 1) x factor_cells_
+  std::size_t factor_cells_ = 0;
   void** pointers_ = nullptr;       // device array: window and output planes of a chunk
   void** host_pointers_ = nullptr;  // pinned: the table as written before the copy
   std::size_t table_size_ = 0;

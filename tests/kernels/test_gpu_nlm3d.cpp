@@ -24,6 +24,7 @@
 
 #include "cudadenoise/error.h"
 #include "cudadenoise/frame_pool.h"
+#include "nlm3d/nlm3d_confidence.h"
 #include "nlm3d/nlm3d_cuda.h"
 #include "nlm3d/nlm3d_guide.h"
 #endif
@@ -351,9 +352,11 @@ struct DeviceBuffer {
 };
 
 // The whole clip as one chunk through nlm3d_cuda_chunk, every pass, with the
-// fields (copied to the device) when given; all components filtered.
+// fields (copied to the device) when given; all components filtered. With
+// frame-confidence the luma pass first computes the factors (nlm3d_cuda_confidence),
+// copied into *factors when asked for.
 std::vector<HostFrame> gpu_chunk(const std::vector<HostFrame>& in, const NlmParams& p, double sigma,
-                                 const test::HostFields* fields) {
+                                 const test::HostFields* fields, std::vector<float>* factors = nullptr) {
   const FrameView& f0 = in[0].view();
   const int n = static_cast<int>(in.size()), planes = format_info(f0.format).planes;
   CudaFramePool pool(f0.format, f0.width, f0.height, 2 * n);
@@ -384,6 +387,10 @@ std::vector<HostFrame> gpu_chunk(const std::vector<HostFrame>& in, const NlmPara
   }
   int device = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
+  const int cols = nlm_confidence_cols(f0.width, p.confidence_cell), rows = nlm_confidence_rows(f0.height, p.confidence_cell);
+  const std::size_t nfactors = static_cast<std::size_t>(n) * (2 * p.temporal_radius + 1) * cols * rows;
+  DeviceBuffer dfactors(p.frame_confidence > 0 ? nfactors * sizeof(float) : 1);
+  CDN_CUDA_CHECK(cudaMemset(dfactors.p, 0xff, p.frame_confidence > 0 ? nfactors * sizeof(float) : 1));  // NaN: unwritten
   for (const NlmPass& pass : nlm_passes(f0.format, format_info(f0.format).components)) {
     const int nv = static_cast<int>(pass.values.size());
     NlmChunk k;
@@ -413,10 +420,19 @@ std::vector<HostFrame> gpu_chunk(const std::vector<HostFrame>& in, const NlmPara
     k.out_count = n;
     k.motion = dfields;
     k.motion_cell = fields ? fields->cell : 16;
+    if (p.frame_confidence > 0) {
+      if (pass.fx == 1 && pass.fy == 1) nlm3d_cuda_confidence(k, p, sigma, static_cast<float*>(dfactors.p), nullptr);
+      k.confidence = {static_cast<const float*>(dfactors.p), cols, rows, p.confidence_cell, p.temporal_radius,
+                      pass.fx, pass.fy};
+    }
     nlm3d_cuda_check_device(p, nv, device);
     nlm3d_cuda_chunk(k, p, sigma, nullptr);
   }
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  if (factors && p.frame_confidence > 0) {
+    factors->resize(nfactors);
+    CDN_CUDA_CHECK(cudaMemcpy(factors->data(), dfactors.p, nfactors * sizeof(float), cudaMemcpyDeviceToHost));
+  }
   std::vector<HostFrame> out;
   for (int i = 0; i < n; ++i) {
     out.emplace_back(f0.format, f0.width, f0.height);
@@ -458,6 +474,52 @@ TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
     p.motion_search = false;
     compare(gpu_chunk(in, p, sigma, nullptr), test::reference_clip(in, p, sigma, nullptr),
             std::string("2d without motion, ") + format_name(f));
+  }
+}
+
+// frame-confidence: the kernel's factors against the reference's (8-bit distances are
+// exact integers in float, so equal up to exp's last bit; 10-bit within rounding), every
+// entry written, then the filter with them; cells of 16 and 32, frames cut by the cells.
+TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
+  CDN_REQUIRE_GPU();
+  const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;  // the sanitizers' size
+  std::mt19937 rng(9);
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
+    const int w = small ? 45 : 83, h = small ? 35 : 51, frames = small ? 4 : 6;
+    const auto in = clip(f, frames, w, h, 43);
+    const double sigma = 18.0 * (1 << (components(in[0].view())[0].bit_depth - 8));
+    const auto cells = test::make_fields(frames, 2, w, h, 16, [&](int, int dt, int cx, int) {
+      return std::pair{cx == 2 ? 30 * dt : int(rng() % 9) - 4 + 2 * dt, int(rng() % 7) - 3};
+    });
+    for (int cell : {16, 32})
+      for (bool motion : {true, false}) {
+        NlmParams p = nlm_video_params();
+        p.temporal_radius = 2;
+        p.confidence_cell = cell;
+        p.frame_confidence = 0.3;
+        p.motion_search = motion;
+        const std::string what = std::string("confidence, cells of ") + std::to_string(cell) +
+                                 (motion ? ", motion, " : ", no motion, ") + format_name(f);
+        std::vector<float> got;
+        const auto out = gpu_chunk(in, p, sigma, motion ? &cells : nullptr, &got);
+        FrameWindow luma;
+        luma.stream_length = frames;
+        for (const auto& fr : in) luma.frames.push_back(components(fr.view())[0]);
+        std::size_t k = 0;
+        double worst = 0;
+        for (int t = 0; t < frames; ++t) {
+          NlmMotion m{cells.of_frame(t), 1, 1};
+          for (float want : nlm_frame_confidence(luma, t, p, sigma, motion ? &m : nullptr)) {
+            ASSERT_LT(k, got.size());
+            ASSERT_FALSE(std::isnan(got[k])) << what << ": entry " << k << " not written";
+            worst = std::max(worst, std::fabs(double(got[k]) - want));
+            ++k;
+          }
+        }
+        std::printf("%s: factors at most %.3g from the reference's\n", what.c_str(), worst);
+        EXPECT_LE(worst, components(in[0].view())[0].bit_depth == 8 ? 1e-6 : 1e-3) << what;
+        compare(out, test::reference_clip(in, p, sigma, motion ? &cells : nullptr), what);
+      }
   }
 }
 

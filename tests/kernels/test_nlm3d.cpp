@@ -320,7 +320,7 @@ TEST(Nlm3dStream, DefaultsWithStreamMotionEqualTheReference) {
     const auto a = run_stream(*whole, clip), b = run_stream(*chunked, clip);
     ASSERT_EQ(a.size(), std::size_t(frames));
     EXPECT_TRUE(same_frames(a, b)) << "causal=" << causal;
-    EXPECT_EQ(whole->latency_frames(), causal ? 0 : frames - 1 + 3) << "causal=" << causal;
+    EXPECT_EQ(whole->latency_frames(), causal ? 0 : frames - 1 + nlm_video_params().reach()) << "causal=" << causal;
     // The reference, with the fields of block matching between the frames.
     FrameWindow win;
     win.stream_length = frames;

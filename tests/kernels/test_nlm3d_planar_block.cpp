@@ -63,12 +63,13 @@ void emulate(const np::Params& P) {
           if (g.shared)
             for (int tid = 0; tid < nth; ++tid) np::load_regions(P, g, reg, val, NV, tc, tid, nth);
           for (int tid = 0; tid < nth; ++tid) {
+            const float conf = np::lane_confidence(P, z, dt, x0 + tid % 32, y0 + (tid / 32) * np::kRows);
             if (g.shared)
               np::lane_offsets<r, NV>(P, sums[tid], cen, np::SharedReader{reg, val, g, NV}, tid % 32, tid / 32, x0,
-                                      y0, dt, vx[tid], vy[tid]);
+                                      y0, dt, vx[tid], vy[tid], conf);
             else
               np::lane_offsets<r, NV>(P, sums[tid], cen, np::GlobalReader{&c, tc}, tid % 32, tid / 32, x0, y0, dt,
-                                      vx[tid], vy[tid]);
+                                      vx[tid], vy[tid], conf);
           }
         }
         for (int tid = 0; tid < nth; ++tid) np::lane_write(P, sums[tid], tid % 32, tid / 32, x0, y0, z);
@@ -122,6 +123,20 @@ std::vector<HostFrame> emulate_clip(const Clip& clip, const NlmParams& p, const 
       for (int y = 0; y < a[c].height; ++y)
         for (int x = 0; x < a[c].width; ++x) b[c].set(x, y, a[c].get(x, y));
   }
+  // frame-confidence: the reference's factors of every frame, laid out as the kernel reads them.
+  std::vector<float> factors;
+  const PlaneView luma0 = components(clip.frames[0].view())[0];
+  if (p.frame_confidence > 0) {
+    FrameWindow luma;
+    luma.stream_length = n;
+    for (const auto& f : clip.frames) luma.frames.push_back(components(f.view())[0]);
+    for (int t = 0; t < n; ++t) {
+      NlmMotion m;
+      if (fields) m.fields = fields->of_frame(t);
+      const std::vector<float> f = nlm_frame_confidence(luma, t, p, sigma, fields ? &m : nullptr);
+      factors.insert(factors.end(), f.begin(), f.end());
+    }
+  }
   for (const NlmPass& pass : nlm_passes(clip.format, filtered)) {
     const int nv = static_cast<int>(pass.values.size());
     std::vector<const void*> guide_table;
@@ -158,6 +173,10 @@ std::vector<HostFrame> emulate_clip(const Clip& clip, const NlmParams& p, const 
     P.inv_h2 = static_cast<float>(1.0 / nlm_h2(p, sigma));
     P.offset = static_cast<float>(nlm_distance_offset(p, sigma));
     P.fields = fields ? fields->fields.data() : nullptr;
+    if (!factors.empty())
+      P.confidence = {factors.data(), nlm_confidence_cols(luma0.width, p.confidence_cell),
+                      nlm_confidence_rows(luma0.height, p.confidence_cell), p.confidence_cell, p.temporal_radius,
+                      pass.fx, pass.fy};
     switch (nv) {
       case 1: emulate_for<1>(P, p.patch_radius); break;
       case 2: emulate_for<2>(P, p.patch_radius); break;
@@ -258,6 +277,36 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceInColour) {
     });
     check(clip, planar(2, 1, 2), nullptr, std::string(format_name(f)) + ", 5x5x3, r=2");
     check(clip, planar(2, 1, 3, true), &fields, std::string(format_name(f)) + ", motion, 5x5x3, r=3");
+  }
+}
+
+// frame-confidence: each lane's factor per temporal offset (cells of 16 and 32 luma
+// pixels, frames cut by the cells' borders), in every format's passes.
+TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithFrameConfidence) {
+  std::mt19937 rng(17);
+  const Clip gray = make_clip(PixelFormat::GRAY8, 5, 70, 45, 8);
+  const test::HostFields fields = test::make_fields(5, 2, 70, 45, 16, [&](int, int dt, int, int) {
+    return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3};
+  });
+  for (int cell : {16, 32}) {
+    NlmParams p = nlm_video_params();
+    p.temporal_radius = 2;
+    p.confidence_cell = cell;
+    p.frame_confidence = 0.3;  // factors spread over (0, 1) on this clip
+    check(gray, p, &fields, "gray, video settings, confidence cells of " + std::to_string(cell));
+  }
+  NlmParams fixed = planar(2, 2, 2);
+  fixed.frame_confidence = 0.5;
+  check(gray, fixed, nullptr, "gray, no motion, confidence, r=2");
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
+    const Clip clip = make_clip(f, 4, 67, 41, 9);
+    const test::HostFields f2 = test::make_fields(4, 1, 67, 41, 16, [&](int, int dt, int, int) {
+      return std::pair{int(rng() % 11) - 5 + 2 * dt, int(rng() % 7) - 3 - dt};
+    });
+    NlmParams p = nlm_video_params();
+    p.temporal_radius = 1;
+    p.frame_confidence = 0.3;
+    check(clip, p, &f2, std::string(format_name(f)) + ", video settings, confidence");
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudadenoise/host_frame.h"
+#include "nlm3d/nlm3d_confidence.h"
 #include "nlm3d/nlm3d_guide.h"
 #include "nlm3d/nlm3d_motion.h"
 #include "nlm3d/nlm3d_reference.h"
@@ -48,12 +49,25 @@ HostFields make_fields(int frames, int Rt, int w, int h, int cell, F vector) {
 }
 
 // The reference's output for every frame of the clip (a whole stream): the
-// components [0, filtered) filtered, the others copied. sigma: the luma's.
+// components [0, filtered) filtered, the others copied. sigma: the luma's. With
+// frame-confidence, each frame's factors are computed once on the luma and read
+// by every pass, as the streams do.
 inline std::vector<HostFrame> reference_clip(const std::vector<HostFrame>& clip, const NlmParams& p, double sigma,
                                              const HostFields* fields = nullptr, int filtered = 3) {
   const int n = static_cast<int>(clip.size());
   const FrameView& f0 = clip[0].view();
   filtered = std::min(filtered, format_info(f0.format).components);
+  std::vector<std::vector<float>> factors;
+  if (p.frame_confidence > 0) {
+    FrameWindow luma;
+    luma.stream_length = n;
+    for (const auto& f : clip) luma.frames.push_back(components(f.view())[0]);
+    for (int t = 0; t < n; ++t) {
+      NlmMotion m;
+      if (fields) m.fields = fields->of_frame(t);
+      factors.push_back(nlm_frame_confidence(luma, t, p, sigma, fields ? &m : nullptr));
+    }
+  }
   std::vector<HostFrame> out;
   for (const auto& f : clip) {
     out.emplace_back(f0.format, f0.width, f0.height);
@@ -90,7 +104,13 @@ inline std::vector<HostFrame> reference_clip(const std::vector<HostFrame>& clip,
       if (fields) m.fields = fields->of_frame(t);
       std::vector<PlaneView> outs;
       for (int c : pass.values) outs.push_back(components(out[t].view())[c]);
-      nlm3d_guided_reference(guide, values, t, outs, p, sigma, 0, fields ? &m : nullptr);
+      const PlaneView luma = components(clip[0].view())[0];
+      const NlmConfidence conf{factors.empty() ? nullptr : factors[t].data(),
+                               nlm_confidence_cols(luma.width, p.confidence_cell),
+                               nlm_confidence_rows(luma.height, p.confidence_cell),
+                               p.confidence_cell, p.temporal_radius, pass.fx, pass.fy};
+      nlm3d_guided_reference(guide, values, t, outs, p, sigma, 0, fields ? &m : nullptr, nullptr,
+                             factors.empty() ? nullptr : &conf);
     }
   }
   return out;

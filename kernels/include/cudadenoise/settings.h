@@ -69,7 +69,7 @@ const char* patch_shape_name(NlmPatchShape s);
 // nlm_paper_params() gives the papers' 11^3 search cube with 3^3 cubes.
 struct NlmParams {
   int search_radius = 3;     // spatial search radius in frame t: (2R+1)^2 candidates (paper: 5, an 11^3 cube)
-  int temporal_radius = 3;   // frames searched either side (paper: 5)
+  int temporal_radius = 4;   // frames searched either side (paper: 5)
   // Not in the papers: the spatial search radius in the other frames t +- 1 ..
   // t +- Rt (the windows that motion-search centres); -1: search_radius.
   int neighbour_search_radius = 2;
@@ -87,6 +87,13 @@ struct NlmParams {
   // each frame out as soon as it is filtered, chunks of one frame); 2D patches only.
   // Set by the stream's window (window=causal, or auto on a live source).
   bool causal = false;
+  // Not in the papers: frame confidence (nlm3d_confidence.h; docs/NLM3D.md, "Frame
+  // confidence"). Per cell of confidence_cell luma pixels and other frame t + dt, E: how
+  // much larger that frame's best patch distance is than frame t's own, on average over
+  // the cell; that frame's candidates there are weighed by exp(-max(E, 0) / (c^2 sigma^2 |B|)),
+  // c = frame_confidence (0: off). 2D patches only.
+  double frame_confidence = 0.5;
+  int confidence_cell = 32;  // luma pixels, a multiple of 16
   double strength = 0.2;     // parameter nlm-beta: beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch (1 with the causal window)
 
@@ -113,11 +120,15 @@ inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b
 // windows, beta 0.4 (tuned in docs/NLM3D.md on pans). Not the defaults.
 NlmParams nlm_paper_params();
 // For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
-// window in frame t and 5x5 windows centred by motion in t +- 1 .. 3,
-// distance-offset, beta 0.2. NlmParams{}'s defaults.
+// window in frame t and 5x5 windows centred by motion in t +- 1 .. 4, each
+// other frame weighed by its confidence (cells of 32, c = 0.5), distance-offset,
+// beta 0.2. NlmParams{}'s defaults.
 NlmParams nlm_video_params();
-// The video settings with 5x5 windows over 5 frames: at least vs-nlm-cuda's
-// default quality in a fraction of its time (docs/NLM3D.md).
+// The video settings as they were before frame confidence (2026-11-27): frames
+// t +- 1 .. 3, no confidence (the whole-clip table's earlier defaults).
+NlmParams nlm_video_r3_params();
+// 5x5 windows over 5 frames, no confidence: at least vs-nlm-cuda's default
+// quality in a fraction of its time (docs/NLM3D.md).
 NlmParams nlm_fast_params();
 
 // BM3D's profiles (docs/BM3D.md, kernels/bm3d/bm3d_profile.h): `paper` follows the GPU
