@@ -64,6 +64,10 @@ std::vector<Named> settings() {
   NlmParams causal = nlm_video_params();
   causal.causal = true;
   v.push_back({"nlm3d video", nlm(nlm_video_params())});
+  NlmParams no_confidence = nlm_video_params();
+  no_confidence.frame_confidence = 0;
+  v.push_back({"nlm3d video, no conf.", nlm(no_confidence)});
+  v.push_back({"nlm3d video-r3", nlm(nlm_video_r3_params())});
   v.push_back({"nlm3d fast", nlm(nlm_fast_params())});
   v.push_back({"nlm3d causal", nlm(causal)});
   v.push_back({"vbm3d quality", vbm(0, false)});
@@ -108,7 +112,7 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
               "AWGN sigma 20 (seed 2024 + frame) on every plane, played forwards and backwards for %d frames;\n"
               "wall-clock ms per frame from the first push to the last pop (motion estimation included)\n",
               frames, length);
-  std::printf("%-24s %-10s %-7s %-16s %10s %8s\n", "clip", "size", "format", "settings", "ms/frame", "fps");
+  std::printf("%-24s %-10s %-7s %-22s %10s %8s\n", "clip", "size", "format", "settings", "ms/frame", "fps");
 #ifdef CDN_HAVE_CUDA
   if (!gpu) return;
   for (const std::string& path : clips) {
@@ -136,7 +140,7 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
         const double ms = stream_ms(m.settings, dev, out->view(), length);
         char size[32];
         std::snprintf(size, sizeof size, "%dx%d", info.width, info.height);
-        std::printf("%-24s %-10s %-7s %-16s %10.2f %8.1f\n", name.c_str(), size, format_name(f), m.name, ms, 1000.0 / ms);
+        std::printf("%-24s %-10s %-7s %-22s %10.2f %8.1f\n", name.c_str(), size, format_name(f), m.name, ms, 1000.0 / ms);
         std::fflush(stdout);
       }
     }

@@ -372,7 +372,10 @@ int main(int argc, char** argv) {
       };
       NlmParams causal = nlm_video_params();
       causal.causal = true;
-      const Named named[] = {{"video (default)", nlm_video_params()}, {"fast", nlm_fast_params()}, {"video, causal", causal}};
+      const Named named[] = {{"video (default)", nlm_video_params()},
+                             {"video-r3", nlm_video_r3_params()},
+                             {"fast", nlm_fast_params()},
+                             {"video, causal", causal}};
       for (const Named& nm : named)
         for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
           DenoiseSettings s;

@@ -32,8 +32,12 @@ struct Row {
 std::vector<Row> rows() {
   NlmParams no_motion = nlm_video_params();
   no_motion.motion_search = false;
+  NlmParams no_confidence = nlm_video_params();
+  no_confidence.frame_confidence = 0;
   return {{"paper", nlm_paper_params()},
           {"video", nlm_video_params()},
+          {"video, conf. off", no_confidence},
+          {"video-r3", nlm_video_r3_params()},
           {"video, motion off", no_motion},
           {"fast", nlm_fast_params()}};
 }
@@ -99,6 +103,9 @@ double time_chunk(const FrameView& host, const NlmParams& p, int frames, int ite
   }
   int device = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
+  // frame-confidence: its factors, computed in the timed region by the luma pass.
+  const int ccols = nlm_confidence_cols(host.width, p.confidence_cell), crows = nlm_confidence_rows(host.height, p.confidence_cell);
+  DeviceBuffer factors(static_cast<std::size_t>(frames) * (2 * p.temporal_radius + 1) * ccols * crows * sizeof(float));
   std::vector<NlmChunk> chunks;
   for (const NlmPass& pass : nlm_passes(host.format, format_info(host.format).components)) {
     NlmChunk k;
@@ -127,6 +134,9 @@ double time_chunk(const FrameView& host, const NlmParams& p, int frames, int ite
     k.out_count = frames;
     k.motion = fields;
     k.motion_cell = cell;
+    if (p.frame_confidence > 0)
+      k.confidence = {static_cast<const float*>(factors.p), ccols, crows, p.confidence_cell, p.temporal_radius,
+                      pass.fx, pass.fy};
     nlm3d_cuda_check_device(p, nv, device);
     chunks.push_back(k);
   }
@@ -137,7 +147,11 @@ double time_chunk(const FrameView& host, const NlmParams& p, int frames, int ite
   std::vector<double> ms;
   for (int i = 0; i <= iterations; ++i) {
     CDN_CUDA_CHECK(cudaEventRecord(a, nullptr));
-    for (const NlmChunk& k : chunks) nlm3d_cuda_chunk(k, p, sigma, nullptr);
+    for (const NlmChunk& k : chunks) {
+      if (p.frame_confidence > 0 && k.fx == 1 && k.fy == 1)
+        nlm3d_cuda_confidence(k, p, sigma, static_cast<float*>(factors.p), nullptr);
+      nlm3d_cuda_chunk(k, p, sigma, nullptr);
+    }
     CDN_CUDA_CHECK(cudaEventRecord(b, nullptr));
     CDN_CUDA_CHECK(cudaEventSynchronize(b));
     float t = 0;

@@ -45,17 +45,22 @@ double clip_psnr(const std::vector<HostFrame>& a, const std::vector<HostFrame>& 
   return psnr_from_mse(sum / a.size(), 255);
 }
 
-// The named settings: video (the defaults), fast, paper (11^3 / 3^3 cubes), and
-// video without other frames (rt0), without motion (nomotion), causal.
+// The named settings: video (the defaults), video-r3 (the defaults before frame
+// confidence), fast, paper (11^3 / 3^3 cubes), and video without other frames (rt0),
+// without motion (nomotion), without frame confidence (noconf), causal.
 NlmParams named(const std::string& name) {
   if (name == "video") return nlm_video_params();
+  if (name == "video-r3") return nlm_video_r3_params();
   if (name == "fast") return nlm_fast_params();
   if (name == "paper") return nlm_paper_params();
   NlmParams p = nlm_video_params();
   if (name == "rt0") p.temporal_radius = 0;
   else if (name == "nomotion") p.motion_search = false;
+  else if (name == "noconf") p.frame_confidence = 0;
   else if (name == "causal") p.causal = true;
-  else throw tools::UsageError("--settings: unknown name " + name + " (video, fast, paper, rt0, nomotion, causal)");
+  else
+    throw tools::UsageError("--settings: unknown name " + name +
+                            " (video, video-r3, fast, paper, rt0, nomotion, noconf, causal)");
   return p;
 }
 
@@ -93,7 +98,7 @@ int main(int argc, char** argv) {
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &sigmas);
   fp.add_uint64("--seed", "N", "noise seed of frame 0 (default 2024)", &seed);
   fp.add_number("--frames", "N", "frames of each clip (default all)", 0, 100000, &frames);
-  fp.add_string("--settings", "LIST", "named settings: video, fast, paper, rt0, nomotion, causal, or none (default video,rt0)",
+  fp.add_string("--settings", "LIST", "named settings: video, video-r3, fast, paper, rt0, nomotion, noconf, causal, or none (default video,rt0)",
                 &settings);
   fp.add_switch("--gpu", "run on the GPU (default: the CPU reference)", &gpu);
   fp.add_string("--write-noisy", "DIR", "write each noisy luma clip as DIR/NAME-sSIGMA.y", &write_noisy);
