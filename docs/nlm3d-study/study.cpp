@@ -23,7 +23,9 @@
 //   hc, cb             frame confidence: each other frame's candidates weighed by
 //                      exp(-max(e, 0) / (hc^2 sigma^2 |B|)), e how much larger that frame's best
 //                      distance is than frame t's best (non-self) one, averaged over cells of cb
-//                      (0: per pixel); hc 0: off
+//                      (0: per pixel); hc 0: off; cr0: frame t's best over |dx|, |dy| <= cr0 only;
+//                      cs: the cell mean over the pixels x, y multiples of cs only
+//   causal=1           frames t - Rt .. t only (the causal window)
 //   dump=path          write the noisy clip and exit; score=path  score a filtered clip
 //                      (FFmpeg's output) instead of filtering
 #include <algorithm>
@@ -73,7 +75,7 @@ struct Cfg {
   int mlambda = 0;                         // zero-vector bias (SAD units per pixel x100)
   double dtdecay = 0;                      // weight multiplier per |dt|: exp(-dtdecay |dt|)
   int vlambda = 8, vmargin = 4, vsmooth = 2; // vbm3d estimator (motion=4)
-  double hkt = 1.0, offt = 1.0, hc = 0; int cb = 0;
+  double hkt = 1.0, offt = 1.0, hc = 0; int cb = 0, cr0 = -1, cs = 1, causal = 0;
 };
 std::vector<std::vector<unsigned char>> g_noisy8;
 std::vector<cdn::LumaPyramid> g_vpyr;
@@ -186,7 +188,7 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
   std::vector<float> D, Hs, W;
   std::vector<double> S;
   std::vector<int> dts{0};
-  for (int k = -c.Rt; k <= c.Rt; ++k) if (k) dts.push_back(k);
+  for (int k = -c.Rt; k <= (c.causal ? 0 : c.Rt); ++k) if (k) dts.push_back(k);
   for (int dt : dts) {
     int tc = t + dt;
     if (c.border == 0 && (tc < 0 || tc >= C.n)) continue;
@@ -275,7 +277,8 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
                   (*NUM)[i] += wt * V.at(std::min(std::max(qx, 0), w - 1), std::min(std::max(qy, 0), h - 1));
                   (*DEN)[i] += wt;
                   wmax[i] = std::max(wmax[i], wt);
-                  if (dt == 0) dmin0[i] = std::min(dmin0[i], (double)d2); else dmin[i] = std::min(dmin[i], (double)d2);
+                  if (dt != 0) dmin[i] = std::min(dmin[i], (double)d2);
+                  else if (c.cr0 < 0 || (std::abs(dx) <= c.cr0 && std::abs(dy) <= c.cr0)) dmin0[i] = std::min(dmin0[i], (double)d2);
                 }
             } else {
               // weights of the block's centres, box-spread over the block dilated by ra
@@ -320,7 +323,7 @@ std::vector<float> filter(const Clip& C, int t, const Cfg& c, double sigma, cons
       if (c.cb > 0) {  // mean over cells of cb x cb
         for (int y0 = 0; y0 < h; y0 += c.cb) for (int x0 = 0; x0 < w; x0 += c.cb) {
           double sm = 0; int k = 0;
-          for (int y = y0; y < std::min(h, y0 + c.cb); ++y) for (int x = x0; x < std::min(w, x0 + c.cb); ++x) { sm += ex[(size_t)y * w + x]; ++k; }
+          for (int y = y0; y < std::min(h, y0 + c.cb); ++y) for (int x = x0; x < std::min(w, x0 + c.cb); ++x) if (x % c.cs == 0 && y % c.cs == 0) { sm += ex[(size_t)y * w + x]; ++k; }
           for (int y = y0; y < std::min(h, y0 + c.cb); ++y) for (int x = x0; x < std::min(w, x0 + c.cb); ++x) ex[(size_t)y * w + x] = sm / k;
         }
       }
@@ -381,7 +384,7 @@ int main(int argc, char** argv) {
   c.hk = getd(kv, "hk", c.hk); c.wmode = getd(kv, "wmode", 0); c.self = getd(kv, "self", 0); c.wref = getd(kv, "wref", 1);
   c.border = getd(kv, "border", 0); c.motion = getd(kv, "motion", 0); c.bs = getd(kv, "bs", 16); c.ra = getd(kv, "ra", 0);
   c.Rm = getd(kv, "Rm", -1); c.mrange = getd(kv, "mrange", 24); c.mlambda = getd(kv, "mlambda", 0);
-  c.dtdecay = getd(kv, "decay", 0); c.hkt = getd(kv, "hkt", 1); c.hc = getd(kv, "hc", 0); c.cb = getd(kv, "cb", 0); c.offt = getd(kv, "offt", 1);
+  c.dtdecay = getd(kv, "decay", 0); c.hkt = getd(kv, "hkt", 1); c.hc = getd(kv, "hc", 0); c.cb = getd(kv, "cb", 0); c.cr0 = getd(kv, "cr0", -1); c.cs = getd(kv, "cs", 1); c.causal = getd(kv, "causal", 0); c.offt = getd(kv, "offt", 1);
   c.vlambda = getd(kv, "vlambda", 8); c.vmargin = getd(kv, "vmargin", 4); c.vsmooth = getd(kv, "vsmooth", 2);
   const int n = C.w * C.h;
   std::FILE* f = std::fopen(path, "rb");
