@@ -6,7 +6,7 @@
 # in low light); without one, videotestsrc (live, moving ball) plus cudaaddnoise
 # stands in. Queues are leaky so that a slow denoiser drops frames instead of
 # delaying the preview. cudadenoise runs the preset `live` (nlm3d, causal window:
-# the current and 3 past frames, no frame of latency; docs/PRESETS.md) with
+# the current and 4 past frames, no frame of latency; docs/PRESETS.md) with
 # window=auto: any temporal mode given by --mode takes its causal window for
 # this live source, and the element reports that latency. --preset standard:
 # BM3D per frame, also no latency, no gain from time.

@@ -58,12 +58,13 @@ const std::vector<Preset>& preset_table() {
       // The video modes (docs/VBM3D.md, docs/NLM3D.md): offered whenever their mode
       // and parameters exist in the build (preset_available).
       {"video", "nlm3d",
-       "NLM-3D at its video defaults (9x9 2D patches, windows centred by estimated motion over 7 frames): "
-       "recorded moving video; 105 fps at 1080p NV12 on an H200, about 3 dB above itself without other frames",
+       "NLM-3D at its video defaults (9x9 2D patches, windows centred by estimated motion over 9 frames, each "
+       "weighed by how well it matches): recorded moving video; 101 to 125 fps at 1080p NV12 on real footage on "
+       "an H100, about 3 dB above itself without other frames",
        {}},
       {"live", "nlm3d",
-       "NLM-3D's causal window (the current and 3 past frames, no frame of latency): live sources and previews; "
-       "190 fps at 1080p NV12 on an H200",
+       "NLM-3D's causal window (the current and 4 past frames, no frame of latency): live sources and previews; "
+       "140 to 200 fps at 1080p NV12 on real footage on an H100",
        {{"window", "causal"}}},
       {"static-video", "vbm3d",
        "V-BM3D (quality profile) along the motion: static or slow cameras (surveillance, tripod, screen capture), "
