@@ -22,7 +22,7 @@
 // samples. A cell is confidence_cell luma pixels square; its sample pixels are an 8 x 8
 // grid, every (cell / 8)-th pixel in x and y from the cell's corner (those inside the
 // frame): the mean over 64 pixels is as good as over all (measured, docs/NLM3D.md) at
-// 1/64 to 1/256 of the cost. Every pass of a frame uses the luma's factors: a pass on
+// 64 / cell^2 of the cost (1/16 at cells of 32). Every pass of a frame uses the luma's factors: a pass on
 // fx x fy luma means reads, for its sample (x, y), the cell holding luma (fx x, fy y).
 // dt = 0 has factor 1; the self weight (the largest weight of the other candidates) is
 // taken before the factors.

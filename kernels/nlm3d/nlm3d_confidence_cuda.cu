@@ -21,6 +21,7 @@
 #include "cudadenoise/error.h"
 #include "nlm3d/nlm3d_confidence.h"
 #include "nlm3d/nlm3d_cuda.h"
+#include "nlm3d/nlm3d_confidence_block.h"
 #include "nlm3d/nlm3d_planar_block.h"  // frame_at
 
 namespace cdn {
@@ -30,7 +31,6 @@ namespace {
 constexpr int kThreads = kNlmConfidenceSamples * kNlmConfidenceSamples;  // sample pixels of a cell
 constexpr int kLanes = 3;       // lanes of frames per block (3 frames each at Rt = 4)
 constexpr int kMaxFrames = 21;  // 2 Rt + 1 for the largest temporal radius, 10
-constexpr int kGroup = 5;       // horizontal offsets per read of a candidate row
 
 struct ConfidenceArgs {
   NlmChunk c;  // the luma pass
@@ -39,61 +39,6 @@ struct ConfidenceArgs {
   double scale = 0;  // c^2 sigma^2 |B|
   float* factor = nullptr;
 };
-
-// The smallest d2 from the patch `cen` (row-major, p x p floats in shared memory: the
-// pixel's patch of frame t at px, py) to the candidates of frame f within `radius` of
-// (cx, cy); p itself left out when skip_self; infinity when none.
-template <int r>
-__device__ float best_distance(const float* cen, const PlaneView& f, int px, int py, int cx, int cy, int radius,
-                               bool skip_self) {
-  constexpr int p = 2 * r + 1, W = kGroup + 2 * r;
-  const int w = f.width, h = f.height;
-  // An 8-bit plane whose samples are contiguous, and a window (with the groups' last
-  // offsets and the patch) inside the frame: no clamp, rows read through a pointer.
-  const int hi = -radius + ((2 * radius + kGroup) / kGroup) * kGroup - 1;  // the last offset a group evaluates
-  const bool direct = f.bytes_per_sample == 1 && f.pixel_stride == 1 && cx - radius - r >= 0 && cx + hi + r < w &&
-                      cy - radius - r >= 0 && cy + radius + r < h;
-  const unsigned char* base = static_cast<const unsigned char*>(f.data) + f.component_offset;
-  float best = INFINITY;
-  for (int dy = -radius; dy <= radius; ++dy) {
-    const int qy = cy + dy;
-    if (qy < 0 || qy >= h) continue;  // the whole row of candidates lies outside the frame
-    for (int g0 = -radius; g0 <= radius; g0 += kGroup) {
-      float sum[kGroup];
-#pragma unroll
-      for (int k = 0; k < kGroup; ++k) sum[k] = 0.f;
-      for (int j = 0; j < p; ++j) {
-        const int y = clamp_coord(qy + j - r, h);
-        float c[p], q[W];
-#pragma unroll
-        for (int i = 0; i < p; ++i) c[i] = cen[j * p + i];
-        if (direct) {
-          const unsigned char* row = base + static_cast<std::size_t>(y) * f.pitch + (cx + g0 - r);
-#pragma unroll
-          for (int m = 0; m < W; ++m) q[m] = static_cast<float>(row[m]);
-        } else {
-#pragma unroll
-          for (int m = 0; m < W; ++m) q[m] = static_cast<float>(f.get(clamp_coord(cx + g0 - r + m, w), y));
-        }
-#pragma unroll
-        for (int k = 0; k < kGroup; ++k)
-#pragma unroll
-          for (int i = 0; i < p; ++i) {
-            const float d = c[i] - q[k + i];
-            sum[k] += d * d;
-          }
-      }
-#pragma unroll
-      for (int k = 0; k < kGroup; ++k) {
-        const int dx = g0 + k, qx = cx + dx;
-        if (dx > radius) break;
-        if (qx < 0 || qx >= w || (skip_self && qx == px && qy == py)) continue;
-        best = fminf(best, sum[k]);
-      }
-    }
-  }
-  return best;
-}
 
 template <int r>
 __global__ void __launch_bounds__(kThreads * kLanes) nlm_confidence_kernel(ConfidenceArgs a) {
@@ -118,12 +63,12 @@ __global__ void __launch_bounds__(kThreads * kLanes) nlm_confidence_kernel(Confi
     if (!inside || dt > a.dt_last || tc < 0 || tc >= c.stream_length) {
       // no candidate: the frame is not searched, or the sample pixel lies outside the frame
     } else if (dt == 0) {
-      b = best_distance<r>(cen, ref, px, py, px, py, a.R0, true);
+      b = nlm_confidence::best_distance<r>(cen, ref, px, py, px, py, a.R0, true);
     } else {
       int vx = 0, vy = 0;
       if (c.motion) nlm_motion_vector(c.motion[z * frames + k], px, py, 1, 1, &vx, &vy);
       const PlaneView other = nlm_planar::frame_at(c, c.guide_proto, c.guide_window, tc);
-      b = best_distance<r>(cen, other, px, py, px + vx, py + vy, a.Rn, false);
+      b = nlm_confidence::best_distance<r>(cen, other, px, py, px + vx, py + vy, a.Rn, false);
     }
     best[k][sample] = b;
   }

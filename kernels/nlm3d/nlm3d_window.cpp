@@ -96,7 +96,7 @@ class Nlm3dCpuWindow final : public WindowFilter {
         std::vector<PlaneView> outs;
         for (int c : pass.values) outs.push_back(components(*job.outputs[i])[c]);
         const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, pass.fx, pass.fy};
-        const PlaneView& luma = components(*job.window[0])[0];
+        const PlaneView luma = components(*job.window[0])[0];  // a copy: components() returns a temporary
         const NlmConfidence confidence{factors.empty() ? nullptr : factors[i].data(),
                                        nlm_confidence_cols(luma.width, params_.confidence_cell),
                                        nlm_confidence_rows(luma.height, params_.confidence_cell),

@@ -480,6 +480,8 @@ TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
 // frame-confidence: the kernel's factors against the reference's (8-bit distances are
 // exact integers in float, so equal up to exp's last bit; 10-bit within rounding), every
 // entry written, then the filter with them; cells of 16 and 32, frames cut by the cells.
+// (The cases of patch radius 1 and 2 were added after the last GPU run of 2026-11-27;
+// nlm3d_confidence_block.h's search is checked for every radius in CI.)
 TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
   CDN_REQUIRE_GPU();
   const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;  // the sanitizers' size
@@ -491,35 +493,45 @@ TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
     const auto cells = test::make_fields(frames, 2, w, h, 16, [&](int, int dt, int cx, int) {
       return std::pair{cx == 2 ? 30 * dt : int(rng() % 9) - 4 + 2 * dt, int(rng() % 7) - 3};
     });
-    for (int cell : {16, 32})
-      for (bool motion : {true, false}) {
-        NlmParams p = nlm_video_params();
-        p.temporal_radius = 2;
-        p.confidence_cell = cell;
-        p.frame_confidence = 0.3;
-        p.motion_search = motion;
-        const std::string what = std::string("confidence, cells of ") + std::to_string(cell) +
-                                 (motion ? ", motion, " : ", no motion, ") + format_name(f);
-        std::vector<float> got;
-        const auto out = gpu_chunk(in, p, sigma, motion ? &cells : nullptr, &got);
-        FrameWindow luma;
-        luma.stream_length = frames;
-        for (const auto& fr : in) luma.frames.push_back(components(fr.view())[0]);
-        std::size_t k = 0;
-        double worst = 0;
-        for (int t = 0; t < frames; ++t) {
-          NlmMotion m{cells.of_frame(t), 1, 1};
-          for (float want : nlm_frame_confidence(luma, t, p, sigma, motion ? &m : nullptr)) {
-            ASSERT_LT(k, got.size());
-            ASSERT_FALSE(std::isnan(got[k])) << what << ": entry " << k << " not written";
-            worst = std::max(worst, std::fabs(double(got[k]) - want));
-            ++k;
-          }
+    // The defaults' radii (patch 4, windows of 2 in the others), then other radii: groups of
+    // offsets past the window (radius 1 and 3), other kernel instantiations (patch 1 and 2).
+    struct Radii {
+      int cell, patch, neighbour;
+      bool motion;
+    };
+    for (const Radii& rc : {Radii{16, 4, 2, true}, Radii{16, 4, 2, false}, Radii{32, 4, 2, true},
+                            Radii{32, 4, 2, false}, Radii{32, 1, 1, true}, Radii{16, 2, 3, true}}) {
+      NlmParams p = nlm_video_params();
+      p.temporal_radius = 2;
+      p.confidence_cell = rc.cell;
+      p.frame_confidence = 0.3;
+      p.motion_search = rc.motion;
+      p.patch_radius = rc.patch;
+      p.neighbour_search_radius = rc.neighbour;
+      const bool motion = rc.motion;
+      const std::string what = std::string("confidence, cells of ") + std::to_string(rc.cell) + ", patch radius " +
+                               std::to_string(rc.patch) + ", windows of radius " + std::to_string(rc.neighbour) +
+                               (motion ? ", motion, " : ", no motion, ") + format_name(f);
+      std::vector<float> got;
+      const auto out = gpu_chunk(in, p, sigma, motion ? &cells : nullptr, &got);
+      FrameWindow luma;
+      luma.stream_length = frames;
+      for (const auto& fr : in) luma.frames.push_back(components(fr.view())[0]);
+      std::size_t k = 0;
+      double worst = 0;
+      for (int t = 0; t < frames; ++t) {
+        NlmMotion m{cells.of_frame(t), 1, 1};
+        for (float want : nlm_frame_confidence(luma, t, p, sigma, motion ? &m : nullptr)) {
+          ASSERT_LT(k, got.size());
+          ASSERT_FALSE(std::isnan(got[k])) << what << ": entry " << k << " not written";
+          worst = std::max(worst, std::fabs(double(got[k]) - want));
+          ++k;
         }
-        std::printf("%s: factors at most %.3g from the reference's\n", what.c_str(), worst);
-        EXPECT_LE(worst, components(in[0].view())[0].bit_depth == 8 ? 1e-6 : 1e-3) << what;
-        compare(out, test::reference_clip(in, p, sigma, motion ? &cells : nullptr), what);
       }
+      std::printf("%s: factors at most %.3g from the reference's\n", what.c_str(), worst);
+      EXPECT_LE(worst, components(in[0].view())[0].bit_depth == 8 ? 1e-6 : 1e-3) << what;
+      compare(out, test::reference_clip(in, p, sigma, motion ? &cells : nullptr), what);
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include "cudadenoise/host_frame.h"
 #include "cudadenoise/noise.h"
 #include "nlm3d/nlm3d_confidence.h"
+#include "nlm3d/nlm3d_confidence_block.h"
 #include "nlm3d/nlm3d_reference.h"
 #include "test_nlm3d_support.h"
 
@@ -176,8 +177,10 @@ TEST(Nlm3dConfidence, FilterEqualsTheWeightedFormula) {
   p.temporal_radius = 1;
   p.patch_radius = 2;
   p.motion_search = false;
+  float smallest = 1.f;
   for (int t = 0; t < frames; ++t) {
     const auto factors = nlm_frame_confidence(win, t, p, 14.0, nullptr);
+    for (float f : factors) smallest = std::min(smallest, f);
     const NlmConfidence conf{factors.data(), nlm_confidence_cols(w, 16), nlm_confidence_rows(h, 16), 16, 1, 1, 1};
     const auto got = nlm3d_frame_values(win, t, p, 14.0, 1);  // computes its own factors
     const double h2 = nlm_h2(p, 14.0), offset = nlm_distance_offset(p, 14.0);
@@ -210,6 +213,73 @@ TEST(Nlm3dConfidence, FilterEqualsTheWeightedFormula) {
         ASSERT_NEAR(got[y * w + x], want, 1e-9 * std::max(1.0, want)) << x << "," << y << "," << t;
       }
   }
+  EXPECT_LT(smallest, 0.9f) << "some factor differs from 1, so the weighting is exercised";
+}
+
+// The kernel's distance search (nlm3d_confidence_block.h, run on the host): its groups of
+// offsets, the offsets past the radius a group reads and discards, the clamped border
+// path and the direct reads of interior 8-bit rows, against a plain minimum over the
+// window, for every patch radius and radii 1 to 4, at every position of a small frame.
+template <int r>
+void check_best_distance(PixelFormat format, int radius) {
+  const int w = 29, h = 23;
+  std::mt19937 rng(static_cast<unsigned>(100 * r + radius));
+  HostFrame a(format, w, h), b(format, w, h);
+  const PlaneView pa = components(a.view())[0], pb = components(b.view())[0];
+  const int top = pa.max_value();
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      pa.set(x, y, static_cast<int>(rng() % (top + 1)));
+      pb.set(x, y, static_cast<int>(rng() % (top + 1)));
+    }
+  constexpr int p = 2 * r + 1;
+  int direct = 0;
+  for (int py = 0; py < h; ++py)
+    for (int px = 0; px < w; ++px) {
+      float cen[p * p];
+      for (int e = 0; e < p * p; ++e) cen[e] = pa.get(std::clamp(px + e % p - r, 0, w - 1), std::clamp(py + e / p - r, 0, h - 1));
+      const int cx = px + (px % 3) - 1, cy = py - (py % 2);  // windows moved off the pixel, some past the border
+      for (bool self : {true, false}) {
+        const PlaneView& f = self ? pa : pb;
+        const int qx0 = self ? px : cx, qy0 = self ? py : cy;
+        double want = std::numeric_limits<double>::infinity();
+        for (int dy = -radius; dy <= radius; ++dy)
+          for (int dx = -radius; dx <= radius; ++dx) {
+            const int qx = qx0 + dx, qy = qy0 + dy;
+            if (qx < 0 || qy < 0 || qx >= w || qy >= h || (self && qx == px && qy == py)) continue;
+            double d2 = 0;
+            for (int e = 0; e < p * p; ++e) {
+              const double d = cen[e] - f.get(std::clamp(qx + e % p - r, 0, w - 1), std::clamp(qy + e / p - r, 0, h - 1));
+              d2 += d * d;
+            }
+            want = std::min(want, d2);
+          }
+        const float got = nlm_confidence::best_distance<r>(cen, f, px, py, qx0, qy0, radius, self);
+        if (std::isinf(want)) {
+          ASSERT_TRUE(std::isinf(got)) << "r " << r << " radius " << radius << " at " << px << "," << py;
+        } else {
+          ASSERT_NEAR(got, want, pa.bit_depth == 8 ? 0.0 : 1e-5 * want)  // 16-bit: float sums of up to 81 terms
+              << format_name(format) << " r " << r << " radius " << radius << " at " << px << "," << py << " self " << self;
+        }
+        direct += qx0 - radius - r >= 0 && qx0 + nlm_planar::group_hi(radius) + r < w && qy0 - radius - r >= 0 &&
+                  qy0 + radius + r < h;
+      }
+    }
+  if (pa.bit_depth == 8 && r <= 3) EXPECT_GT(direct, 0) << "the direct reads were taken somewhere";
+}
+
+template <int r>
+void check_best_distance_radii() {
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::GRAY16_LE})
+    for (int radius = 1; radius <= 4; ++radius) check_best_distance<r>(f, radius);
+}
+
+TEST(Nlm3dConfidence, KernelDistanceSearchEqualsAPlainMinimum) {
+  check_best_distance_radii<0>();
+  check_best_distance_radii<1>();
+  check_best_distance_radii<2>();
+  check_best_distance_radii<3>();
+  check_best_distance_radii<4>();
 }
 
 TEST(Nlm3dConfidence, SettingsAreChecked) {

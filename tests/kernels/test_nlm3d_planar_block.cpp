@@ -293,6 +293,12 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithFrameConfidence) {
     p.temporal_radius = 2;
     p.confidence_cell = cell;
     p.frame_confidence = 0.3;  // factors spread over (0, 1) on this clip
+    FrameWindow luma;
+    luma.stream_length = 5;
+    for (const auto& f : gray.frames) luma.frames.push_back(components(f.view())[0]);
+    NlmMotion m{fields.of_frame(2), 1, 1};
+    const auto f = nlm_frame_confidence(luma, 2, p, 16.0, &m);
+    EXPECT_LT(*std::min_element(f.begin(), f.end()), 0.9f) << "some factor differs from 1";
     check(gray, p, &fields, "gray, video settings, confidence cells of " + std::to_string(cell));
   }
   NlmParams fixed = planar(2, 2, 2);
