@@ -35,30 +35,30 @@ CDN_HD float best_distance(const float* cen, const PlaneView& f, int px, int py,
     if (qy < 0 || qy >= h) continue;  // the whole row of candidates lies outside the frame
     for (int g0 = -radius; g0 <= radius; g0 += kGroup) {
       float sum[kGroup];
-#pragma unroll
+CDN_UNROLL
       for (int k = 0; k < kGroup; ++k) sum[k] = 0.f;
       for (int j = 0; j < p; ++j) {
         const int y = clamp_coord(qy + j - r, h);
         float c[p], q[W];
-#pragma unroll
+CDN_UNROLL
         for (int i = 0; i < p; ++i) c[i] = cen[j * p + i];
         if (direct) {
           const unsigned char* row = base + static_cast<std::size_t>(y) * f.pitch + (cx + g0 - r);
-#pragma unroll
+CDN_UNROLL
           for (int m = 0; m < W; ++m) q[m] = static_cast<float>(row[m]);
         } else {
-#pragma unroll
+CDN_UNROLL
           for (int m = 0; m < W; ++m) q[m] = static_cast<float>(f.get(clamp_coord(cx + g0 - r + m, w), y));
         }
-#pragma unroll
+CDN_UNROLL
         for (int k = 0; k < kGroup; ++k)
-#pragma unroll
+CDN_UNROLL
           for (int i = 0; i < p; ++i) {
             const float d = c[i] - q[k + i];
             sum[k] += d * d;
           }
       }
-#pragma unroll
+CDN_UNROLL
       for (int k = 0; k < kGroup; ++k) {
         const int dx = g0 + k, qx = cx + dx;
         if (dx > radius) break;

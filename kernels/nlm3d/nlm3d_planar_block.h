@@ -164,7 +164,7 @@ struct SharedReader {
   template <int W>
   CDN_HD void guide_row(int X0, int Y, float (&q)[W]) const {
     const float* p = reg + (Y - g.gy0) * g.gw + (X0 - g.gx0);
-#pragma unroll
+CDN_UNROLL
     for (int m = 0; m < W; ++m) q[m] = p[m];
   }
   CDN_HD float value(int v, int X, int Y) const { return val[((Y - g.vy0) * nv + v) * g.vw + X - g.vx0]; }
@@ -176,7 +176,7 @@ struct GlobalReader {
   int tc;
   template <int W>
   CDN_HD void guide_row(int X0, int Y, float (&q)[W]) const {
-#pragma unroll
+CDN_UNROLL
     for (int m = 0; m < W; ++m) q[m] = guide_sample(*c, tc, X0 + m, Y);
   }
   CDN_HD float value(int v, int X, int Y) const {
@@ -191,9 +191,9 @@ struct LaneSums {
   double den[kRows];
   float wmax[kRows];
   CDN_HD void clear() {
-#pragma unroll
+CDN_UNROLL
     for (int o = 0; o < kRows; ++o) {
-#pragma unroll
+CDN_UNROLL
       for (int v = 0; v < NV; ++v) num[o][v] = 0.0;
       den[o] = 0.0;
       wmax[o] = 0.f;
@@ -214,19 +214,19 @@ CDN_HD void lane_offsets(const Params& P, LaneSums<NV>& s, const float* cen, con
   for (int dy = -R; dy <= R; ++dy)
     for (int g0 = -R; g0 <= R; g0 += kGroup) {
       float ring[kGroup][p];
-#pragma unroll
+CDN_UNROLL
       for (int j = 0; j < kRows + 2 * r; ++j) {
         // Patch row y0 + row0 + j - r: the lane's samples x - r .. x + r, and the
         // candidates x - r + vx + g0 .. + W - 1 of the row displaced by vy + dy.
         const float* cr = cen + (row0 + j) * side + lane;
         float c[p], q[W];
-#pragma unroll
+CDN_UNROLL
         for (int i = 0; i < p; ++i) c[i] = cr[i];
         rd.guide_row(x - r + vx + g0, y0 + row0 + j - r + vy + dy, q);
-#pragma unroll
+CDN_UNROLL
         for (int k = 0; k < kGroup; ++k) {
           float sum = 0.f;
-#pragma unroll
+CDN_UNROLL
           for (int i = 0; i < p; ++i) {
             const float d = c[i] - q[k + i];
             sum += d * d;
@@ -236,17 +236,17 @@ CDN_HD void lane_offsets(const Params& P, LaneSums<NV>& s, const float* cen, con
         if (j >= 2 * r) {
           const int o = j - 2 * r, yo = y0 + row0 + o, qy = yo + vy + dy;
           if (yo < h && qy >= 0 && qy < h) {
-#pragma unroll
+CDN_UNROLL
             for (int k = 0; k < kGroup; ++k) {
               const int dx = g0 + k, qx = x + vx + dx;
               if (dx > R) break;
               if ((dt == 0 && dx == 0 && dy == 0) || qx < 0 || qx >= w) continue;
               float d2 = 0.f;
-#pragma unroll
+CDN_UNROLL
               for (int m = 0; m < p; ++m) d2 += ring[k][(o + m) % p];
               const float wt = expf(-fmaxf(d2 - P.offset, 0.f) * P.inv_h2);
               const float wf = wt * conf;
-#pragma unroll
+CDN_UNROLL
               for (int v = 0; v < NV; ++v) s.num[o][v] += static_cast<double>(wf) * rd.value(v, qx, qy);
               s.den[o] += wf;
               s.wmax[o] = fmaxf(s.wmax[o], wt);
@@ -264,12 +264,12 @@ CDN_HD void lane_write(const Params& P, const LaneSums<NV>& s, int lane, int war
   const int w = c.value_proto[0].width, h = c.value_proto[0].height, x = x0 + lane;
   if (x >= w) return;
   const int t = c.out_first + z;
-#pragma unroll
+CDN_UNROLL
   for (int o = 0; o < kRows; ++o) {
     const int y = y0 + warp * kRows + o;
     if (y >= h) break;
     const double self = s.den[o] > 0.0 ? s.wmax[o] : 1.0;
-#pragma unroll
+CDN_UNROLL
     for (int v = 0; v < NV; ++v) {
       const double centre = frame_at(c, c.value_proto[v], c.value_window[v], t).get(x, y);
       const double value = (s.num[o][v] + self * centre) / (s.den[o] + self);
