@@ -57,7 +57,7 @@ std::vector<float> nlm_frame_confidence(const FrameWindow& luma, int t, const Nl
   const int cols = nlm_confidence_cols(w, cell), rows = nlm_confidence_rows(h, cell);
   const int Rn = params.search_radius_at(1), R0 = std::max(Rn, 1);
   const double scale = params.frame_confidence * params.frame_confidence * sigma * sigma * params.patch_samples();
-  std::vector<float> factor(static_cast<std::size_t>(2 * Rt + 1) * rows * cols, 1.0f);
+  std::vector<float> factor(nlm_confidence_floats(params, w, h), 1.0f);
   // Each row of cells writes its own factors: rows may run in parallel.
   parallel_rows(rows, threads, [&](int cy) {
     if (cancel && cancel->load()) return;  // thrown below, off the worker threads

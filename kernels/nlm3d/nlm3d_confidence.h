@@ -29,6 +29,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <vector>
 
 #include "cudadenoise/plane.h"
@@ -55,6 +56,25 @@ struct NlmConfidence {
 
 CDN_HD int nlm_confidence_cols(int luma_width, int cell) { return (luma_width + cell - 1) / cell; }
 CDN_HD int nlm_confidence_rows(int luma_height, int cell) { return (luma_height + cell - 1) / cell; }
+
+// The view of the factors at `factor` (host or device) for a luma of luma_width x
+// luma_height and a pass on fx x fy luma means.
+inline NlmConfidence nlm_confidence_view(const float* factor, const NlmParams& p, int luma_width, int luma_height,
+                                         int fx = 1, int fy = 1) {
+  return {factor,
+          nlm_confidence_cols(luma_width, p.confidence_cell),
+          nlm_confidence_rows(luma_height, p.confidence_cell),
+          p.confidence_cell,
+          p.temporal_radius,
+          fx,
+          fy};
+}
+
+// Factors per output frame: (2 Rt + 1) x rows x cols.
+inline std::size_t nlm_confidence_floats(const NlmParams& p, int luma_width, int luma_height) {
+  return static_cast<std::size_t>(2 * p.temporal_radius + 1) * nlm_confidence_cols(luma_width, p.confidence_cell) *
+         nlm_confidence_rows(luma_height, p.confidence_cell);
+}
 
 // The factor of frame z's candidates in frame t + dt for sample (x, y) of the pass.
 CDN_HD float nlm_confidence_factor(const NlmConfidence& c, int z, int dt, int x, int y) {

@@ -97,9 +97,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
       if (motion && (motion->fx != 1 || motion->fy != 1))
         throw InvalidArgument("nlm3d: a pass on luma means needs the luma's frame-confidence factors");
       own_factors = nlm_frame_confidence(guide, t, params, sigma, motion, threads, cancel);
-      own_confidence = {own_factors.data(), nlm_confidence_cols(w, params.confidence_cell),
-                        nlm_confidence_rows(h, params.confidence_cell), params.confidence_cell,
-                        params.temporal_radius, 1, 1};
+      own_confidence = nlm_confidence_view(own_factors.data(), params, w, h);
       conf = &own_confidence;
     }
   }

@@ -97,10 +97,8 @@ class Nlm3dCpuWindow final : public WindowFilter {
         for (int c : pass.values) outs.push_back(components(*job.outputs[i])[c]);
         const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, pass.fx, pass.fy};
         const PlaneView luma = components(*job.window[0])[0];  // a copy: components() returns a temporary
-        const NlmConfidence confidence{factors.empty() ? nullptr : factors[i].data(),
-                                       nlm_confidence_cols(luma.width, params_.confidence_cell),
-                                       nlm_confidence_rows(luma.height, params_.confidence_cell),
-                                       params_.confidence_cell, params_.temporal_radius, pass.fx, pass.fy};
+        const NlmConfidence confidence = nlm_confidence_view(factors.empty() ? nullptr : factors[i].data(), params_,
+                                                             luma.width, luma.height, pass.fx, pass.fy);
         if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
         try {
           nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner,

@@ -59,15 +59,13 @@ class Nlm3dCudaWindow final : public WindowFilter {
     if (params_.motion_search) estimate_fields(job, stream);
     const int nf = 2 * params_.temporal_radius + 1;
     const PlaneView luma = components(*job.window[0])[0];
-    const int cell = params_.confidence_cell;
-    const std::size_t cells = static_cast<std::size_t>(nlm_confidence_cols(luma.width, cell)) *
-                              nlm_confidence_rows(luma.height, cell);
-    if (params_.frame_confidence > 0 && cells != factor_cells_) {  // the first chunk, or a new frame size
+    const std::size_t per_frame = nlm_confidence_floats(params_, luma.width, luma.height);
+    if (params_.frame_confidence > 0 && per_frame != factors_per_frame_) {  // the first chunk, or a new frame size
       cudaFree(factors_);
       factors_ = nullptr;
-      factor_cells_ = 0;
-      CDN_CUDA_CHECK(cudaMalloc(&factors_, static_cast<std::size_t>(params_.chunk_size) * nf * cells * sizeof(float)));
-      factor_cells_ = cells;
+      factors_per_frame_ = 0;
+      CDN_CUDA_CHECK(cudaMalloc(&factors_, static_cast<std::size_t>(params_.chunk_size) * per_frame * sizeof(float)));
+      factors_per_frame_ = per_frame;
     }
     // Passes: the luma guide is component 0's part of the table.
     for (const NlmPass& pass : nlm_passes(format_, job.filtered)) {
@@ -96,16 +94,10 @@ class Nlm3dCudaWindow final : public WindowFilter {
           k.motion_cell = motion_params_.cell;
         }
         if (params_.frame_confidence > 0) {
-          float* factors = factors_ + static_cast<std::size_t>(begin) * nf * cells;
+          float* factors = factors_ + static_cast<std::size_t>(begin) * per_frame;
           // The luma pass comes first: it computes the factors of its frames for every pass.
           if (pass.fx == 1 && pass.fy == 1) nlm3d_cuda_confidence(k, params_, job.sigma[begin], factors, stream);
-          k.confidence = {factors,
-                          nlm_confidence_cols(luma.width, cell),
-                          nlm_confidence_rows(luma.height, cell),
-                          cell,
-                          params_.temporal_radius,
-                          pass.fx,
-                          pass.fy};
+          k.confidence = nlm_confidence_view(factors, params_, luma.width, luma.height, pass.fx, pass.fy);
         }
         nlm3d_cuda_chunk(k, params_, job.sigma[begin], stream);
       }
@@ -160,8 +152,8 @@ class Nlm3dCudaWindow final : public WindowFilter {
   MotionVector* fields_ = nullptr;         // device: chunk-size x (2 Rt + 1) fields of field_cells_ vectors
   NlmMotionField* field_table_ = nullptr;  // device: their NlmMotionField, in the same order
   std::size_t field_cells_ = 0;
-  float* factors_ = nullptr;  // device: frame-confidence's factors, chunk-size x (2 Rt + 1) x factor_cells_
-  std::size_t factor_cells_ = 0;
+  float* factors_ = nullptr;  // device: frame-confidence's factors, chunk-size x factors_per_frame_
+  std::size_t factors_per_frame_ = 0;
   void** pointers_ = nullptr;       // device array: window and output planes of a chunk
   void** host_pointers_ = nullptr;  // pinned: the table as written before the copy
   std::size_t table_size_ = 0;

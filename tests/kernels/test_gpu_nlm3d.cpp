@@ -387,8 +387,7 @@ std::vector<HostFrame> gpu_chunk(const std::vector<HostFrame>& in, const NlmPara
   }
   int device = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
-  const int cols = nlm_confidence_cols(f0.width, p.confidence_cell), rows = nlm_confidence_rows(f0.height, p.confidence_cell);
-  const std::size_t nfactors = static_cast<std::size_t>(n) * (2 * p.temporal_radius + 1) * cols * rows;
+  const std::size_t nfactors = n * nlm_confidence_floats(p, f0.width, f0.height);
   DeviceBuffer dfactors(p.frame_confidence > 0 ? nfactors * sizeof(float) : 1);
   CDN_CUDA_CHECK(cudaMemset(dfactors.p, 0xff, p.frame_confidence > 0 ? nfactors * sizeof(float) : 1));  // NaN: unwritten
   for (const NlmPass& pass : nlm_passes(f0.format, format_info(f0.format).components)) {
@@ -422,8 +421,7 @@ std::vector<HostFrame> gpu_chunk(const std::vector<HostFrame>& in, const NlmPara
     k.motion_cell = fields ? fields->cell : 16;
     if (p.frame_confidence > 0) {
       if (pass.fx == 1 && pass.fy == 1) nlm3d_cuda_confidence(k, p, sigma, static_cast<float*>(dfactors.p), nullptr);
-      k.confidence = {static_cast<const float*>(dfactors.p), cols, rows, p.confidence_cell, p.temporal_radius,
-                      pass.fx, pass.fy};
+      k.confidence = nlm_confidence_view(static_cast<const float*>(dfactors.p), p, f0.width, f0.height, pass.fx, pass.fy);
     }
     nlm3d_cuda_check_device(p, nv, device);
     nlm3d_cuda_chunk(k, p, sigma, nullptr);

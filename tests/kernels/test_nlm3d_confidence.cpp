@@ -181,7 +181,7 @@ TEST(Nlm3dConfidence, FilterEqualsTheWeightedFormula) {
   for (int t = 0; t < frames; ++t) {
     const auto factors = nlm_frame_confidence(win, t, p, 14.0, nullptr);
     for (float f : factors) smallest = std::min(smallest, f);
-    const NlmConfidence conf{factors.data(), nlm_confidence_cols(w, 16), nlm_confidence_rows(h, 16), 16, 1, 1, 1};
+    const NlmConfidence conf = nlm_confidence_view(factors.data(), p, w, h);
     const auto got = nlm3d_frame_values(win, t, p, 14.0, 1);  // computes its own factors
     const double h2 = nlm_h2(p, 14.0), offset = nlm_distance_offset(p, 14.0);
     for (int y = 0; y < h; ++y)

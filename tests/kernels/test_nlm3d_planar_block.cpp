@@ -174,9 +174,7 @@ std::vector<HostFrame> emulate_clip(const Clip& clip, const NlmParams& p, const 
     P.offset = static_cast<float>(nlm_distance_offset(p, sigma));
     P.fields = fields ? fields->fields.data() : nullptr;
     if (!factors.empty())
-      P.confidence = {factors.data(), nlm_confidence_cols(luma0.width, p.confidence_cell),
-                      nlm_confidence_rows(luma0.height, p.confidence_cell), p.confidence_cell, p.temporal_radius,
-                      pass.fx, pass.fy};
+      P.confidence = nlm_confidence_view(factors.data(), p, luma0.width, luma0.height, pass.fx, pass.fy);
     switch (nv) {
       case 1: emulate_for<1>(P, p.patch_radius); break;
       case 2: emulate_for<2>(P, p.patch_radius); break;

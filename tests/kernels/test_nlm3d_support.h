@@ -105,10 +105,8 @@ inline std::vector<HostFrame> reference_clip(const std::vector<HostFrame>& clip,
       std::vector<PlaneView> outs;
       for (int c : pass.values) outs.push_back(components(out[t].view())[c]);
       const PlaneView luma = components(clip[0].view())[0];
-      const NlmConfidence conf{factors.empty() ? nullptr : factors[t].data(),
-                               nlm_confidence_cols(luma.width, p.confidence_cell),
-                               nlm_confidence_rows(luma.height, p.confidence_cell),
-                               p.confidence_cell, p.temporal_radius, pass.fx, pass.fy};
+      const NlmConfidence conf = nlm_confidence_view(factors.empty() ? nullptr : factors[t].data(), p, luma.width,
+                                                     luma.height, pass.fx, pass.fy);
       nlm3d_guided_reference(guide, values, t, outs, p, sigma, 0, fields ? &m : nullptr, nullptr,
                              factors.empty() ? nullptr : &conf);
     }

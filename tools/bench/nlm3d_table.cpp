@@ -104,8 +104,7 @@ double time_chunk(const FrameView& host, const NlmParams& p, int frames, int ite
   int device = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
   // frame-confidence: its factors, computed in the timed region by the luma pass.
-  const int ccols = nlm_confidence_cols(host.width, p.confidence_cell), crows = nlm_confidence_rows(host.height, p.confidence_cell);
-  DeviceBuffer factors(static_cast<std::size_t>(frames) * (2 * p.temporal_radius + 1) * ccols * crows * sizeof(float));
+  DeviceBuffer factors(frames * nlm_confidence_floats(p, host.width, host.height) * sizeof(float));
   std::vector<NlmChunk> chunks;
   for (const NlmPass& pass : nlm_passes(host.format, format_info(host.format).components)) {
     NlmChunk k;
@@ -135,8 +134,7 @@ double time_chunk(const FrameView& host, const NlmParams& p, int frames, int ite
     k.motion = fields;
     k.motion_cell = cell;
     if (p.frame_confidence > 0)
-      k.confidence = {static_cast<const float*>(factors.p), ccols, crows, p.confidence_cell, p.temporal_radius,
-                      pass.fx, pass.fy};
+      k.confidence = nlm_confidence_view(static_cast<const float*>(factors.p), p, host.width, host.height, pass.fx, pass.fy);
     nlm3d_cuda_check_device(p, nv, device);
     chunks.push_back(k);
   }
