@@ -64,9 +64,12 @@ struct DevPlane {
 // windows plus a patch (bm3d_profile.h), clipped to the plane.
 struct TileArea {
   int x0, y0, w, h;
-  __host__ __device__ TileArea(const RefGrid& g, int radius, int tile_i, int tile_j) {
-    const int i0 = tile_i * kTileX, j0 = tile_j * kTileY;
-    const int i1 = std::min(i0 + kTileX, g.nx) - 1, j1 = std::min(j0 + kTileY, g.ny) - 1;
+  __host__ __device__ TileArea(const RefGrid& g, int radius, int tile_i, int tile_j)
+      : TileArea(g, radius, tile_i, tile_j * kTileY, kTileY) {}
+  // The references of tile column tile_i in rows j0 .. j0 + rows - 1 (j0 < g.ny).
+  __host__ __device__ TileArea(const RefGrid& g, int radius, int tile_i, int j0, int rows) {
+    const int i0 = tile_i * kTileX;
+    const int i1 = std::min(i0 + kTileX, g.nx) - 1, j1 = std::min(j0 + rows, g.ny) - 1;
     x0 = std::max(0, g.x(i0) - radius);
     y0 = std::max(0, g.y(j0) - radius);
     w = std::min(g.last_x, g.x(i1) + radius) + kPatch - x0;
@@ -74,7 +77,7 @@ struct TileArea {
   }
   // Upper bounds over all tiles, for shared-memory sizes.
   static __host__ int max_w(int step, int radius) { return (kTileX - 1) * step + 2 * radius + kPatch; }
-  static __host__ int max_h(int step, int radius) { return (kTileY - 1) * step + 2 * radius + kPatch; }
+  static __host__ int max_h(int step, int radius, int rows = kTileY) { return (rows - 1) * step + 2 * radius + kPatch; }
 };
 
 // ---------------------------------------------------------------- planes
@@ -273,16 +276,36 @@ __global__ void quantize_guide8_kernel(DevPlane in, BytePlane out, float unit) {
   out.data[static_cast<std::size_t>(y) * out.pitch + x] = static_cast<unsigned char>(v);
 }
 
-// Per patch origin the sum of its 64 squared samples (at most 64 x 255^2 < 2^22).
-__global__ void box_squares_kernel(BytePlane g, int* sq, int sq_pitch) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+// Per patch origin the sum of its 64 squared samples (at most 64 x 255^2 < 2^22),
+// separably: a 32 x 8 block stages the squares of its (32 + 7) x (8 + 7) bytes in
+// shared memory, sums 8 of them along rows, then 8 of those along columns (in
+// integers: the direct sums' values).
+constexpr int kBoxX = 32, kBoxY = 8;
+__global__ void __launch_bounds__(kBoxX * kBoxY) box_squares_kernel(BytePlane g, int* sq, int sq_pitch) {
+  constexpr int kW = kBoxX + kPatch - 1, kH = kBoxY + kPatch - 1;
+  __shared__ int squares[kH][kW];
+  __shared__ int row_sums[kH][kBoxX];
+  const int bx = blockIdx.x * kBoxX, by = blockIdx.y * kBoxY;
+  const int t = threadIdx.y * kBoxX + threadIdx.x;
+  for (int k = t; k < kW * kH; k += kBoxX * kBoxY) {
+    const int x = bx + k % kW, y = by + k / kW;
+    const int v = x < g.width && y < g.height ? static_cast<int>(g.at(x, y)) : 0;
+    squares[k / kW][k % kW] = v * v;
+  }
+  __syncthreads();
+  for (int k = t; k < kBoxX * kH; k += kBoxX * kBoxY) {
+    const int r = k / kBoxX, c = k % kBoxX;
+    int s = 0;
+#pragma unroll
+    for (int d = 0; d < kPatch; ++d) s += squares[r][c + d];
+    row_sums[r][c] = s;
+  }
+  __syncthreads();
+  const int x = bx + threadIdx.x, y = by + threadIdx.y;
   if (x > g.width - kPatch || y > g.height - kPatch) return;
   int s = 0;
-  for (int j = 0; j < kPatch; ++j)
-    for (int i = 0; i < kPatch; ++i) {
-      const int v = static_cast<int>(g.at(x + i, y + j));
-      s += v * v;
-    }
+#pragma unroll
+  for (int d = 0; d < kPatch; ++d) s += row_sums[threadIdx.y + d][threadIdx.x];
   sq[static_cast<std::size_t>(y) * sq_pitch + x] = s;
 }
 
@@ -294,13 +317,12 @@ struct Match8Args {
   int radius, side;
   int tau;           // on the integer sum of squared differences: floor(tau_ssd)
   int row_words;     // 32-bit words per row of each shifted copy of the area
-  int copies_words;  // shared words the four copies take
   int first_tile_row;
   std::uint16_t* lists;
   std::uint8_t* counts;
 };
 
-// block_match_kernel on an 8-bit guide, with the same tile, scan order and result
+// block_match_kernel on an 8-bit guide, with the same scan order and result
 // (the distances are the same integers): ||P - Q||^2 = |P|^2 + |Q|^2 - 2 P.Q, |Q|^2
 // from box_squares_kernel, P.Q by 8-bit dot products (__dp4a: 4 products an
 // instruction). The area is staged four times in shared memory, copy s shifted by
@@ -310,48 +332,93 @@ struct Match8Args {
 // a patch row. The list of the best candidates lives in registers and takes a new
 // entry by a fixed sequence of compares and selects (block_match_kernel's
 // insertion into a shared-memory list waits on a load per shifted entry).
-// Thread mapping: one thread per reference, as block_match_kernel; each thread
-// starts its candidate blocks at a multiple of 4 bytes of the area (earlier than
-// its window's left edge by up to 3 candidates, which it skips).
-template <int K>
+//
+// Thread mapping: S threads per reference (S = 1, 2 or 4; blockDim = (kTileX,
+// kTileY / S, S)), a block covering kTileX x (kTileY / S) references of a tile.
+// Thread z scans the z-th of S consecutive runs of the window's rows; each keeps
+// its own list; then thread 0 takes the others' entries in the order z = 1 .. S - 1,
+// each list in its order. Every entry of run z comes later in the scan order than
+// every entry of the runs before it, and an entry never displaces an earlier one
+// at the same distance, so the merged list is the one-thread scan's, entry for
+// entry: S only spreads small grids (draft, rapid) over more of the GPU. Each
+// thread starts its candidate blocks at a multiple of 4 bytes of the area
+// (earlier than its window's left edge by up to 3 candidates, which it skips).
+template <int K, int S>
 __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
+  static_assert(kTileY % S == 0, "S divides the tile's rows");
+  constexpr int kRows = kTileY / S;          // reference rows of the block
+  constexpr int kRefs = kTileX * kRows;      // references of the block
   extern __shared__ unsigned smem_words[];
-  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
-  const TileArea area(a.grid, a.radius, tile_i, tile_j);
+  const int j0 = a.first_tile_row * kTileY + blockIdx.y * kRows;
+  if (j0 >= a.grid.ny) return;  // the whole block (the last tile's missing rows)
+  const TileArea area(a.grid, a.radius, blockIdx.x, j0, kRows);
   const int rw = a.row_words;
   unsigned* copies = smem_words;  // [area row][word][copy s]
-  const int t = threadIdx.y * kTileX + threadIdx.x;
+  const int r = threadIdx.y * kTileX + threadIdx.x;  // the reference within the block
+  const int t = threadIdx.z * kRefs + r;
   // Thread mapping: all threads stage the area.
   stage_area8(a.guide, area.x0, area.y0, area.w, area.h, rw, copies, t, kTileRefs);
 
-  // From here: one thread per reference.
-  const int i = tile_i * kTileX + threadIdx.x, j = tile_j * kTileY + threadIdx.y;
-  if (i >= a.grid.nx || j >= a.grid.ny) return;
-  const int rx = a.grid.x(i), ry = a.grid.y(j), R = a.radius;
-  unsigned ref[2 * kPatch];
-  const unsigned ref_sq = load_patch8(copies, rw, rx - area.x0, ry - area.y0, ref);
+  // From here: S threads per reference.
+  const int i = blockIdx.x * kTileX + threadIdx.x, j = j0 + threadIdx.y;
+  const bool valid = i < a.grid.nx && j < a.grid.ny;
   BestList<K - 1> best;  // the candidates, the reference itself not included
   best.clear();
-  const int dx_lo = max(-R, -rx), dx_hi = min(R, a.grid.last_x - rx);
-  const int dy_lo = max(-R, -ry), dy_hi = min(R, a.grid.last_y - ry);
-  const int dx_first = dx_lo - ((rx + dx_lo - area.x0) & 3);  // area byte offset a multiple of 4
-  for (int dy = dy_lo; dy <= dy_hi; ++dy) {
-    const int* sq_row = a.sq + static_cast<std::size_t>(ry + dy) * a.sq_pitch + rx;
-    for (int dxb = dx_first; dxb <= dx_hi; dxb += kDxBlock) {
-      unsigned acc[kDxBlock];
-      dot_block8(copies, rw, rx + dxb - area.x0, ry + dy - area.y0, ref, acc);
+  const int R = a.radius;
+  if (valid) {
+    const int rx = a.grid.x(i), ry = a.grid.y(j);
+    unsigned ref[2 * kPatch];
+    const unsigned ref_sq = load_patch8(copies, rw, rx - area.x0, ry - area.y0, ref);
+    const int dx_lo = max(-R, -rx), dx_hi = min(R, a.grid.last_x - rx);
+    const int dy_lo = max(-R, -ry), dy_hi = min(R, a.grid.last_y - ry);
+    const int dx_first = dx_lo - ((rx + dx_lo - area.x0) & 3);  // area byte offset a multiple of 4
+    const int run = (dy_hi - dy_lo + S) / S;  // rows of each thread's run
+    const int dy_begin = dy_lo + static_cast<int>(threadIdx.z) * run;
+    const int dy_end = min(dy_hi, dy_begin + run - 1);
+    for (int dy = dy_begin; dy <= dy_end; ++dy) {
+      const int* sq_row = a.sq + static_cast<std::size_t>(ry + dy) * a.sq_pitch + rx;
+      for (int dxb = dx_first; dxb <= dx_hi; dxb += kDxBlock) {
+        unsigned acc[kDxBlock];
+        dot_block8(copies, rw, rx + dxb - area.x0, ry + dy - area.y0, ref, acc);
 #pragma unroll
-      for (int q = 0; q < kDxBlock; ++q) {
-        const int dx = dxb + q;
-        if (dx < dx_lo || dx > dx_hi || (dx == 0 && dy == 0)) continue;
-        const int d = static_cast<int>(ref_sq) + __ldg(sq_row + dx) - 2 * static_cast<int>(acc[q]);
-        // Within tau and better than the last entry (a later candidate at the
-        // same distance never displaces an earlier one: the scan order).
-        if (d > a.tau || !best.admits(d)) continue;
-        best.insert(d, (dy + R) * a.side + dx + R);
+        for (int q = 0; q < kDxBlock; ++q) {
+          const int dx = dxb + q;
+          if (dx < dx_lo || dx > dx_hi || (dx == 0 && dy == 0)) continue;
+          const int d = static_cast<int>(ref_sq) + __ldg(sq_row + dx) - 2 * static_cast<int>(acc[q]);
+          // Within tau and better than the last entry (a later candidate at the
+          // same distance never displaces an earlier one: the scan order).
+          if (d > a.tau || !best.admits(d)) continue;
+          best.insert(d, (dy + R) * a.side + dx + R);
+        }
       }
     }
   }
+  if constexpr (S > 1) {
+    // The runs' lists through shared memory (the area is no longer read):
+    // [run z - 1][entry][reference] distances, then the same for the indices.
+    int* run_d = reinterpret_cast<int*>(smem_words);
+    int* run_i = run_d + (S - 1) * (K - 1) * kRefs;
+    __syncthreads();
+    if (threadIdx.z > 0) {
+#pragma unroll
+      for (int e = 0; e < K - 1; ++e) {
+        run_d[((threadIdx.z - 1) * (K - 1) + e) * kRefs + r] = best.d[e];
+        run_i[((threadIdx.z - 1) * (K - 1) + e) * kRefs + r] = best.i[e];
+      }
+    }
+    __syncthreads();
+    if (threadIdx.z > 0) return;
+#pragma unroll 1
+    for (int z = 0; z < S - 1; ++z) {
+#pragma unroll 1
+      for (int e = 0; e < K - 1; ++e) {
+        const int d = run_d[(z * (K - 1) + e) * kRefs + r];
+        if (!best.admits(d)) break;  // a run's list is sorted: no later entry enters either
+        best.insert(d, run_i[(z * (K - 1) + e) * kRefs + r]);
+      }
+    }
+  }
+  if (!valid) return;
   const int count = best.count();
   const int n = floor_pow2(min(1 + count, K));
   const std::size_t slot = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
@@ -361,6 +428,58 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
   for (int k = 1; k < K; ++k)
     if (k < n) out[k] = static_cast<std::uint16_t>(best.i[k - 1]);
   a.counts[slot] = static_cast<std::uint8_t>(n);
+}
+
+// Shared memory of block_match8_kernel<K, S>: the area's four copies, or the
+// runs' lists when those are larger.
+std::size_t match8_shared_bytes(int K, int S, int step, int radius) {
+  const int area_w = TileArea::max_w(step, radius), area_h = TileArea::max_h(step, radius, kTileY / S);
+  const std::size_t copies = sizeof(unsigned) * 4 * ((area_w + 3) / 4 + 3) * area_h;
+  const std::size_t runs = 2 * sizeof(int) * (S - 1) * (K - 1) * kTileX * (kTileY / S);
+  return std::max(copies, runs);
+}
+
+// Calls f(block_match8_kernel<K, S>) for run-time K (8, 16, 32) and S (1, 2, 4).
+template <typename F>
+void with_match8_kernel(int K, int S, F&& f) {
+  auto by_split = [&](auto k8, auto k16, auto k32) {
+    if (K == 8)
+      f(k8);
+    else if (K == 16)
+      f(k16);
+    else
+      f(k32);
+  };
+  if (S == 4)
+    by_split(block_match8_kernel<8, 4>, block_match8_kernel<16, 4>, block_match8_kernel<32, 4>);
+  else if (S == 2)
+    by_split(block_match8_kernel<8, 2>, block_match8_kernel<16, 2>, block_match8_kernel<32, 2>);
+  else
+    by_split(block_match8_kernel<8, 1>, block_match8_kernel<16, 1>, block_match8_kernel<32, 1>);
+}
+
+// Threads per reference for a batch of `tiles` tiles: the largest S of 2 and 4
+// whose blocks all run at once on this GPU (cudaOccupancy...: resident blocks an
+// SM x SMs), else 1. A grid of one thread per reference that leaves the SMs with a
+// few warps each (draft and rapid at 1080p: 272 and 648 tiles, 2 to 5 blocks an
+// SM) is latency-bound; more threads per reference spread it without a second
+// wave of blocks.
+int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) {
+  int device = 0, sms = 0;
+  CDN_CUDA_CHECK(cudaGetDevice(&device));
+  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int split = 1;
+  for (int S : {2, 4}) {
+    const std::size_t shared = match8_shared_bytes(K, S, step, radius);
+    if (shared > static_cast<std::size_t>(shared_limit)) continue;
+    int per_sm = 0;
+    with_match8_kernel(K, S, [&](auto kernel) {
+      CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      CDN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileRefs, shared));
+    });
+    if (static_cast<long long>(tiles) * S <= static_cast<long long>(per_sm) * sms) split = S;
+  }
+  return split;
 }
 
 // ---------------------------------------------------------------- filtering
@@ -713,6 +832,14 @@ void allow_shared(Kernel kernel, std::size_t bytes) {
 
 int Bm3dCuda::default_batch_references() { return kBatchTileRowsMaxRefs; }
 
+void Bm3dCuda::set_match_split(int threads_per_reference) {
+  if (threads_per_reference != 0 && threads_per_reference != 1 && threads_per_reference != 2 &&
+      threads_per_reference != 4)
+    throw InvalidArgument("bm3d: the block matching's threads per reference are 1, 2 or 4 (0: by the grid), not " +
+                          std::to_string(threads_per_reference));
+  match_split_ = threads_per_reference;
+}
+
 Bm3dCuda::~Bm3dCuda() {
   for (void* b : buffers_)
     if (b) cudaFree(b);  // nothing to report to from a destructor
@@ -878,7 +1005,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         quantize_guide8_kernel<<<plane_grid(guide.width, guide.height), dim3(32, 8), 0, stream>>>(
             guide, guide8, static_cast<float>(1 << (depth - 8)));
         CDN_CHECK_LAUNCH("bm3d quantize_guide8_kernel");
-        box_squares_kernel<<<plane_grid(guide.width, guide.height), dim3(32, 8), 0, stream>>>(guide8, squares,
+        box_squares_kernel<<<plane_grid(guide.width, guide.height), dim3(kBoxX, kBoxY), 0, stream>>>(guide8, squares,
                                                                                                guide.pitch);
         CDN_CHECK_LAUNCH("bm3d box_squares_kernel");
       }
@@ -906,6 +1033,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
                               std::to_string(shared_limit));
       Match8Args m8;
       std::size_t match8_shared = 0;
+      int match_split = 1;
       if (use_match8) {
         m8.guide = guide8;
         m8.sq = squares;
@@ -915,10 +1043,11 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         m8.side = pp.side();
         m8.tau = static_cast<int>(std::floor(pp.tau_ssd));
         m8.row_words = (area_w + 3) / 4 + 3;
-        m8.copies_words = 4 * m8.row_words * area_h;
         m8.lists = lists;
         m8.counts = counts;
-        match8_shared = sizeof(unsigned) * m8.copies_words;
+        const int full_tiles = tiles_x * std::min(batch_rows, tiles_y);
+        match_split = match_split_ > 0 ? match_split_ : auto_match8_split(K, full_tiles, pp.step, pp.radius, shared_limit);
+        match8_shared = match8_shared_bytes(K, match_split, pp.step, pp.radius);
         if (match8_shared > static_cast<std::size_t>(shared_limit))
           throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match8_shared) +
                                 " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));
@@ -952,16 +1081,12 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         m8.first_tile_row = row0;
         timer.mark(kOther);
         if (use_match8) {
+          const int S = match_split;
           auto launch = [&](auto kernel) {
             allow_shared(kernel, match8_shared);
-            kernel<<<tiles, dim3(kTileX, kTileY), match8_shared, stream>>>(m8);
+            kernel<<<dim3(tiles.x, tiles.y * S), dim3(kTileX, kTileY / S, S), match8_shared, stream>>>(m8);
           };
-          if (K == 8)
-            launch(block_match8_kernel<8>);
-          else if (K == 16)
-            launch(block_match8_kernel<16>);
-          else
-            launch(block_match8_kernel<32>);
+          with_match8_kernel(K, S, launch);
         } else if (K == 8) {
           allow_shared(block_match_kernel<8>, match_shared);
           block_match_kernel<8><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);

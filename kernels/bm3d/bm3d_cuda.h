@@ -56,6 +56,11 @@ class Bm3dCuda {
   // filter aggregating every patch into the frame with 64-bit global atomics.
   void set_reference_kernels(bool on) { reference_kernels_ = on; }
 
+  // Threads per reference of the 8-bit block matching (match8 profiles): 1, 2 or
+  // 4, or 0 (the default) to choose by the grid's size and the GPU. The groups,
+  // and so the output, are the same bytes whatever the split (tests, bench).
+  void set_match_split(int threads_per_reference);
+
   // Timings of the last run() (milliseconds, CUDA events), when enabled.
   struct Timing {
     double block_matching = 0, filtering = 0, other = 0;
@@ -72,6 +77,7 @@ class Bm3dCuda {
   int batch_refs_ = default_batch_references();
   bool timing_ = false;
   bool reference_kernels_ = false;
+  int match_split_ = 0;
   Timing last_;
 };
 

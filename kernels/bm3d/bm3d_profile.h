@@ -18,7 +18,9 @@
 //   summation, which the GPU computes with 8-bit dot products; phase 1 of an 8-bit
 //   plane is unchanged, phase 2 matches on the rounded basic estimate).
 // - quick, rapid, draft: balanced with less search, at every sigma: quick step 4,
-//   window 25; rapid step 5, window 25, N 8 / 16; draft step 8, window 19, N 8 / 16.
+//   window 25; rapid step 5, window 25, N 8 / 16; draft step 7, window 15, N 8 / 8
+//   (until 2026-11-27 step 8, window 19, N 8 / 16: slower, and below BM3DCUDA's
+//   defaults on the street clip; docs/BM3D.md, "Draft against BM3DCUDA's defaults").
 //   Their quality against the reference profile on the evaluation clips:
 //   docs/BM3D.md.
 // Every profile aggregates with the Kaiser window (beta 2) of the reference.
@@ -122,9 +124,9 @@ inline PhaseProfile phase_profile(const Bm3dParams& p, bool wiener, int bit_dept
       window = 25;
       pp.max_group = wiener ? 16 : 8;
     } else if (p.profile == Bm3dProfile::Draft) {
-      pp.step = 8;
-      window = 19;
-      pp.max_group = wiener ? 16 : 8;
+      pp.step = 7;
+      window = 15;
+      pp.max_group = 8;
     }
   }
   if (p.step > 0) pp.step = p.step;

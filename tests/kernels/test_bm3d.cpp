@@ -265,7 +265,7 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
     int step, radius, n1, n2;
   };
   for (const Geometry& g : {Geometry{Bm3dProfile::Quick, 4, 12, 16, 32}, Geometry{Bm3dProfile::Rapid, 5, 12, 8, 16},
-                            Geometry{Bm3dProfile::Draft, 8, 9, 8, 16}}) {
+                            Geometry{Bm3dProfile::Draft, 7, 7, 8, 8}}) {
     p.profile = g.profile;
     for (double sigma : {20.0, 50.0}) {
       const PhaseProfile a = phase_profile(p, false, 8, sigma), b = phase_profile(p, true, 8, sigma);

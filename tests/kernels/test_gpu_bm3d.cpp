@@ -329,6 +329,66 @@ TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
       }
 }
 
+// The 8-bit block matching with 2 and 4 threads per reference (each scans a run of
+// the window's rows, then the lists merge in scan order) against one thread per
+// reference: the same groups, so the same bytes, in every match8 profile (lists of
+// 8, 16 and 32), at sigma 10 to 50 (tau differs), on odd sizes, a frame smaller
+// than a tile, three components and one-row batches (first_tile_row > 0).
+TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
+  {
+    Bm3dCuda b;
+    EXPECT_THROW(b.set_match_split(3), InvalidArgument);
+    EXPECT_THROW(b.set_match_split(-1), InvalidArgument);
+  }
+  CDN_REQUIRE_GPU();
+  struct Case {
+    std::string what;
+    HostFrame frame;
+    double sigma;
+  };
+  std::vector<Case> cases;
+  const int side = small() ? 80 : 260;
+  cases.push_back({"astronaut GRAY8 s25", noisy_copy(real_frame("astronaut.png", PixelFormat::GRAY8, side + 3, side - 11), 25, 11), 25});
+  cases.push_back({"camera GRAY8 s50", noisy_copy(real_frame("camera.png", PixelFormat::GRAY8, side, side + 5), 50, 12), 50});
+  cases.push_back({"coffee NV12 s10", noisy_copy(real_frame("coffee.png", PixelFormat::NV12, side / 2 + 1, side / 2 - 1), 10, 13), 10});
+  HostFrame tiny(PixelFormat::GRAY8, 21, 11);
+  test::fill_random(components(tiny.view())[0], 4);
+  cases.push_back({"random GRAY8 21x11", std::move(tiny), 40});
+  for (const Case& c : cases)
+    for (Bm3dProfile profile : {Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
+      for (bool one_row_batches : {false, true}) {
+        if (small() && one_row_batches && profile != Bm3dProfile::Draft) continue;
+        const FrameView& h = c.frame.view();
+        const int filtered = format_info(h.format).components;
+        CudaFramePool pool(h.format, h.width, h.height, 2);
+        auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
+        copy_frame_async(h, din->view(), nullptr);
+        CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        Bm3dParams params;
+        params.profile = profile;
+        const std::vector<double> sigma(filtered, c.sigma);
+        std::vector<HostFrame> outs;
+        for (int split : {1, 2, 4, 0}) {
+          Bm3dCuda bm3d;
+          bm3d.set_match_split(split);
+          if (one_row_batches) bm3d.set_batch_references(1);
+          bm3d.run(components(din->view()), components(dout->view()), filtered, params, sigma, nullptr);
+          outs.emplace_back(h.format, h.width, h.height);
+          copy_frame_async(dout->view(), outs.back().view(), nullptr);
+          CDN_CUDA_CHECK(cudaDeviceSynchronize());
+        }
+        const std::string what =
+            c.what + " " + bm3d_profile_name(profile) + (one_row_batches ? " one-row batches" : "");
+        const auto one = components(outs[0].view());
+        for (std::size_t s = 1; s < outs.size(); ++s) {
+          const auto other = components(outs[s].view());
+          for (std::size_t k = 0; k < one.size(); ++k)
+            EXPECT_EQ(diff(one[k], other[k]).max_abs, 0)
+                << what << " component " << k << ": split " << (s == 3 ? 0 : 1 << s) << " against 1";
+        }
+      }
+}
+
 TEST(GpuBm3d, RandomImagesOfOddSizesAndDepths) {
   CDN_REQUIRE_GPU();
   const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {8, 8}, {33, 17}, {64, 48}, {97, 61}};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "content.h"
 #include "cudadenoise/stream_denoiser.h"
@@ -27,12 +28,14 @@ double median(std::vector<double> v) {
 }
 
 struct Profile {
-  const char* name;
+  std::string name;
   Bm3dParams params;
+  int match_split = 0;  // Bm3dCuda::set_match_split: 0 chooses by the grid
 };
 
-Profile named_profile(Bm3dProfile profile) {
-  Profile p{bm3d_profile_name(profile), Bm3dParams{}};
+Profile named_profile(Bm3dProfile profile, int match_split = 0) {
+  Profile p{bm3d_profile_name(profile), Bm3dParams{}, match_split};
+  if (match_split) p.name += " t" + std::to_string(match_split);
   p.params.profile = profile;
   return p;
 }
@@ -46,6 +49,7 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations) {
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   Bm3dCuda bm3d;
   bm3d.enable_timing(true);
+  bm3d.set_match_split(profile.match_split);
   const std::vector<double> sigma(filtered, 25.0 * (1 << (format_info(host.format).bit_depth - 8)));
   std::vector<double> total, match, filter, other;
   for (int i = 0; i <= iterations; ++i) {
@@ -61,7 +65,7 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations) {
     other.push_back(t.other);
   }
   const double ms = median(total);
-  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f\n", profile.name, host.width,
+  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f\n", profile.name.c_str(), host.width,
               host.height, format_name(host.format), "gpu", ms, median(match), median(filter), median(other),
               1000.0 / ms, bm3d.device_bytes() / 1048576.0);
   std::fflush(stdout);
@@ -78,7 +82,7 @@ void cpu_row(const FrameView& host, const Profile& profile) {
   const auto a = std::chrono::steady_clock::now();
   d->process(host, out.view());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
-  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10s %12s %8s %8.2f %9s\n", profile.name, host.width, host.height,
+  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10s %12s %8s %8.2f %9s\n", profile.name.c_str(), host.width, host.height,
               format_name(host.format), "cpu", ms, "-", "-", "-", 1000.0 / ms, "-");
   std::fflush(stdout);
 }
@@ -104,6 +108,10 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
       for (Bm3dProfile profile : {Bm3dProfile::Fast, Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid,
                                   Bm3dProfile::Draft})
         gpu_row(in.view(), named_profile(profile), iterations);
+      // The 8-bit block matching with 1, 2 and 4 threads per reference ("t1".. "t4";
+      // the rows above choose by the grid's size): the same output, other times.
+      for (Bm3dProfile profile : {Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
+        for (int split : {1, 2, 4}) gpu_row(in.view(), named_profile(profile, split), iterations);
       const HostFrame nv12 = make_frame(source, PixelFormat::NV12, w, h);
       gpu_row(nv12.view(), named_profile(Bm3dProfile::Balanced), iterations);
     }
