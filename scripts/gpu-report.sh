@@ -5,7 +5,8 @@
 # for its child processes only), with the GPU peers of .peers/bin when that is there, and packs
 # what it wrote for the trip back.
 #
-#   scripts/gpu-report.sh --out "$OUT"            # preset gpu: about 8 minutes on an H200
+#   scripts/gpu-report.sh --out "$OUT"            # preset gpu: about 870 s on an H200, more than one call:
+#   scripts/gpu-report.sh --out "$OUT" --resume part1.json   # ... the rest in a second (docs/EVALUATION.md)
 #   scripts/gpu-report.sh --smoke --out "$OUT"    # preset gpu-smoke: about a minute, the same code paths
 #   scripts/gpu-report.sh --out "$OUT" --preset full --skip ffmpeg-bm3d   # other report.py arguments
 #

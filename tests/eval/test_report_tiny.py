@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # test_report_tiny.py: tools/eval/report.py end to end on the tiny preset, the
 # way CI can run it (CPU backend, FFmpeg, the OpenCV helper when built), twice:
+# - --resume goes on from a run stopped early: every input once, the same numbers, both parts named;
 # - it writes RESULTS.md, results.json, a crops figure per input (and per clip
 #   as it is) and a plot per group, all real PNG files;
 # - every cudadenoise mode of `cudadenoise-eval info` (so bm3d once it exists),
@@ -36,10 +37,14 @@ def check(cond, msg):
         print('FAIL: ' + msg)
 
 
-def run(out, work):
-    cmd = [sys.executable, REPORT, '--tiny', '--build', BUILD, '--out', out, '--work', work]
+def run(out, work, *extra, check_rc=True):
+    cmd = [sys.executable, REPORT, '--tiny', '--build', BUILD, '--out', out, '--work', work, *extra]
     print('$ ' + ' '.join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    rc = subprocess.run(cmd).returncode
+    if not check_rc:
+        return rc
+    if rc != 0:
+        raise RuntimeError(f'report.py exited {rc}')
     with open(os.path.join(out, 'results', 'results.json')) as f:
         return json.load(f)
 
@@ -125,6 +130,26 @@ def main():
         check(len(qa) > 50, f'{len(qa)} quality numbers')
         diff = [k for k in qa if qa[k] != qb.get(k)]
         check(not diff, f'quality differs between two runs: {diff[:5]}')
+
+        # --resume: a run stopped after its first input goes on from its results.json and ends with
+        # every input once, the same numbers, and RESULTS.md naming the two parts; a complete run
+        # is refused.
+        stopped = dict(a, complete=False, contents=a['contents'][:1])
+        stopped_path = os.path.join(tmp, 'stopped.json')
+        with open(stopped_path, 'w') as f:
+            json.dump(stopped, f)
+        c = run(os.path.join(tmp, 'c'), os.path.join(tmp, 'wc'), '--resume', stopped_path)
+        ids = [x['id'] for x in c['contents']]
+        check(ids == [x['id'] for x in a['contents']], f'--resume: every input once, in order: {ids}')
+        check(c.get('complete') is True and len(c.get('parts', [])) == 2, f"--resume: complete, two parts")
+        check([p['inputs'] for p in c['parts']] == [ids[:1], ids[1:]], f"--resume: the parts' inputs {c['parts']}")
+        qc = quality_numbers(c)
+        check(qc == qa, '--resume: the same numbers as the run in one part')
+        md_c = open(os.path.join(tmp, 'c', 'RESULTS.md')).read()
+        check('Run in 2 parts' in md_c and 'Incomplete' not in md_c, 'RESULTS.md of a resumed run names its parts')
+        whole_path = os.path.join(tmp, 'a', 'results', 'results.json')
+        rc = run(os.path.join(tmp, 'd'), os.path.join(tmp, 'wd'), '--resume', whole_path, check_rc=False)
+        check(rc != 0, f'--resume of a complete run is refused (exit {rc})')
     if failures:
         print(f'{len(failures)} failure(s)')
         return 1

@@ -87,6 +87,7 @@ def run_report(args):
     fig_dir = os.path.join(out, 'results')
     os.makedirs(fig_dir, exist_ok=True)
     pipe = Pipeline(env, preset, info, work, params, say, skip, gpu_peers)
+    earlier = load_resumed(args.resume, preset, facts) if args.resume else None
     results = {'preset': dataclasses.asdict(preset), 'facts': facts, 'info': info, 'params': params,
                'calibration': params.get('calibration', {}).get('content', 'see peer_params.json'),
                'opencv_version': None, 'opencv_framework': None, 'skipped': skip,
@@ -95,7 +96,18 @@ def run_report(args):
                'rows': [dataclasses.asdict(r) for r in config.ROWS],
                'gpu_peer_rows': [dataclasses.asdict(r) for r in config.GPU_PEER_ROWS] if gpu_peers else [],
                'complete': False, 'contents': [], 'figures_drawn': figures is not None}
-    if pipe.gpu_peers:
+    if earlier:
+        # The earlier part's inputs as they are; its failures and row notes beside this part's.
+        results['contents'] = earlier['contents']
+        results['parts'] = earlier.get('parts') or [part_facts(earlier)]
+        pipe.failed = {k: list(v) for k, v in earlier.get('failed', {}).items()}
+        if pipe.gpu_peers and earlier.get('gpu_peers'):
+            pipe.gpu_peers.restore(earlier['gpu_peers'])
+            results['gpu_peers'] = pipe.gpu_peers.table()
+            say(f"GPU peers: vs-nlm-cuda's h of the earlier part: {results['gpu_peers']['h']}")
+        say(f"--resume {args.resume}: {len(results['contents'])} input(s) done there: "
+            f"{', '.join(c['id'] for c in results['contents'])}")
+    elif pipe.gpu_peers:
         # vs-nlm-cuda's h: swept on the first moving clips (two), at each sigma, before the report runs
         cal = [s for s in preset.clips if s.motion_class == 'moving' and not s.gray][:2] or preset.clips[:1]
         say(f"GPU peers: calibrating vs-nlm-cuda's h on {', '.join(s.id or s.name for s in cal)}")
@@ -107,6 +119,7 @@ def run_report(args):
     todo = [('clip', c) for c in preset.clips] + [('compressed', c) for c in preset.compressed] + \
         [('still', s) for s in preset.stills]
     prepare = {'clip': prepare_clip, 'still': prepare_still, 'compressed': prepare_compressed}
+    done = {c['id'] for c in results['contents']}
     for kind, spec in todo:
         try:
             c = prepare[kind](env, spec, args.data, work, preset)
@@ -115,6 +128,8 @@ def run_report(args):
                 raise
             say(f'{spec.name}: left out: {e}')
             continue
+        if c.id in done:
+            continue  # finished by the earlier part (--resume)
         check_passthrough(env, c, work)
         say(f'{c.id}: {c.width}x{c.height} {c.format} x{c.frames} ({c.title})')
         if env.opencv and results['opencv_version'] is None and 'ocv-nlm' not in skip:
@@ -145,11 +160,37 @@ def run_report(args):
         write_outputs(results, out, fig_dir, work)
         say(f'{c.id}: done; {out}/RESULTS.md written ({len(results["contents"])} of {len(todo)} inputs)')
     results['complete'] = True
+    if earlier:
+        results['parts'].append(part_facts(results, skip))
     write_outputs(results, out, fig_dir, work)
     say(f'wrote {out}/RESULTS.md and {fig_dir}/ ({len(os.listdir(fig_dir))} files)')
     if not args.keep and not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return results
+
+
+def part_facts(results, skip=None):
+    """One part of a resumed report: when, what build and GPU, which inputs it ran, what it left out."""
+    done_before = sum(len(p['inputs']) for p in results.get('parts', []))
+    return {'date': results['facts']['date'], 'commit': results['facts']['commit'],
+            'gpu': results['facts']['gpu_long'], 'inputs': [c['id'] for c in results['contents']][done_before:],
+            'skipped': list(skip if skip is not None else results.get('skipped', []))}
+
+
+def load_resumed(path, preset, facts):
+    """An earlier run's results.json that stopped early (its time limit), to go on from: the same preset,
+    build and GPU, or the parts would not compare."""
+    with open(path) as f:
+        earlier = json.load(f)
+    if earlier.get('complete'):
+        raise HarnessError(f'--resume {path}: that run is complete')
+    problems = [what for what, a, b in (('preset', earlier['preset']['name'], preset.name),
+                                        ('cudadenoise build', earlier['facts']['commit'], facts['commit']),
+                                        ('GPU', earlier['facts']['gpu_long'], facts['gpu_long']))
+                if a != b]
+    if problems:
+        raise HarnessError(f"--resume {path}: another {', '.join(problems)} than this run's")
+    return earlier
 
 
 def write_outputs(results, out, fig_dir, work=None, draw=True):
@@ -217,6 +258,9 @@ def main():
     ap.add_argument('--gpu-peers', metavar='DIR', help='the GPU peers\' drivers (bm3dcuda-run, nlmcuda-run: '
                     '../shared/peers/README.md), e.g. .peers/bin, or auto (.peers/bin when there and a GPU is); '
                     'default: not run')
+    ap.add_argument('--resume', metavar='RESULTS_JSON', help='go on from a run stopped early (its results.json, '
+                    'the same preset, build and GPU): keep its inputs, run the others (two device calls for a report '
+                    'longer than one)')
     ap.add_argument('--draw-only', metavar='RESULTS_JSON', help='draw the plots and write RESULTS.md into --out '
                     'from a run\'s results.json (a GPU host without matplotlib), nothing else')
     args = ap.parse_args()

@@ -63,7 +63,7 @@ ROWS = [
     Row('vbm3d', 'paper', ('--vbm3d-profile', 'paper'), note='profile paper (Dabov et al. 2007: no motion)'),
     Row('nlm3d', 'cubes', ('--patch-shape', 'cube', '--patch-radius', '1', '--search-radius', '5',
                            '--temporal-radius', '5', '--neighbour-search-radius', '-1', '--motion-search', 'off',
-                           '--distance-offset', 'off', '--nlm-beta', '0.4'),
+                           '--distance-offset', 'off', '--nlm-beta', '0.4', '--frame-confidence', '0'),
         note="the papers' 11^3 search, 3^3 cubes (the old defaults)"),
     Row('nlm3d', 'causal', window='causal', defaults=True),
     Row('vbm3d', 'causal', window='causal', defaults=True),

@@ -165,6 +165,16 @@ class GpuPeers:
                 self.say(f'  {row.label} sigma {s}: h = {best[0]:g} sigma = {best[0] * s:.3g}, mean PSNR Y '
                          f'{best[1]:.3f} dB over {len(contents)} clip(s){edge}')
 
+    def restore(self, table):
+        """The h of an earlier run's table() (report.py --resume): the same choice without sweeping again."""
+        self.calibration_clips = list(table.get('clips', []))
+        for key_sigma, h in table.get('h', {}).items():
+            key, sigma = key_sigma.rsplit('@', 1)
+            self.h[(key, int(sigma))] = float(h)
+        for key_sigma, sweep in table.get('sweeps', {}).items():
+            key, sigma = key_sigma.rsplit('@', 1)
+            self.sweeps[(key, int(sigma))] = sweep
+
     def h_for(self, row, sigma):
         if (row.key, sigma) in self.h:
             return self.h[(row.key, sigma)]

@@ -212,6 +212,11 @@ def write(results, groups, path, fig_dir_rel, extra=None):
          f"Python {f['python']}", '']
     if not results.get('complete', True):
         L += [f"**Incomplete: the run stopped after {len(results['contents'])} input(s).**", '']
+    if results.get('parts'):
+        L += [f"Run in {len(results['parts'])} parts (`--resume`), the same preset, build and GPU:"]
+        L += [f"- {p['date']}: {', '.join(p['inputs'])}"
+              + (f" (left out: {', '.join(p['skipped'])})" if p['skipped'] else '') for p in results['parts']]
+        L += ['']
     if not f['gpu']:
         L += ['**No GPU was used for this report: every cudadenoise figure is its CPU backend.**', '']
     if results.get('skipped'):
