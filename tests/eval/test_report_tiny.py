@@ -134,19 +134,31 @@ def main():
         # --resume: a run stopped after its first input goes on from its results.json and ends with
         # every input once, the same numbers, and RESULTS.md naming the two parts; a complete run
         # is refused.
-        stopped = dict(a, complete=False, contents=a['contents'][:1])
+        first_id = a['contents'][0]['id']
+        stopped = dict(a, complete=False, contents=a['contents'][:1],
+                       failed={k: [e for e in v if e.startswith(first_id + ' ')] for k, v in a.get('failed', {}).items()})
         stopped_path = os.path.join(tmp, 'stopped.json')
         with open(stopped_path, 'w') as f:
             json.dump(stopped, f)
         c = run(os.path.join(tmp, 'c'), os.path.join(tmp, 'wc'), '--resume', stopped_path)
         ids = [x['id'] for x in c['contents']]
         check(ids == [x['id'] for x in a['contents']], f'--resume: every input once, in order: {ids}')
-        check(c.get('complete') is True and len(c.get('parts', [])) == 2, f"--resume: complete, two parts")
+        check(c.get('complete') is True and len(c.get('parts', [])) == 2, '--resume: complete, two parts')
         check([p['inputs'] for p in c['parts']] == [ids[:1], ids[1:]], f"--resume: the parts' inputs {c['parts']}")
         qc = quality_numbers(c)
         check(qc == qa, '--resume: the same numbers as the run in one part')
         md_c = open(os.path.join(tmp, 'c', 'RESULTS.md')).read()
         check('Run in 2 parts' in md_c and 'Incomplete' not in md_c, 'RESULTS.md of a resumed run names its parts')
+        # a resumed part that stopped too lists itself, and a third part goes on from it
+        if len(ids) >= 3:
+            two = dict(stopped, contents=a['contents'][:2],
+                       parts=[dict(c['parts'][0], inputs=ids[:1]), dict(c['parts'][1], inputs=ids[1:2])])
+            two_path = os.path.join(tmp, 'two-parts.json')
+            with open(two_path, 'w') as f:
+                json.dump(two, f)
+            e = run(os.path.join(tmp, 'e'), os.path.join(tmp, 'we'), '--resume', two_path)
+            check([p['inputs'] for p in e.get('parts', [])] == [ids[:1], ids[1:2], ids[2:]],
+                  f"--resume of a resumed run: three parts {e.get('parts')}")
         whole_path = os.path.join(tmp, 'a', 'results', 'results.json')
         rc = run(os.path.join(tmp, 'd'), os.path.join(tmp, 'wd'), '--resume', whole_path, check_rc=False)
         check(rc != 0, f'--resume of a complete run is refused (exit {rc})')

@@ -65,7 +65,7 @@ void gpu_row(const FrameView& host, const Profile& profile, int iterations) {
     other.push_back(t.other);
   }
   const double ms = median(total);
-  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f\n", profile.name.c_str(), host.width,
+  std::printf("%-11s %4dx%-5d %-7s %-4s %10.2f %10.2f %12.2f %8.2f %8.1f %9.0f\n", profile.name.c_str(), host.width,
               host.height, format_name(host.format), "gpu", ms, median(match), median(filter), median(other),
               1000.0 / ms, bm3d.device_bytes() / 1048576.0);
   std::fflush(stdout);
@@ -82,7 +82,7 @@ void cpu_row(const FrameView& host, const Profile& profile) {
   const auto a = std::chrono::steady_clock::now();
   d->process(host, out.view());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
-  std::printf("%-9s %4dx%-5d %-7s %-4s %10.2f %10s %12s %8s %8.2f %9s\n", profile.name.c_str(), host.width, host.height,
+  std::printf("%-11s %4dx%-5d %-7s %-4s %10.2f %10s %12s %8s %8.2f %9s\n", profile.name.c_str(), host.width, host.height,
               format_name(host.format), "cpu", ms, "-", "-", "-", 1000.0 / ms, "-");
   std::fflush(stdout);
 }
@@ -94,7 +94,7 @@ void bm3d_table(const FrameView& source, const std::vector<std::pair<int, int>>&
   std::printf("\nbm3d, sigma 25: ms per frame (GPU: median of %d runs after a warm-up; block matching, filtering\n"
               "with aggregation and the rest split by CUDA events); device memory held by the filter\n",
               iterations);
-  std::printf("%-9s %-10s %-7s %-4s %10s %10s %12s %8s %8s %9s\n", "profile", "size", "format", "dev", "total ms",
+  std::printf("%-11s %-10s %-7s %-4s %10s %10s %12s %8s %8s %9s\n", "profile", "size", "format", "dev", "total ms",
               "match ms", "filter+agg ms", "other ms", "fps", "GPU MiB");
 #ifdef CDN_HAVE_CUDA
   if (gpu) {

@@ -87,7 +87,8 @@ def run_report(args):
     fig_dir = os.path.join(out, 'results')
     os.makedirs(fig_dir, exist_ok=True)
     pipe = Pipeline(env, preset, info, work, params, say, skip, gpu_peers)
-    earlier = load_resumed(args.resume, preset, facts) if args.resume else None
+    earlier = load_resumed(args.resume, preset, facts, bool(pipe.gpu_peers)) if args.resume else None
+    earlier_parts, first = [], 0
     results = {'preset': dataclasses.asdict(preset), 'facts': facts, 'info': info, 'params': params,
                'calibration': params.get('calibration', {}).get('content', 'see peer_params.json'),
                'opencv_version': None, 'opencv_framework': None, 'skipped': skip,
@@ -99,7 +100,9 @@ def run_report(args):
     if earlier:
         # The earlier part's inputs as they are; its failures and row notes beside this part's.
         results['contents'] = earlier['contents']
-        results['parts'] = earlier.get('parts') or [part_facts(earlier)]
+        # the parts before this one (a resumed run that stopped early lists itself as its last part)
+        earlier_parts = earlier.get('parts') or [part_facts(earlier, 0, earlier.get('skipped', []))]
+        first = len(earlier['contents'])
         pipe.failed = {k: list(v) for k, v in earlier.get('failed', {}).items()}
         if pipe.gpu_peers and earlier.get('gpu_peers'):
             pipe.gpu_peers.restore(earlier['gpu_peers'])
@@ -157,11 +160,13 @@ def run_report(args):
         results['contents'].append(cd)
         results['skipped_rows'] = {f'{m}-{t}': why for (m, t), why in pipe.skipped_rows.items()}
         results['failed'] = pipe.failed
+        if earlier:
+            results['parts'] = earlier_parts + [part_facts(results, first, skip)]
         write_outputs(results, out, fig_dir, work)
         say(f'{c.id}: done; {out}/RESULTS.md written ({len(results["contents"])} of {len(todo)} inputs)')
     results['complete'] = True
     if earlier:
-        results['parts'].append(part_facts(results, skip))
+        results['parts'] = earlier_parts + [part_facts(results, first, skip)]
     write_outputs(results, out, fig_dir, work)
     say(f'wrote {out}/RESULTS.md and {fig_dir}/ ({len(os.listdir(fig_dir))} files)')
     if not args.keep and not args.work:
@@ -169,24 +174,27 @@ def run_report(args):
     return results
 
 
-def part_facts(results, skip=None):
-    """One part of a resumed report: when, what build and GPU, which inputs it ran, what it left out."""
-    done_before = sum(len(p['inputs']) for p in results.get('parts', []))
+def part_facts(results, first, skip):
+    """One part of a resumed report: when, what build and GPU, the inputs it ran (those from index
+    `first` of results['contents']), what it left out."""
     return {'date': results['facts']['date'], 'commit': results['facts']['commit'],
-            'gpu': results['facts']['gpu_long'], 'inputs': [c['id'] for c in results['contents']][done_before:],
-            'skipped': list(skip if skip is not None else results.get('skipped', []))}
+            'gpu': results['facts']['gpu_long'], 'inputs': [c['id'] for c in results['contents']][first:],
+            'skipped': list(skip)}
 
 
-def load_resumed(path, preset, facts):
+def load_resumed(path, preset, facts, gpu_peers):
     """An earlier run's results.json that stopped early (its time limit), to go on from: the same preset,
-    build and GPU, or the parts would not compare."""
+    build, GPU and GPU peers (run or not), or the parts would not compare."""
     with open(path) as f:
         earlier = json.load(f)
+    if not isinstance(earlier, dict) or not all(k in earlier for k in ('preset', 'facts', 'contents')):
+        raise HarnessError(f'--resume {path}: not a results.json of report.py')
     if earlier.get('complete'):
         raise HarnessError(f'--resume {path}: that run is complete')
-    problems = [what for what, a, b in (('preset', earlier['preset']['name'], preset.name),
-                                        ('cudadenoise build', earlier['facts']['commit'], facts['commit']),
-                                        ('GPU', earlier['facts']['gpu_long'], facts['gpu_long']))
+    problems = [what for what, a, b in (('preset', earlier['preset'].get('name'), preset.name),
+                                        ('cudadenoise build', earlier['facts'].get('commit'), facts['commit']),
+                                        ('GPU', earlier['facts'].get('gpu_long'), facts['gpu_long']),
+                                        ('GPU peers setting (run or not)', bool(earlier.get('gpu_peers')), gpu_peers))
                 if a != b]
     if problems:
         raise HarnessError(f"--resume {path}: another {', '.join(problems)} than this run's")
