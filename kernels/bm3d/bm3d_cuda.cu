@@ -340,7 +340,7 @@ struct Match8Args {
 // each list in its order. Every entry of run z comes later in the scan order than
 // every entry of the runs before it, and an entry never displaces an earlier one
 // at the same distance, so the merged list is the one-thread scan's, entry for
-// entry: S only spreads small grids (draft, rapid) over more of the GPU. Each
+// entry: S only spreads small grids (draft's) over more of the GPU. Each
 // thread starts its candidate blocks at a multiple of 4 bytes of the area
 // (earlier than its window's left edge by up to 3 candidates, which it skips).
 template <int K, int S>
@@ -461,9 +461,9 @@ void with_match8_kernel(int K, int S, F&& f) {
 // Threads per reference for a batch of `tiles` tiles: the largest S of 2 and 4
 // whose blocks all run at once on this GPU (cudaOccupancy...: resident blocks an
 // SM x SMs), else 1. A grid of one thread per reference that leaves the SMs with a
-// few warps each (draft and rapid at 1080p: 272 and 648 tiles, 2 to 5 blocks an
-// SM) is latency-bound; more threads per reference spread it without a second
-// wave of blocks.
+// few warps each (draft at 1080p: 351 tiles, 2 or 3 blocks an SM) is latency-bound;
+// more threads per reference spread it without a second wave of blocks. Rapid's 648
+// tiles already fill the GPU (measured: it is faster with S = 1; docs/PERFORMANCE.md).
 int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) {
   int device = 0, sms = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
