@@ -430,11 +430,15 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
   a.counts[slot] = static_cast<std::uint8_t>(n);
 }
 
+// 32-bit words a row of each shifted copy of the widest area (stage_area8: at
+// least (w + 3) / 4 + 3).
+int match8_row_words(int step, int radius) { return (TileArea::max_w(step, radius) + 3) / 4 + 3; }
+
 // Shared memory of block_match8_kernel<K, S>: the area's four copies, or the
 // runs' lists when those are larger.
 std::size_t match8_shared_bytes(int K, int S, int step, int radius) {
-  const int area_w = TileArea::max_w(step, radius), area_h = TileArea::max_h(step, radius, kTileY / S);
-  const std::size_t copies = sizeof(unsigned) * 4 * ((area_w + 3) / 4 + 3) * area_h;
+  const int area_h = TileArea::max_h(step, radius, kTileY / S);
+  const std::size_t copies = sizeof(unsigned) * 4 * match8_row_words(step, radius) * area_h;
   const std::size_t runs = 2 * sizeof(int) * (S - 1) * (K - 1) * kTileX * (kTileY / S);
   return std::max(copies, runs);
 }
@@ -1042,7 +1046,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         m8.radius = pp.radius;
         m8.side = pp.side();
         m8.tau = static_cast<int>(std::floor(pp.tau_ssd));
-        m8.row_words = (area_w + 3) / 4 + 3;
+        m8.row_words = match8_row_words(pp.step, pp.radius);
         m8.lists = lists;
         m8.counts = counts;
         const int full_tiles = tiles_x * std::min(batch_rows, tiles_y);

@@ -102,7 +102,7 @@ def main():
             d = os.path.join(work, f'row-{row.mode}-{row.tag}')
             os.makedirs(d)
             cmd = [env.eval, 'denoise', '--input', c.clean_eval, '--out-dir', d, '--modes', row.mode,
-                   '--backends', 'cpu', '--sigma', '20', *row.flags] + (['--window', row.window] if row.window else [])
+                   '--backends', 'cpu', '--sigma', '20', *row.all_flags]
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             check(p.returncode == 0, f'row {row.mode}-{row.tag} runs: {p.stderr.strip()[-300:]}')
         # a `denoise` call that fails is retried mode by mode and the failures are recorded, not raised

@@ -266,18 +266,20 @@ TEST(GpuBm3d, OutputIsDeterministic) {
     }
 }
 
+// A noisy frame, what it is called in messages, and the sigma of its noise.
+struct NoisyCase {
+  std::string what;
+  HostFrame frame;
+  double sigma;
+};
+
 // The fast kernels (8-bit block matching, aggregation in shared memory) against
 // the first ones (Bm3dCuda::set_reference_kernels): the same groups and the same
 // fixed-point sums, so the same bytes, in every profile, sigma variant, format and
 // group size; odd sizes and one-row batches included.
 TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
   CDN_REQUIRE_GPU();
-  struct Case {
-    std::string what;
-    HostFrame frame;
-    double sigma;
-  };
-  std::vector<Case> cases;
+  std::vector<NoisyCase> cases;
   const int side = small() ? 72 : 300;
   cases.push_back({"astronaut GRAY8 s25", noisy_copy(real_frame("astronaut.png", PixelFormat::GRAY8, side, side - 13), 25, 5), 25});
   cases.push_back({"camera GRAY8 s50", noisy_copy(real_frame("camera.png", PixelFormat::GRAY8, side - 1, side), 50, 6), 50});
@@ -290,7 +292,7 @@ TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
   // Under the sanitizer: the cases and profiles that launch every new kernel
   // (match8 with N 8, 16, 32; both phases of the window filter with N 8, 16, 32).
   if (small()) cases.erase(cases.begin() + 2, cases.end());
-  for (const Case& c : cases)
+  for (const NoisyCase& c : cases)
     for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference, Bm3dProfile::Fast, Bm3dProfile::Balanced,
                                 Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
       for (int group : {0, 8}) {
@@ -341,12 +343,7 @@ TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
     EXPECT_THROW(b.set_match_split(-1), InvalidArgument);
   }
   CDN_REQUIRE_GPU();
-  struct Case {
-    std::string what;
-    HostFrame frame;
-    double sigma;
-  };
-  std::vector<Case> cases;
+  std::vector<NoisyCase> cases;
   const int side = small() ? 80 : 260;
   cases.push_back({"astronaut GRAY8 s25", noisy_copy(real_frame("astronaut.png", PixelFormat::GRAY8, side + 3, side - 11), 25, 11), 25});
   cases.push_back({"camera GRAY8 s50", noisy_copy(real_frame("camera.png", PixelFormat::GRAY8, side, side + 5), 50, 12), 50});
@@ -354,7 +351,7 @@ TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
   HostFrame tiny(PixelFormat::GRAY8, 21, 11);
   test::fill_random(components(tiny.view())[0], 4);
   cases.push_back({"random GRAY8 21x11", std::move(tiny), 40});
-  for (const Case& c : cases)
+  for (const NoisyCase& c : cases)
     for (Bm3dProfile profile : {Bm3dProfile::Balanced, Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
       for (bool one_row_batches : {false, true}) {
         if (small() && one_row_batches && profile != Bm3dProfile::Draft) continue;
@@ -367,8 +364,9 @@ TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
         Bm3dParams params;
         params.profile = profile;
         const std::vector<double> sigma(filtered, c.sigma);
+        const int splits[] = {1, 2, 4, 0};  // 0: chosen by the grid
         std::vector<HostFrame> outs;
-        for (int split : {1, 2, 4, 0}) {
+        for (int split : splits) {
           Bm3dCuda bm3d;
           bm3d.set_match_split(split);
           if (one_row_batches) bm3d.set_batch_references(1);
@@ -384,7 +382,7 @@ TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
           const auto other = components(outs[s].view());
           for (std::size_t k = 0; k < one.size(); ++k)
             EXPECT_EQ(diff(one[k], other[k]).max_abs, 0)
-                << what << " component " << k << ": split " << (s == 3 ? 0 : 1 << s) << " against 1";
+                << what << " component " << k << ": split " << splits[s] << " against 1";
         }
       }
 }
