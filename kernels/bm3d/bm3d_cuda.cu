@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "bm3d/bm3d_group_columns.cuh"
 #include "bm3d/bm3d_match8.cuh"
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
@@ -317,6 +318,7 @@ struct Match8Args {
   int radius, side;
   int tau;           // on the integer sum of squared differences: floor(tau_ssd)
   int row_words;     // 32-bit words per row of each shifted copy of the area
+  int key_bits;      // bits of the scan index in the list's keys (match8_key_bits)
   int first_tile_row;
   std::uint16_t* lists;
   std::uint8_t* counts;
@@ -329,21 +331,25 @@ struct Match8Args {
 // s bytes and the copies interleaved word by word ([row][word][copy]), so that the
 // 12 words a block of 8 candidates needs (at byte offsets c..c+7 of a row, c a
 // multiple of 4, each 8 bytes wide) are 12 consecutive words: three 128-bit loads
-// a patch row. The list of the best candidates lives in registers and takes a new
-// entry by a fixed sequence of compares and selects (block_match_kernel's
-// insertion into a shared-memory list waits on a load per shifted entry).
+// a patch row. The list of the best candidates lives in registers as keys that
+// hold the distance and the scan index (BestKeys: unique, so the list is the N
+// smallest keys whatever the order of arrival) and takes a new entry by a fixed
+// sequence of compares and selects (block_match_kernel's insertion into a
+// shared-memory list waits on a load per shifted entry). Of a block of 8
+// candidates, a thread inserts those that beat its last entry one after the
+// other, so a warp takes as many insertions as its busiest thread (not one for
+// every candidate that some thread of the warp takes).
 //
 // Thread mapping: S threads per reference (S = 1, 2 or 4; blockDim = (kTileX,
 // kTileY / S, S)), a block covering kTileX x (kTileY / S) references of a tile.
 // Thread z scans the z-th of S consecutive runs of the window's rows; each keeps
-// its own list; then thread 0 takes the others' entries in the order z = 1 .. S - 1,
-// each list in its order. Every entry of run z comes later in the scan order than
-// every entry of the runs before it, and an entry never displaces an earlier one
-// at the same distance, so the merged list is the one-thread scan's, entry for
-// entry: S only spreads small grids (draft's) over more of the GPU. Each
+// its own list; then thread 0 takes the others' entries. The N smallest keys of the
+// runs' lists are the N smallest of the window, so the merged list is the
+// one-thread scan's, entry for entry: S only spreads small grids (draft's) over
+// more of the GPU. Each
 // thread starts its candidate blocks at a multiple of 4 bytes of the area
 // (earlier than its window's left edge by up to 3 candidates, which it skips).
-template <int K, int S>
+template <int K, int S, typename Key>
 __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
   static_assert(kTileY % S == 0, "S divides the tile's rows");
   constexpr int kRows = kTileY / S;          // reference rows of the block
@@ -362,8 +368,11 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
   // From here: S threads per reference.
   const int i = blockIdx.x * kTileX + threadIdx.x, j = j0 + threadIdx.y;
   const bool valid = i < a.grid.nx && j < a.grid.ny;
-  BestList<K - 1> best;  // the candidates, the reference itself not included
-  best.clear();
+  const int bits = a.key_bits;
+  const unsigned clamp = static_cast<unsigned>(a.tau) + 1u;  // distances above tau become the sentinel's
+  const Key sentinel = static_cast<Key>(clamp) << bits;
+  BestKeys<K - 1, Key> best;  // the candidates, the reference itself not included
+  best.clear(sentinel);
   const int R = a.radius;
   if (valid) {
     const int rx = a.grid.x(i), ry = a.grid.y(j);
@@ -377,34 +386,45 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
     const int dy_end = min(dy_hi, dy_begin + run - 1);
     for (int dy = dy_begin; dy <= dy_end; ++dy) {
       const int* sq_row = a.sq + static_cast<std::size_t>(ry + dy) * a.sq_pitch + rx;
+      const int row_index = (dy + R) * a.side + R;  // + dx: the scan index
       for (int dxb = dx_first; dxb <= dx_hi; dxb += kDxBlock) {
         unsigned acc[kDxBlock];
         dot_block8(copies, rw, rx + dxb - area.x0, ry + dy - area.y0, ref, acc);
+        // The block's keys (the sentinel for the candidates outside the window
+        // and for the reference itself), and which beat the list's last entry.
+        Key keys[kDxBlock];
+        const Key worst = best.worst();
+        unsigned enter = 0;
 #pragma unroll
         for (int q = 0; q < kDxBlock; ++q) {
           const int dx = dxb + q;
-          if (dx < dx_lo || dx > dx_hi || (dx == 0 && dy == 0)) continue;
-          const int d = static_cast<int>(ref_sq) + __ldg(sq_row + dx) - 2 * static_cast<int>(acc[q]);
-          // Within tau and better than the last entry (a later candidate at the
-          // same distance never displaces an earlier one: the scan order).
-          if (d > a.tau || !best.admits(d)) continue;
-          best.insert(d, (dy + R) * a.side + dx + R);
+          const bool in = dx >= dx_lo && dx <= dx_hi && (dx != 0 || dy != 0);
+          const unsigned d = ref_sq + static_cast<unsigned>(in ? __ldg(sq_row + dx) : 0) - 2u * acc[q];  // exact, >= 0
+          keys[q] = in ? (static_cast<Key>(min(d, clamp)) << bits) | static_cast<unsigned>(row_index + dx) : sentinel;
+          enter |= static_cast<unsigned>(keys[q] < worst) << q;
+        }
+        // The entering keys one after the other: the warp takes as many turns as
+        // its busiest lane (any order gives the same list; a key that no longer
+        // beats the last entry when its turn comes leaves the list as it is).
+        while (enter) {
+          const int q = __ffs(enter) - 1;
+          enter &= enter - 1;
+          Key key = keys[0];
+#pragma unroll
+          for (int p = 1; p < kDxBlock; ++p) key = q == p ? keys[p] : key;
+          best.insert(key);
         }
       }
     }
   }
   if constexpr (S > 1) {
     // The runs' lists through shared memory (the area is no longer read):
-    // [run z - 1][entry][reference] distances, then the same for the indices.
-    int* run_d = reinterpret_cast<int*>(smem_words);
-    int* run_i = run_d + (S - 1) * (K - 1) * kRefs;
+    // [run z - 1][entry][reference].
+    Key* run_keys = reinterpret_cast<Key*>(smem_words);
     __syncthreads();
     if (threadIdx.z > 0) {
 #pragma unroll
-      for (int e = 0; e < K - 1; ++e) {
-        run_d[((threadIdx.z - 1) * (K - 1) + e) * kRefs + r] = best.d[e];
-        run_i[((threadIdx.z - 1) * (K - 1) + e) * kRefs + r] = best.i[e];
-      }
+      for (int e = 0; e < K - 1; ++e) run_keys[((threadIdx.z - 1) * (K - 1) + e) * kRefs + r] = best.k[e];
     }
     __syncthreads();
     if (threadIdx.z > 0) return;
@@ -412,41 +432,58 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
     for (int z = 0; z < S - 1; ++z) {
 #pragma unroll 1
       for (int e = 0; e < K - 1; ++e) {
-        const int d = run_d[(z * (K - 1) + e) * kRefs + r];
-        if (!best.admits(d)) break;  // a run's list is sorted: no later entry enters either
-        best.insert(d, run_i[(z * (K - 1) + e) * kRefs + r]);
+        const Key key = run_keys[(z * (K - 1) + e) * kRefs + r];
+        if (!(key < best.worst())) break;  // a run's list is sorted: no later entry enters either
+        best.insert(key);
       }
     }
   }
   if (!valid) return;
-  const int count = best.count();
+  const int count = best.count(sentinel);
   const int n = floor_pow2(min(1 + count, K));
   const std::size_t slot = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
   std::uint16_t* out = a.lists + slot * K;
+  const Key index_mask = (static_cast<Key>(1) << bits) - 1;
   out[0] = static_cast<std::uint16_t>(R * a.side + R);
 #pragma unroll
   for (int k = 1; k < K; ++k)
-    if (k < n) out[k] = static_cast<std::uint16_t>(best.i[k - 1]);
+    if (k < n) out[k] = static_cast<std::uint16_t>(best.k[k - 1] & index_mask);
   a.counts[slot] = static_cast<std::uint8_t>(n);
+}
+
+// Bits of a candidate's scan index in block_match8_kernel's keys: enough for side^2
+// indices.
+int match8_key_bits(int side) {
+  int bits = 0;
+  while ((1 << bits) < side * side) ++bits;
+  return bits;
+}
+
+// Whether the keys fit in 32 bits: every admissible distance (at most tau) and the
+// sentinel (tau + 1) shifted by the index bits. Else the kernel keeps 64-bit keys
+// (BM3D.m's 'vn' tau with a window above 45) with one thread per reference.
+bool match8_keys_fit_32(int tau, int side) {
+  return (static_cast<unsigned long long>(tau) + 1ull) << match8_key_bits(side) <= 0xffffffffull;
 }
 
 // 32-bit words a row of each shifted copy of the widest area (stage_area8: at
 // least (w + 3) / 4 + 3).
 int match8_row_words(int step, int radius) { return (TileArea::max_w(step, radius) + 3) / 4 + 3; }
 
-// Shared memory of block_match8_kernel<K, S>: the area's four copies, or the
-// runs' lists when those are larger.
+// Shared memory of block_match8_kernel<K, S, 32-bit keys>: the area's four copies,
+// or the runs' lists when those are larger (the 64-bit keys run with S = 1).
 std::size_t match8_shared_bytes(int K, int S, int step, int radius) {
   const int area_h = TileArea::max_h(step, radius, kTileY / S);
   const std::size_t copies = sizeof(unsigned) * 4 * match8_row_words(step, radius) * area_h;
-  const std::size_t runs = 2 * sizeof(int) * (S - 1) * (K - 1) * kTileX * (kTileY / S);
+  const std::size_t runs = sizeof(unsigned) * (S - 1) * (K - 1) * kTileX * (kTileY / S);
   return std::max(copies, runs);
 }
 
-// Calls f(block_match8_kernel<K, S>) for run-time K (8, 16, 32) and S (1, 2, 4).
+// Calls f(block_match8_kernel<K, S, Key>) for run-time K (8, 16, 32) and S (1, 2,
+// 4); wide: 64-bit keys, S = 1 only.
 template <typename F>
-void with_match8_kernel(int K, int S, F&& f) {
-  auto by_split = [&](auto k8, auto k16, auto k32) {
+void with_match8_kernel(int K, int S, bool wide, F&& f) {
+  auto by_size = [&](auto k8, auto k16, auto k32) {
     if (K == 8)
       f(k8);
     else if (K == 16)
@@ -454,12 +491,18 @@ void with_match8_kernel(int K, int S, F&& f) {
     else
       f(k32);
   };
-  if (S == 4)
-    by_split(block_match8_kernel<8, 4>, block_match8_kernel<16, 4>, block_match8_kernel<32, 4>);
+  using Wide = unsigned long long;
+  if (wide)
+    by_size(block_match8_kernel<8, 1, Wide>, block_match8_kernel<16, 1, Wide>, block_match8_kernel<32, 1, Wide>);
+  else if (S == 4)
+    by_size(block_match8_kernel<8, 4, unsigned>, block_match8_kernel<16, 4, unsigned>,
+            block_match8_kernel<32, 4, unsigned>);
   else if (S == 2)
-    by_split(block_match8_kernel<8, 2>, block_match8_kernel<16, 2>, block_match8_kernel<32, 2>);
+    by_size(block_match8_kernel<8, 2, unsigned>, block_match8_kernel<16, 2, unsigned>,
+            block_match8_kernel<32, 2, unsigned>);
   else
-    by_split(block_match8_kernel<8, 1>, block_match8_kernel<16, 1>, block_match8_kernel<32, 1>);
+    by_size(block_match8_kernel<8, 1, unsigned>, block_match8_kernel<16, 1, unsigned>,
+            block_match8_kernel<32, 1, unsigned>);
 }
 
 // Threads per reference for a batch of `tiles` tiles: the largest S of 2 and 4
@@ -477,7 +520,7 @@ int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) 
     const std::size_t shared = match8_shared_bytes(K, S, step, radius);
     if (shared > static_cast<std::size_t>(shared_limit)) continue;
     int per_sm = 0;
-    with_match8_kernel(K, S, [&](auto kernel) {
+    with_match8_kernel(K, S, false, [&](auto kernel) {
       CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
       CDN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileRefs, shared));
     });
@@ -721,9 +764,14 @@ __device__ __forceinline__ void add_split(unsigned* lo, unsigned* hi, int k, uns
 // pixel. The contributions are filter_kernel's, and integer sums do not depend on
 // their order or grouping, so the output is the same, bit for bit; the frame
 // sees about 25 times fewer global atomics. The group weights go to the frame's
-// per-origin sums directly (one atomic a patch).
+// per-origin sums directly (one atomic a patch). The Wiener phase transforms
+// across the group in registers after a transpose through a slab of shared memory
+// a warp (bm3d_group_columns.cuh), with the same floats as filter_kernel's
+// shuffles; it holds the Wiener coefficients of its columns in registers, so it
+// runs with up to 168 registers a thread (3 blocks an SM, where the shared memory
+// of the window and the slabs leaves it at the window of the reference geometry).
 template <bool kWiener, int K>
-__global__ void __launch_bounds__(kWinWarps * 32, 4) filter_window_kernel(FilterArgs a) {
+__global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window_kernel(FilterArgs a) {
   extern __shared__ unsigned smem_win[];
   const int block_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
   const WindowArea win(a.grid, a.radius, block_i, tile_j);
@@ -768,28 +816,64 @@ __global__ void __launch_bounds__(kWinWarps * 32, 4) filter_window_kernel(Filter
       if (!mine) kept = 0.f;
       kept = group_sum<K>(kept, n);
       weight = kept > 0.f ? 1.0f / kept : 1.0f;
+      transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
     } else {
-      float* coef = reinterpret_cast<float*>(smem_win + 2 * a.window_pixels) + warp * kPatchArea * 32;
+      // The basic group's Wiener coefficients, then the noisy group filtered by
+      // them, across the group in registers after a transpose through the warp's
+      // slab (bm3d_group_columns.cuh): the same floats as filter_kernel's shuffles.
+      float* slab = reinterpret_cast<float*>(smem_win + 2 * a.window_pixels) + warp * kSlabFloats;
+      constexpr int kColumns = 2 * kGroupsPerWarp;
+      int column_n[kGroupsPerWarp];  // n of each group of the warp
+#pragma unroll
+      for (int s = 0; s < kGroupsPerWarp; ++s) column_n[s] = __shfl_sync(0xffffffffu, n, s * K);
       load_transformed(a.basic, mine, px, py, a.t2d, v);
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      __syncwarp();  // the slab's last reads (the previous groups) are done
+      store_row(slab, lane, v);
+      __syncwarp();
       const float s2 = a.sigma * a.sigma;
+      float w[kColumns][K];
+#pragma unroll
+      for (int c = 0; c < kColumns; ++c) {
+        load_column<K>(slab, lane, c, w[c]);
+        transform_column<K>(w[c], column_n[c / 2], a.t1d, false);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          const float b2 = w[c][k] * w[c][k];
+          w[c][k] = b2 / (b2 + s2);
+        }
+      }
+      __syncwarp();  // every column is read before any is written
+#pragma unroll
+      for (int c = 0; c < kColumns; ++c) store_column<K>(slab, lane, c, w[c]);
+      __syncwarp();
+      // The patch's sum of squared coefficients in filter_kernel's order (its
+      // row, coefficient by coefficient), then over the group: the same weight.
       float norm2 = 0.f;
 #pragma unroll
       for (int q = 0; q < kPatchArea; ++q) {
-        const float b2 = v[q] * v[q];
-        const float w = b2 / (b2 + s2);
-        coef[q * 32 + lane] = w;
-        norm2 = fmaf(w, w, norm2);
+        const float wq = slab[lane * kSlabPitch + q];
+        norm2 = fmaf(wq, wq, norm2);
       }
       if (!mine) norm2 = 0.f;
       norm2 = group_sum<K>(norm2, n);
       weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
       load_transformed(a.noisy, mine, px, py, a.t2d, v);
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      __syncwarp();
+      store_row(slab, lane, v);
+      __syncwarp();
 #pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
+      for (int c = 0; c < kColumns; ++c) {
+        float x[K];
+        load_column<K>(slab, lane, c, x);
+        transform_column<K>(x, column_n[c / 2], a.t1d, false);
+#pragma unroll
+        for (int k = 0; k < K; ++k) x[k] *= w[c][k];
+        transform_column<K>(x, column_n[c / 2], a.t1d, true);
+        store_column<K>(slab, lane, c, x);  // the column this lane read: no other lane's
+      }
+      __syncwarp();
+      load_row(slab, lane, v);
     }
-    transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
     if (!mine) continue;
     if (a.t2d == Transform2d::Bior15)
       matrix8x8_apply(v, c_bior_inverse);
@@ -1030,7 +1114,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
           reference_kernels_
               ? (wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0)
               : 2 * sizeof(unsigned) * WindowArea::max_pixels(pp.step, pp.radius) +
-                    (wiener ? sizeof(float) * kPatchArea * 32 * kWinWarps : 0);
+                    (wiener ? sizeof(float) * kSlabFloats * kWinWarps : 0);
       if (filter_shared > static_cast<std::size_t>(shared_limit))
         throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(filter_shared) +
                               " bytes of shared memory for the filter, more than this GPU's " +
@@ -1038,6 +1122,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       Match8Args m8;
       std::size_t match8_shared = 0;
       int match_split = 1;
+      bool match8_wide = false;  // 64-bit keys
       if (use_match8) {
         m8.guide = guide8;
         m8.sq = squares;
@@ -1047,10 +1132,15 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         m8.side = pp.side();
         m8.tau = static_cast<int>(std::floor(pp.tau_ssd));
         m8.row_words = match8_row_words(pp.step, pp.radius);
+        m8.key_bits = match8_key_bits(pp.side());
         m8.lists = lists;
         m8.counts = counts;
+        match8_wide = !match8_keys_fit_32(m8.tau, pp.side());
         const int full_tiles = tiles_x * std::min(batch_rows, tiles_y);
-        match_split = match_split_ > 0 ? match_split_ : auto_match8_split(K, full_tiles, pp.step, pp.radius, shared_limit);
+        match_split = match8_wide ? 1
+                      : match_split_ > 0
+                          ? match_split_
+                          : auto_match8_split(K, full_tiles, pp.step, pp.radius, shared_limit);
         match8_shared = match8_shared_bytes(K, match_split, pp.step, pp.radius);
         if (match8_shared > static_cast<std::size_t>(shared_limit))
           throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match8_shared) +
@@ -1090,7 +1180,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             allow_shared(kernel, match8_shared);
             kernel<<<dim3(tiles.x, tiles.y * S), dim3(kTileX, kTileY / S, S), match8_shared, stream>>>(m8);
           };
-          with_match8_kernel(K, S, launch);
+          with_match8_kernel(K, S, match8_wide, launch);
         } else if (K == 8) {
           allow_shared(block_match_kernel<8>, match_shared);
           block_match_kernel<8><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);

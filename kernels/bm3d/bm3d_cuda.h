@@ -58,7 +58,9 @@ class Bm3dCuda {
 
   // Threads per reference of the 8-bit block matching (match8 profiles): 1, 2 or
   // 4, or 0 (the default) to choose by the grid's size and the GPU. The groups,
-  // and so the output, are the same bytes whatever the split (tests, bench).
+  // and so the output, are the same bytes whatever the split (tests, bench). A
+  // phase whose list keys need 64 bits (BM3D.m's 'vn' tau with a window above 45)
+  // runs with 1 whatever this says.
   void set_match_split(int threads_per_reference);
 
   // Timings of the last run() (milliseconds, CUDA events), when enabled.

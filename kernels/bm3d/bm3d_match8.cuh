@@ -9,9 +9,9 @@
 // ([row][word][copy]): the 4-byte word starting at any byte b of a row is word
 // 4 (b / 4) + b % 4 of the row, and the 12 words a block of 8 candidates needs
 // (byte offsets c..c+7, c a multiple of 4, each 8 bytes wide) are 12 consecutive
-// words, three 128-bit loads. The best candidates are kept in registers,
-// sorted by (distance, order of arrival), and take a new entry by a fixed
-// sequence of compares and selects.
+// words, three 128-bit loads. The best candidates are kept in registers as
+// sorted keys (distance and scan index in one integer) and take a new entry by a
+// fixed sequence of compares and selects.
 #pragma once
 
 #include <cstdint>
@@ -81,35 +81,35 @@ __device__ inline void dot_block8(const unsigned* copies, int row_words, int c, 
   }
 }
 
-// The N best (distance, index) pairs so far, sorted by distance, earlier
-// arrivals first among equal distances; in registers (N a compile-time constant).
-template <int N>
-struct BestList {
-  static constexpr int kNone = 0x7fffffff;
-  int d[N], i[N];
+// The N best candidates so far as keys (distance << index_bits) | scan index:
+// unique within a reference's window, so "smaller key" is "smaller distance, or
+// the same distance and earlier in the scan order", the order of the reference
+// implementation, and the N smallest keys are the same set whatever the order in
+// which candidates arrive. Sorted ascending, in registers (N a compile-time
+// constant); Key is 32-bit where (tau + 1) << index_bits fits (match8_key_bits),
+// else 64-bit. Empty entries hold the sentinel (tau + 1) << index_bits, which no
+// admissible candidate reaches, so one compare tests tau and the last entry.
+template <int N, typename Key>
+struct BestKeys {
+  Key k[N];
 
-  __device__ void clear() {
+  __device__ void clear(Key sentinel) {
 #pragma unroll
-    for (int e = 0; e < N; ++e) d[e] = kNone, i[e] = 0;
+    for (int e = 0; e < N; ++e) k[e] = sentinel;
   }
-  // Whether a candidate at distance dist would enter (it must beat the last entry).
-  __device__ bool admits(int dist) const { return dist < d[N - 1]; }
-  // Inserts (dist, index) when admits(dist): entry e takes its predecessor when
-  // that is larger than dist, the new pair when it is the first larger entry,
-  // else keeps its own (all from the old values: no loop-carried chain).
-  __device__ void insert(int dist, int index) {
+  __device__ Key worst() const { return k[N - 1]; }
+  // Inserts `key` (a no-op unless key < worst()): entry e takes its predecessor
+  // when that is larger than key, else the smaller of its own and key (all from
+  // the old values: no loop-carried chain, three instructions an entry).
+  __device__ void insert(Key key) {
 #pragma unroll
-    for (int e = N - 1; e >= 0; --e) {
-      const bool shift = e > 0 && d[e > 0 ? e - 1 : 0] > dist;
-      const bool place = !shift && d[e] > dist;
-      i[e] = shift ? i[e > 0 ? e - 1 : 0] : place ? index : i[e];
-      d[e] = shift ? d[e > 0 ? e - 1 : 0] : place ? dist : d[e];
-    }
+    for (int e = N - 1; e > 0; --e) k[e] = k[e - 1] > key ? k[e - 1] : (key < k[e] ? key : k[e]);
+    k[0] = key < k[0] ? key : k[0];
   }
-  __device__ int count() const {
+  __device__ int count(Key sentinel) const {
     int n = 0;
 #pragma unroll
-    for (int e = 0; e < N; ++e) n += d[e] != kNone;
+    for (int e = 0; e < N; ++e) n += k[e] < sentinel;
     return n;
   }
 };

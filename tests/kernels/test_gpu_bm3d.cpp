@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bm3d/bm3d_reference.h"
@@ -276,7 +277,7 @@ struct NoisyCase {
 // The fast kernels (8-bit block matching, aggregation in shared memory) against
 // the first ones (Bm3dCuda::set_reference_kernels): the same groups and the same
 // fixed-point sums, so the same bytes, in every profile, sigma variant, format and
-// group size; odd sizes and one-row batches included.
+// group size, with 32- and 64-bit list keys; odd sizes and one-row batches included.
 TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
   CDN_REQUIRE_GPU();
   std::vector<NoisyCase> cases;
@@ -295,8 +296,10 @@ TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
   for (const NoisyCase& c : cases)
     for (Bm3dProfile profile : {Bm3dProfile::Paper, Bm3dProfile::Reference, Bm3dProfile::Fast, Bm3dProfile::Balanced,
                                 Bm3dProfile::Quick, Bm3dProfile::Rapid, Bm3dProfile::Draft})
-      for (int group : {0, 8}) {
-        if (group && profile != Bm3dProfile::Balanced) continue;
+      for (const auto& [group, window] : {std::pair{0, 0}, std::pair{8, 0}, std::pair{0, 49}}) {
+        // Groups of 8 in both phases; a window of 49, whose scan index needs 12 bits,
+        // so that sigma 50's phase 1 (BM3D.m's 'vn' tau) keeps 64-bit list keys.
+        if ((group || window) && profile != Bm3dProfile::Balanced) continue;
         if (small() && profile != Bm3dProfile::Balanced && profile != Bm3dProfile::Rapid) continue;
         const FrameView& h = c.frame.view();
         const int filtered = format_info(h.format).components;
@@ -307,6 +310,7 @@ TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
         Bm3dParams params;
         params.profile = profile;
         params.group1 = params.group2 = group;
+        params.window = window;
         const std::vector<double> sigma(filtered, c.sigma * (1 << (format_info(h.format).bit_depth - 8)));
         Bm3dCuda fast, reference, fast_batched;
         reference.set_reference_kernels(true);
@@ -322,7 +326,8 @@ TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
         CDN_CUDA_CHECK(cudaDeviceSynchronize());
         copy_frame_async(fast_out->view(), d.view(), nullptr);
         CDN_CUDA_CHECK(cudaDeviceSynchronize());
-        const std::string what = c.what + " " + bm3d_profile_name(profile) + (group ? " groups 8" : "");
+        const std::string what = c.what + " " + bm3d_profile_name(profile) + (group ? " groups 8" : "") +
+                                 (window ? " window " + std::to_string(window) : "");
         const auto ca = components(a.view()), cb = components(b.view()), cd = components(d.view());
         for (std::size_t k = 0; k < ca.size(); ++k) {
           EXPECT_EQ(diff(ca[k], cb[k]).max_abs, 0) << what << " component " << k << ": fast against reference kernels";
