@@ -384,10 +384,18 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
     const int run = (dy_hi - dy_lo + S) / S;  // rows of each thread's run
     const int dy_begin = dy_lo + static_cast<int>(threadIdx.z) * run;
     const int dy_end = min(dy_hi, dy_begin + run - 1);
-    for (int dy = dy_begin; dy <= dy_end; ++dy) {
+    // The run's rows, and each row's blocks of candidates, from the one nearest
+    // the reference outwards (centre_out): near candidates tend to be the better
+    // matches, which lower the last entry early and spare insertions later. The
+    // list does not depend on the order (BestKeys).
+    const int dx_blocks = (dx_hi - dx_first) / kDxBlock + 1;
+    const int dx_centre = (0 - dx_first) / kDxBlock;  // the block that holds dx = 0
+    for (int u = 0; u <= dy_end - dy_begin; ++u) {
+      const int dy = centre_out(u, dy_begin, dy_end, min(max(0, dy_begin), dy_end));
       const int* sq_row = a.sq + static_cast<std::size_t>(ry + dy) * a.sq_pitch + rx;
       const int row_index = (dy + R) * a.side + R;  // + dx: the scan index
-      for (int dxb = dx_first; dxb <= dx_hi; dxb += kDxBlock) {
+      for (int ub = 0; ub < dx_blocks; ++ub) {
+        const int dxb = dx_first + kDxBlock * centre_out(ub, 0, dx_blocks - 1, dx_centre);
         unsigned acc[kDxBlock];
         dot_block8(copies, rw, rx + dxb - area.x0, ry + dy - area.y0, ref, acc);
         // The block's keys (the sentinel for the candidates outside the window
@@ -764,13 +772,14 @@ __device__ __forceinline__ void add_split(unsigned* lo, unsigned* hi, int k, uns
 // pixel. The contributions are filter_kernel's, and integer sums do not depend on
 // their order or grouping, so the output is the same, bit for bit; the frame
 // sees about 25 times fewer global atomics. The group weights go to the frame's
-// per-origin sums directly (one atomic a patch). The Wiener phase transforms
-// across the group in registers after a transpose through a slab of shared memory
-// a warp (bm3d_group_columns.cuh), with the same floats as filter_kernel's
-// shuffles; it holds the Wiener coefficients of its columns in registers, so it
+// per-origin sums directly (one atomic a patch). Both phases transform across the
+// group in registers after a transpose through a slab of shared memory a warp
+// (bm3d_group_columns.cuh), with the same floats as filter_kernel's shuffles. The
+// Wiener phase holds the Wiener coefficients of its columns in registers, so it
 // runs with up to 168 registers a thread (3 blocks an SM, where the shared memory
-// of the window and the slabs leaves it at the window of the reference geometry).
-template <bool kWiener, int K>
+// of the window and the slabs leaves it at the reference geometry). The 2D
+// transform is a template argument (each kernel holds the code it runs).
+template <bool kWiener, int K, Transform2d kT2d>
 __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window_kernel(FilterArgs a) {
   extern __shared__ unsigned smem_win[];
   const int block_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
@@ -779,13 +788,16 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
   unsigned* lo = smem_win;
   unsigned* hi = lo + a.window_pixels;
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  float* slab = reinterpret_cast<float*>(smem_win + 2 * a.window_pixels) + warp * kSlabFloats;
   // Thread mapping: all threads clear the window.
   for (int k = t; k < npix; k += kWinWarps * 32) lo[k] = hi[k] = 0u;
   __syncthreads();
 
   constexpr int kGroupsPerWarp = 32 / K;
+  constexpr int kColumns = 2 * kGroupsPerWarp;  // a lane's columns of the slab
   const int lane_in_group = lane % K, slot = lane / K;
-  // From here: K lanes per group, lane k of a group holding patch k (filter_kernel).
+  // From here: K lanes per group, lane k of a group holding patch k (filter_kernel)
+  // through the 2D transforms; across the group, lane l holds columns of the slab.
   for (int g0 = warp * kGroupsPerWarp; g0 < kWinTileRefs; g0 += kWinWarps * kGroupsPerWarp) {
     const int g = g0 + slot;
     const int i = block_i * kWinTileX + g % kWinTileX, j = tile_j * kTileY + g / kWinTileX;
@@ -799,34 +811,51 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       px = a.grid.x(i) + idx % a.side - a.radius;
       py = a.grid.y(j) + idx / a.side - a.radius;
     }
+    int column_n[kGroupsPerWarp];  // n of each group of the warp
+#pragma unroll
+    for (int s = 0; s < kGroupsPerWarp; ++s) column_n[s] = __shfl_sync(0xffffffffu, n, s * K);
     float v[kPatchArea];
     float weight;
     if (!kWiener) {
-      load_transformed(a.noisy, mine, px, py, a.t2d, v);
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
+      // Hard thresholding: each column forward, thresholded, counted and back.
+      load_transformed(a.noisy, mine, px, py, kT2d, v);
+      __syncwarp();  // the slab's last reads (the previous groups) are done
+      store_row(slab, lane, v);
+      __syncwarp();
       const float threshold = a.lambda3d * a.sigma;
-      float kept = 0.f;
+      float kept[kGroupsPerWarp] = {};  // per group: exact small integers, in any order
 #pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) {
-        if (fabsf(v[q]) <= threshold)
-          v[q] = 0.f;
-        else
-          kept += 1.f;
+      for (int c = 0; c < kColumns; ++c) {
+        float x[K];
+        load_column<K>(slab, lane, c, x);
+        transform_column<K>(x, column_n[c / 2], a.t1d, false);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (fabsf(x[k]) <= threshold)
+            x[k] = 0.f;
+          else
+            kept[c / 2] += 1.f;
+        }
+        transform_column<K>(x, column_n[c / 2], a.t1d, true);
+        store_column<K>(slab, lane, c, x);  // the column this lane read: no other lane's
       }
-      if (!mine) kept = 0.f;
-      kept = group_sum<K>(kept, n);
-      weight = kept > 0.f ? 1.0f / kept : 1.0f;
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
+      float mine_kept = 0.f;
+#pragma unroll
+      for (int s = 0; s < kGroupsPerWarp; ++s) {
+        float sum = kept[s];
+#pragma unroll
+        for (int h = 1; h < 32; h <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, h);
+        if (s == slot) mine_kept = sum;
+      }
+      weight = mine_kept > 0.f ? 1.0f / mine_kept : 1.0f;
+      __syncwarp();
+      load_row(slab, lane, v);
     } else {
       // The basic group's Wiener coefficients, then the noisy group filtered by
-      // them, across the group in registers after a transpose through the warp's
-      // slab (bm3d_group_columns.cuh): the same floats as filter_kernel's shuffles.
-      float* slab = reinterpret_cast<float*>(smem_win + 2 * a.window_pixels) + warp * kSlabFloats;
-      constexpr int kColumns = 2 * kGroupsPerWarp;
-      int column_n[kGroupsPerWarp];  // n of each group of the warp
-#pragma unroll
-      for (int s = 0; s < kGroupsPerWarp; ++s) column_n[s] = __shfl_sync(0xffffffffu, n, s * K);
-      load_transformed(a.basic, mine, px, py, a.t2d, v);
+      // them. (One site of the forward 2D transform for both groups, in a loop of
+      // two passes, was slower on the H200: balanced 7.57 to 7.62 against 7.26 to
+      // 7.28 ms a 1080p frame in one run.)
+      load_transformed(a.basic, mine, px, py, kT2d, v);
       __syncwarp();  // the slab's last reads (the previous groups) are done
       store_row(slab, lane, v);
       __syncwarp();
@@ -857,7 +886,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       if (!mine) norm2 = 0.f;
       norm2 = group_sum<K>(norm2, n);
       weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
-      load_transformed(a.noisy, mine, px, py, a.t2d, v);
+      load_transformed(a.noisy, mine, px, py, kT2d, v);
       __syncwarp();
       store_row(slab, lane, v);
       __syncwarp();
@@ -875,7 +904,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       load_row(slab, lane, v);
     }
     if (!mine) continue;
-    if (a.t2d == Transform2d::Bior15)
+    if (kT2d == Transform2d::Bior15)
       matrix8x8_apply(v, c_bior_inverse);
     else
       dct8x8_inverse(v);
@@ -1114,7 +1143,10 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
           reference_kernels_
               ? (wiener ? sizeof(float) * kPatchArea * 32 * kFilterWarps : 0)
               : 2 * sizeof(unsigned) * WindowArea::max_pixels(pp.step, pp.radius) +
-                    (wiener ? sizeof(float) * kSlabFloats * kWinWarps : 0);
+                    sizeof(float) * kSlabFloats * kWinWarps;
+      // Every profile's Wiener phase uses the DCT (bm3d_profile.h): the window filter
+      // is built for that combination only.
+      if (wiener && pp.t2d != Transform2d::Dct) throw Error("bm3d: no Wiener window filter for this 2D transform");
       if (filter_shared > static_cast<std::size_t>(shared_limit))
         throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(filter_shared) +
                               " bytes of shared memory for the filter, more than this GPU's " +
@@ -1206,18 +1238,20 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
               allow_shared(kernel, smem);
               kernel<<<blocks, kWinWarps * 32, smem, stream>>>(fa);
             };
+            constexpr Transform2d kDct = Transform2d::Dct, kBior = Transform2d::Bior15;
+            const bool bior = pp.t2d == kBior;
             if (!wiener && K == 8)
-              launch(filter_window_kernel<false, 8>);
+              bior ? launch(filter_window_kernel<false, 8, kBior>) : launch(filter_window_kernel<false, 8, kDct>);
             else if (!wiener && K == 16)
-              launch(filter_window_kernel<false, 16>);
+              bior ? launch(filter_window_kernel<false, 16, kBior>) : launch(filter_window_kernel<false, 16, kDct>);
             else if (!wiener)
-              launch(filter_window_kernel<false, 32>);
+              bior ? launch(filter_window_kernel<false, 32, kBior>) : launch(filter_window_kernel<false, 32, kDct>);
             else if (K == 8)
-              launch(filter_window_kernel<true, 8>);
+              launch(filter_window_kernel<true, 8, kDct>);
             else if (K == 16)
-              launch(filter_window_kernel<true, 16>);
+              launch(filter_window_kernel<true, 16, kDct>);
             else
-              launch(filter_window_kernel<true, 32>);
+              launch(filter_window_kernel<true, 32, kDct>);
             CDN_CHECK_LAUNCH("bm3d filter_window_kernel");
             continue;
           }

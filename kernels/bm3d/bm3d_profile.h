@@ -153,6 +153,16 @@ struct RefGrid {
   CDN_HD int count() const { return nx * ny; }
 };
 
+// The u-th of first..last (u = 0 .. last - first) in the order c, c + 1, c - 1,
+// c + 2, c - 2, ..., then the longer side's rest (first <= c <= last): the GPU's
+// 8-bit block matching visits a window's rows, and a row's blocks of candidates,
+// from the reference outwards (bm3d_cuda.cu; its list does not depend on the order).
+CDN_HD int centre_out(int u, int first, int last, int c) {
+  const int below = c - first, above = last - c, both = below < above ? below : above;
+  if (u <= 2 * both) return u & 1 ? c + (u + 1) / 2 : c - u / 2;
+  return above > below ? c + (u - both) : c - (u - both);
+}
+
 // The largest power of 2 not above n (n >= 1): groups are cut to it (section 4.1.1).
 CDN_HD int floor_pow2(int n) {
   int p = 1;

@@ -371,6 +371,25 @@ std::vector<std::uint16_t> brute_force_group(const FloatPlane& g, int rx, int ry
   return out;
 }
 
+// The GPU's scan order (centre_out): every index of first..last once, the centre
+// first, each index no farther from the centre than the one after it.
+TEST(Bm3dMatching, CentreOutVisitsEveryIndexOnceNearestFirst) {
+  for (int first = -19; first <= 3; first += 2)
+    for (int last = first; last <= first + 40; last += 3)
+      for (int c = first; c <= last; ++c) {
+        std::vector<int> seen;
+        for (int u = 0; u <= last - first; ++u) seen.push_back(centre_out(u, first, last, c));
+        ASSERT_EQ(seen.front(), c);
+        for (std::size_t k = 1; k < seen.size(); ++k)
+          EXPECT_LE(std::abs(seen[k - 1] - c), std::abs(seen[k] - c)) << first << ".." << last << " centre " << c;
+        std::vector<int> sorted = seen;
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<int> all(last - first + 1);
+        for (int k = 0; k <= last - first; ++k) all[k] = first + k;
+        EXPECT_EQ(sorted, all) << first << ".." << last << " centre " << c;
+      }
+}
+
 TEST(Bm3dMatching, EqualsBruteForceSearch) {
   // Integer samples: distances are exact in float, so the groups must be identical.
   std::mt19937 rng(5);
