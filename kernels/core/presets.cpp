@@ -39,17 +39,18 @@ const std::vector<Preset>& preset_table() {
   // that). The default must keep 25 fps at 3840x2160 NV12 on one H100/H200.
   static const std::vector<Preset> table = {
       {"standard", "bm3d",
-       "the default: BM3D's rapid profile, every frame with the noise measured on it; 1.8 ms a 1080p luma "
-       "plane (H200), about 11 ms a 3840x2160 NV12 frame (estimate); +0.8 to +6.8 dB at sigma 2, +9.5 to +18.6 at "
+       "the default: BM3D's rapid profile, every frame with the noise measured on it; 1.5 ms a 1080p luma "
+       "plane (H200), about 9 ms a 3840x2160 NV12 frame (estimate); +0.8 to +6.8 dB at sigma 2, +9.5 to +18.6 at "
        "40 on the evaluation photos and clip frames, clean and compressed frames kept",
        {{"bm3d-profile", "rapid"}}},
-      {"draft", "bm3d", "the fastest BM3D (draft profile, 0.65 ms a 1080p luma plane, H200): 8K or several streams; 0.3 to 0.8 "
+      {"draft", "bm3d", "the fastest BM3D (draft profile, 0.6 ms a 1080p luma plane, H200): 8K or several streams; 0.3 to 0.8 "
        "dB below standard, above BM3DCUDA's defaults",
        {{"bm3d-profile", "draft"}}},
-      {"quality", "bm3d", "BM3D's quick profile (5.7 ms a 1080p luma plane): about 0.1 to 0.3 dB over standard, real time up to 1440p",
+      {"quality", "bm3d", "BM3D's quick profile (3.5 ms a 1080p luma plane, H200): about 0.1 to 0.3 dB over standard, real time up to "
+       "3840x2160 NV12 on one GPU",
        {{"bm3d-profile", "quick"}}},
       {"best", "bm3d",
-       "BM3D at the reference implementation's quality (balanced profile, 11.8 ms a 1080p luma plane): files, "
+       "BM3D at the reference implementation's quality (balanced profile, 7.2 ms a 1080p luma plane, H200): files, "
        "photos, post-production",
        {{"bm3d-profile", "balanced"}}},
       {"isoline", "hybrid",
