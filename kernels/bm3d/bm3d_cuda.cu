@@ -324,8 +324,9 @@ struct Match8Args {
   std::uint8_t* counts;
 };
 
-// block_match_kernel on an 8-bit guide, with the same scan order and result
-// (the distances are the same integers): ||P - Q||^2 = |P|^2 + |Q|^2 - 2 P.Q, |Q|^2
+// block_match_kernel on an 8-bit guide, with the same result (the distances are
+// the same integers, and the list, kept as keys, does not depend on the order of
+// the scan, which goes from the reference outwards): ||P - Q||^2 = |P|^2 + |Q|^2 - 2 P.Q, |Q|^2
 // from box_squares_kernel, P.Q by 8-bit dot products (__dp4a: 4 products an
 // instruction). The area is staged four times in shared memory, copy s shifted by
 // s bytes and the copies interleaved word by word ([row][word][copy]), so that the
@@ -1145,8 +1146,9 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
               : 2 * sizeof(unsigned) * WindowArea::max_pixels(pp.step, pp.radius) +
                     sizeof(float) * kSlabFloats * kWinWarps;
       // Every profile's Wiener phase uses the DCT (bm3d_profile.h): the window filter
-      // is built for that combination only.
-      if (wiener && pp.t2d != Transform2d::Dct) throw Error("bm3d: no Wiener window filter for this 2D transform");
+      // is built for that combination only (filter_kernel takes either).
+      if (wiener && pp.t2d != Transform2d::Dct && !reference_kernels_)
+        throw Error("bm3d: no Wiener window filter for this 2D transform");
       if (filter_shared > static_cast<std::size_t>(shared_limit))
         throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(filter_shared) +
                               " bytes of shared memory for the filter, more than this GPU's " +

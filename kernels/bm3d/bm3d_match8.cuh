@@ -1,7 +1,9 @@
 // bm3d_match8.cuh: the device pieces of BM3D's block matching on 8-bit guides
 // (the match8 profiles, bm3d_profile.h), for bm3d_cuda.cu's block_match8_kernel
 // and for any kernel that matches 8x8 patches of 8-bit planes the same way (a
-// temporal variant stages one area per frame and keeps one list across them).
+// temporal variant would stage one area per frame and keep one list across them;
+// its keys would need the frame in them too, since a scan index repeats from one
+// frame's window to the next and BestKeys relies on unique keys).
 //
 // Distances: ||P - Q||^2 = |P|^2 + |Q|^2 - 2 P.Q in integers (exact), P.Q by
 // __dp4a (four 8-bit products an instruction). An area of a plane is staged in

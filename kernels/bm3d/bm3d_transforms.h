@@ -47,8 +47,11 @@ inline double dct8_coefficient(int k, int n) {
 
 // Orthonormal 8-point DCT-II of v[0], v[s], ..., v[7s], in place. The factor 1/2
 // of a(k > 0) is folded into the cosines (CDN_BM3D_H): halving is exact in binary
-// floating point, so every sum is the same float as with a multiply by 1/2 after
-// it, one instruction less an output.
+// floating point, so in the source's arithmetic every sum is the same float as
+// with a multiply by 1/2 after it, one instruction less an output. (On the GPU the
+// compiler chooses, kernel by kernel, which products it fuses into multiply-adds,
+// so kernels can differ in a last bit; the GPU tests compare the fast kernels'
+// output bytes with the first kernels'.)
 CDN_HD void dct8_forward(float* v, int s) {
   const float a = 0.35355339059327376f;  // sqrt(1/8)
   float e[4], o[4];
@@ -253,4 +256,5 @@ inline double kaiser8(int n, double beta) {
 }  // namespace cdn::bm3d
 
 #undef CDN_BM3D_C
+#undef CDN_BM3D_H
 #undef CDN_BM3D_UNROLL
