@@ -469,10 +469,10 @@ int match8_key_bits(int side) {
 }
 
 // Whether the keys fit in 32 bits: every admissible distance (at most tau) and the
-// sentinel (tau + 1) shifted by the index bits. Else the kernel keeps 64-bit keys
+// sentinel (tau + 1) shifted by the index bits (match8_key_bits). Else the kernel keeps 64-bit keys
 // (BM3D.m's 'vn' tau with a window above 45) with one thread per reference.
-bool match8_keys_fit_32(int tau, int side) {
-  return (static_cast<unsigned long long>(tau) + 1ull) << match8_key_bits(side) <= 0xffffffffull;
+bool match8_keys_fit_32(int tau, int key_bits) {
+  return (static_cast<unsigned long long>(tau) + 1ull) << key_bits <= 0xffffffffull;
 }
 
 // 32-bit words a row of each shifted copy of the widest area (stage_area8: at
@@ -820,9 +820,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
     if (!kWiener) {
       // Hard thresholding: each column forward, thresholded, counted and back.
       load_transformed(a.noisy, mine, px, py, kT2d, v);
-      __syncwarp();  // the slab's last reads (the previous groups) are done
-      store_row(slab, lane, v);
-      __syncwarp();
+      share_row(slab, lane, v);
       const float threshold = a.lambda3d * a.sigma;
       float kept[kGroupsPerWarp] = {};  // per group: exact small integers, in any order
 #pragma unroll
@@ -840,12 +838,10 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
         transform_column<K>(x, column_n[c / 2], a.t1d, true);
         store_column<K>(slab, lane, c, x);  // the column this lane read: no other lane's
       }
-      float mine_kept = 0.f;
+      float mine_kept = 0.f;  // this lane's group's count, over the warp (every lane holds columns of it)
 #pragma unroll
       for (int s = 0; s < kGroupsPerWarp; ++s) {
-        float sum = kept[s];
-#pragma unroll
-        for (int h = 1; h < 32; h <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, h);
+        const float sum = group_sum<32>(kept[s], 32);
         if (s == slot) mine_kept = sum;
       }
       weight = mine_kept > 0.f ? 1.0f / mine_kept : 1.0f;
@@ -857,9 +853,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       // two passes, was slower on the H200: balanced 7.57 to 7.62 against 7.26 to
       // 7.28 ms a 1080p frame in one run.)
       load_transformed(a.basic, mine, px, py, kT2d, v);
-      __syncwarp();  // the slab's last reads (the previous groups) are done
-      store_row(slab, lane, v);
-      __syncwarp();
+      share_row(slab, lane, v);
       const float s2 = a.sigma * a.sigma;
       float w[kColumns][K];
 #pragma unroll
@@ -888,9 +882,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       norm2 = group_sum<K>(norm2, n);
       weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
       load_transformed(a.noisy, mine, px, py, kT2d, v);
-      __syncwarp();
-      store_row(slab, lane, v);
-      __syncwarp();
+      share_row(slab, lane, v);
 #pragma unroll
       for (int c = 0; c < kColumns; ++c) {
         float x[K];
@@ -1169,7 +1161,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         m8.key_bits = match8_key_bits(pp.side());
         m8.lists = lists;
         m8.counts = counts;
-        match8_wide = !match8_keys_fit_32(m8.tau, pp.side());
+        match8_wide = !match8_keys_fit_32(m8.tau, m8.key_bits);
         const int full_tiles = tiles_x * std::min(batch_rows, tiles_y);
         match_split = match8_wide ? 1
                       : match_split_ > 0

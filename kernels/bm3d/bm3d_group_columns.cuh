@@ -35,6 +35,14 @@ __device__ __forceinline__ void load_row(const float* slab, int lane, float (&v)
   for (int q = 0; q < kPatchArea; ++q) v[q] = slab[lane * kSlabPitch + q];
 }
 
+// store_row between two warp barriers: after the warp's last reads of the slab
+// (the previous contents' columns), before its first column reads of this row.
+__device__ __forceinline__ void share_row(float* slab, int lane, const float (&v)[kPatchArea]) {
+  __syncwarp();
+  store_row(slab, lane, v);
+  __syncwarp();
+}
+
 // Column c (0 .. 2 x 32 / K - 1) of a lane: group c / 2 of the warp (lanes
 // (c / 2) K .. (c / 2) K + K - 1), coefficient lane + 32 (c % 2).
 template <int K>
