@@ -17,6 +17,7 @@
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
 #include "bm3d/bm3d_transforms.h"
+#include "cuda/warp_reduce.cuh"
 #include "cudadenoise/error.h"
 
 namespace cdn {
@@ -319,6 +320,7 @@ struct Match8Args {
   int tau;           // on the integer sum of squared differences: floor(tau_ssd)
   int row_words;     // 32-bit words per row of each shifted copy of the area
   int key_bits;      // bits of the scan index in the list's keys (match8_key_bits)
+  int queue_offset;  // bytes: where the threads' queues start in shared memory (match8_queue_offset)
   int first_tile_row;
   std::uint16_t* lists;
   std::uint8_t* counts;
@@ -338,8 +340,10 @@ struct Match8Args {
 // sequence of compares and selects (block_match_kernel's insertion into a
 // shared-memory list waits on a load per shifted entry). Of a block of 8
 // candidates, a thread inserts those that beat its last entry one after the
-// other, so a warp takes as many insertions as its busiest thread (not one for
-// every candidate that some thread of the warp takes).
+// other, so a warp takes as many insertions as its busiest thread; for lists of 31
+// (match8_queued) they join the thread's queue in shared memory instead, and the
+// warp inserts its lanes' queues two keys a turn when one of them is nearly full
+// (MatchQueue).
 //
 // Thread mapping: S threads per reference (S = 1, 2 or 4; blockDim = (kTileX,
 // kTileY / S, S)), a block covering kTileX x (kTileY / S) references of a tile.
@@ -366,7 +370,11 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
   // Thread mapping: all threads stage the area.
   stage_area8(a.guide, area.x0, area.y0, area.w, area.h, rw, copies, t, kTileRefs);
 
-  // From here: S threads per reference.
+  // From here: S threads per reference. A warp is one row of references (the same
+  // j and run). With queues, the warp-wide votes need all its lanes: a lane past
+  // the grid's last column scans the last reference's window again and writes
+  // nothing.
+  constexpr bool kQueued = match8_queued(K);
   const int i = blockIdx.x * kTileX + threadIdx.x, j = j0 + threadIdx.y;
   const bool valid = i < a.grid.nx && j < a.grid.ny;
   const int bits = a.key_bits;
@@ -375,8 +383,8 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
   BestKeys<K - 1, Key> best;  // the candidates, the reference itself not included
   best.clear(sentinel);
   const int R = a.radius;
-  if (valid) {
-    const int rx = a.grid.x(i), ry = a.grid.y(j);
+  if (kQueued ? j < a.grid.ny : valid) {
+    const int rx = a.grid.x(min(i, a.grid.nx - 1)), ry = a.grid.y(j);
     unsigned ref[2 * kPatch];
     const unsigned ref_sq = load_patch8(copies, rw, rx - area.x0, ry - area.y0, ref);
     const int dx_lo = max(-R, -rx), dx_hi = min(R, a.grid.last_x - rx);
@@ -388,43 +396,61 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
     // The run's rows, and each row's blocks of candidates, from the one nearest
     // the reference outwards (centre_out): near candidates tend to be the better
     // matches, which lower the last entry early and spare insertions later. The
-    // list does not depend on the order (BestKeys).
+    // list does not depend on the order (BestKeys). A lane's blocks of a row number
+    // 5 or 6 at window 39 (its first one starts at a multiple of 4 bytes); with
+    // queues every lane runs the warp's largest number, a lane past its own last
+    // block taking no candidate from it.
     const int dx_blocks = (dx_hi - dx_first) / kDxBlock + 1;
+    const int blocks = kQueued ? warp_max(dx_blocks) : dx_blocks;
     const int dx_centre = (0 - dx_first) / kDxBlock;  // the block that holds dx = 0
+    MatchQueue<Key> queue(reinterpret_cast<Key*>(reinterpret_cast<unsigned char*>(smem_words) + a.queue_offset),
+                          t, kTileRefs);
     for (int u = 0; u <= dy_end - dy_begin; ++u) {
       const int dy = centre_out(u, dy_begin, dy_end, min(max(0, dy_begin), dy_end));
       const int* sq_row = a.sq + static_cast<std::size_t>(ry + dy) * a.sq_pitch + rx;
       const int row_index = (dy + R) * a.side + R;  // + dx: the scan index
-      for (int ub = 0; ub < dx_blocks; ++ub) {
-        const int dxb = dx_first + kDxBlock * centre_out(ub, 0, dx_blocks - 1, dx_centre);
+      for (int ub = 0; ub < blocks; ++ub) {
+        const bool block_in = !kQueued || ub < dx_blocks;
+        const int dxb = dx_first + kDxBlock * centre_out(min(ub, dx_blocks - 1), 0, dx_blocks - 1, dx_centre);
         unsigned acc[kDxBlock];
         dot_block8(copies, rw, rx + dxb - area.x0, ry + dy - area.y0, ref, acc);
         // The block's keys (the sentinel for the candidates outside the window
         // and for the reference itself), and which beat the list's last entry.
-        Key keys[kDxBlock];
         const Key worst = best.worst();
+        Key keys[kDxBlock];
         unsigned enter = 0;
 #pragma unroll
         for (int q = 0; q < kDxBlock; ++q) {
           const int dx = dxb + q;
-          const bool in = dx >= dx_lo && dx <= dx_hi && (dx != 0 || dy != 0);
+          const bool in = block_in && dx >= dx_lo && dx <= dx_hi && (dx != 0 || dy != 0);
           const unsigned d = ref_sq + static_cast<unsigned>(in ? __ldg(sq_row + dx) : 0) - 2u * acc[q];  // exact, >= 0
           keys[q] = in ? (static_cast<Key>(min(d, clamp)) << bits) | static_cast<unsigned>(row_index + dx) : sentinel;
-          enter |= static_cast<unsigned>(keys[q] < worst) << q;
+          if constexpr (kQueued) {
+            if (keys[q] < worst) queue.push(keys[q]);
+          } else {
+            enter |= static_cast<unsigned>(keys[q] < worst) << q;
+          }
         }
-        // The entering keys one after the other: the warp takes as many turns as
-        // its busiest lane (any order gives the same list; a key that no longer
-        // beats the last entry when its turn comes leaves the list as it is).
-        while (enter) {
-          const int q = __ffs(enter) - 1;
-          enter &= enter - 1;
-          Key key = keys[0];
+        if constexpr (kQueued) {
+          // The queues go into the lists when one of the warp's could not take
+          // another block.
+          if (__any_sync(0xffffffffu, queue.size > kMatchQueue - kDxBlock)) queue.drain_into(best, sentinel);
+        } else {
+          // The entering keys one after the other: the warp takes as many turns as
+          // its busiest lane (any order gives the same list; a key that no longer
+          // beats the last entry when its turn comes leaves the list as it is).
+          while (enter) {
+            const int q = __ffs(enter) - 1;
+            enter &= enter - 1;
+            Key key = keys[0];
 #pragma unroll
-          for (int p = 1; p < kDxBlock; ++p) key = q == p ? keys[p] : key;
-          best.insert(key);
+            for (int p = 1; p < kDxBlock; ++p) key = q == p ? keys[p] : key;
+            best.insert(key);
+          }
         }
       }
     }
+    if constexpr (kQueued) queue.drain_into(best, sentinel);
   }
   if constexpr (S > 1) {
     // The runs' lists through shared memory (the area is no longer read):
@@ -479,13 +505,20 @@ bool match8_keys_fit_32(int tau, int key_bits) {
 // least (w + 3) / 4 + 3).
 int match8_row_words(int step, int radius) { return (TileArea::max_w(step, radius) + 3) / 4 + 3; }
 
-// Shared memory of block_match8_kernel<K, S, 32-bit keys>: the area's four copies,
-// or the runs' lists when those are larger (the 64-bit keys run with S = 1).
-std::size_t match8_shared_bytes(int K, int S, int step, int radius) {
+// Shared memory of block_match8_kernel<K, S, Key>: the area's four copies, then
+// the threads' queues (MatchQueue) from byte match8_queue_offset; the runs' lists
+// reuse it from the start once the scan is done (the 64-bit keys run with S = 1).
+int match8_queue_offset(int S, int step, int radius) {
   const int area_h = TileArea::max_h(step, radius, kTileY / S);
-  const std::size_t copies = sizeof(unsigned) * 4 * match8_row_words(step, radius) * area_h;
-  const std::size_t runs = sizeof(unsigned) * (S - 1) * (K - 1) * kTileX * (kTileY / S);
-  return std::max(copies, runs);
+  const int copies = static_cast<int>(sizeof(unsigned)) * 4 * match8_row_words(step, radius) * area_h;
+  return (copies + 7) / 8 * 8;
+}
+std::size_t match8_shared_bytes(int K, int S, int step, int radius, bool wide) {
+  const std::size_t key_bytes = wide ? sizeof(unsigned long long) : sizeof(unsigned);
+  const std::size_t queues =
+      match8_queue_offset(S, step, radius) + (match8_queued(K) ? key_bytes * kMatchQueue * kTileRefs : 0);
+  const std::size_t runs = key_bytes * (S - 1) * (K - 1) * kTileX * (kTileY / S);
+  return std::max(queues, runs);
 }
 
 // Calls f(block_match8_kernel<K, S, Key>) for run-time K (8, 16, 32) and S (1, 2,
@@ -526,7 +559,7 @@ int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) 
   CDN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   int split = 1;
   for (int S : {2, 4}) {
-    const std::size_t shared = match8_shared_bytes(K, S, step, radius);
+    const std::size_t shared = match8_shared_bytes(K, S, step, radius, false);
     if (shared > static_cast<std::size_t>(shared_limit)) continue;
     int per_sm = 0;
     with_match8_kernel(K, S, false, [&](auto kernel) {
@@ -1167,7 +1200,8 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
                       : match_split_ > 0
                           ? match_split_
                           : auto_match8_split(K, full_tiles, pp.step, pp.radius, shared_limit);
-        match8_shared = match8_shared_bytes(K, match_split, pp.step, pp.radius);
+        match8_shared = match8_shared_bytes(K, match_split, pp.step, pp.radius, match8_wide);
+        m8.queue_offset = match8_queue_offset(match_split, pp.step, pp.radius);
         if (match8_shared > static_cast<std::size_t>(shared_limit))
           throw InvalidArgument("bm3d: bm3d-window and bm3d-step need " + std::to_string(match8_shared) +
                                 " bytes of shared memory, more than this GPU's " + std::to_string(shared_limit));

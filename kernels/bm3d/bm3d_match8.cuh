@@ -12,11 +12,15 @@
 // 4 (b / 4) + b % 4 of the row, and the 12 words a block of 8 candidates needs
 // (byte offsets c..c+7, c a multiple of 4, each 8 bytes wide) are 12 consecutive
 // words, three 128-bit loads. The best candidates are kept in registers as
-// sorted keys (distance and scan index in one integer) and take a new entry by a
-// fixed sequence of compares and selects.
+// sorted keys (distance and scan index in one integer) and take a new entry, or a
+// pair of them, by a fixed sequence of compares and selects; for lists of 31, the
+// entering keys wait in a queue a thread in shared memory and go in by pairs.
 #pragma once
 
 #include <cstdint>
+
+#include "bm3d/bm3d_best_keys.h"
+#include "cuda/warp_reduce.cuh"
 
 namespace cdn::bm3d {
 
@@ -83,36 +87,47 @@ __device__ inline void dot_block8(const unsigned* copies, int row_words, int c, 
   }
 }
 
-// The N best candidates so far as keys (distance << index_bits) | scan index:
-// unique within a reference's window, so "smaller key" is "smaller distance, or
-// the same distance and earlier in the scan order", the order of the reference
-// implementation, and the N smallest keys are the same set whatever the order in
-// which candidates arrive. Sorted ascending, in registers (N a compile-time
-// constant); Key is 32-bit where (tau + 1) << index_bits fits (match8_key_bits),
-// else 64-bit. Empty entries hold the sentinel (tau + 1) << index_bits, which no
-// admissible candidate reaches, so one compare tests tau and the last entry.
-template <int N, typename Key>
-struct BestKeys {
-  Key k[N];
+// The keys a thread found to beat its list's last entry and has not inserted yet,
+// in shared memory ([entry][thread]: a warp's lanes touch consecutive words). A
+// warp drains its lanes' queues together when one of them could not take another
+// block of candidates, two keys a turn (BestKeys::insert_pair): as many turns as
+// half its longest queue, where inserting each block's entering keys one by one
+// takes as many as the block's busiest lane, block after block (on a 1080p frame
+// at the reference geometry, a simulation counted about half the turns before
+// pairing). A queued key that the list's last entry beats by the time it is
+// inserted leaves the list as it is, so the list is the same whenever the queues
+// are drained.
+constexpr int kMatchQueue = 24;  // entries a thread's queue holds
 
-  __device__ void clear(Key sentinel) {
-#pragma unroll
-    for (int e = 0; e < N; ++e) k[e] = sentinel;
+// Whether block_match8_kernel queues the keys for lists of K - 1 entries. Measured
+// on the H200 (docs/PERFORMANCE.md): at K = 32 the queues save more than their
+// pushes cost (balanced's phase 2, 1.61 to 1.19 ms); at K = 8 and 16 an entry is
+// cheap to insert, and the queues' 12 KB of shared memory a block cost occupancy
+// (rapid's phase 1, 240 to 381 us: its grid no longer fits in one wave).
+constexpr bool match8_queued(int K) { return K >= 32; }
+
+template <typename Key>
+struct MatchQueue {
+  Key* mine;   // entry 0 of this thread's queue
+  int stride;  // threads sharing the queues
+  int size = 0;
+
+  __device__ MatchQueue(Key* queues, int thread, int threads) : mine(queues + thread), stride(threads) {}
+  __device__ void push(Key key) {
+    mine[size * stride] = key;
+    ++size;
   }
-  __device__ Key worst() const { return k[N - 1]; }
-  // Inserts `key` (a no-op unless key < worst()): entry e takes its predecessor
-  // when that is larger than key, else the smaller of its own and key (all from
-  // the old values: no loop-carried chain, three instructions an entry).
-  __device__ void insert(Key key) {
-#pragma unroll
-    for (int e = N - 1; e > 0; --e) k[e] = k[e - 1] > key ? k[e - 1] : (key < k[e] ? key : k[e]);
-    k[0] = key < k[0] ? key : k[0];
-  }
-  __device__ int count(Key sentinel) const {
-    int n = 0;
-#pragma unroll
-    for (int e = 0; e < N; ++e) n += k[e] < sentinel;
-    return n;
+  // Every lane of the warp calls this together; a lane with a shorter queue pads
+  // its last pairs with the sentinel (no entry is larger: no change).
+  template <int N>
+  __device__ void drain_into(BestKeys<N, Key>& best, Key sentinel) {
+    const int turns = (warp_max(size) + 1) / 2;
+    for (int e = 0; e < turns; ++e) {
+      const Key x = 2 * e < size ? mine[2 * e * stride] : sentinel;
+      const Key y = 2 * e + 1 < size ? mine[(2 * e + 1) * stride] : sentinel;
+      best.insert_pair(min(x, y), max(x, y));
+    }
+    size = 0;
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cuda/warp_reduce.cuh"
 #include "cudadenoise/error.h"
 #include "nlm3d/nlm3d_guide.h"
 #include "nlm3d/nlm3d_planar_block.h"
@@ -15,26 +16,6 @@
 namespace cdn {
 
 namespace {
-
-// The warp's minimum and maximum of v (every lane active): the sm_80 reduction
-// instructions, a butterfly of shuffles on older GPUs (the default build also
-// targets sm_75).
-__device__ __forceinline__ int warp_min(int v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_min_sync(0xffffffffu, v);
-#else
-  for (int h = 16; h > 0; h >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, h));
-  return v;
-#endif
-}
-__device__ __forceinline__ int warp_max(int v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(0xffffffffu, v);
-#else
-  for (int h = 16; h > 0; h >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, h));
-  return v;
-#endif
-}
 
 using nlm_planar::frame_at;
 

@@ -7,6 +7,7 @@
 #   as many frames, is measured (luma only) and improves on the noisy input, and carries the
 #   TIMING line's kernel and end-to-end times;
 # - BM3DCUDA gets 4/3 of sigma; vs-nlm-cuda's h is the best of its sweep (calibrate), per profile;
+# - restore() of an earlier run's table() (report.py --resume) gives the same h and sweeps;
 # - a directory without the drivers is an error that names them;
 # - a row whose mode this build lacks, or whose flag `denoise` does not know, is skipped with a
 #   message (rows written on other branches), and a known row runs;
@@ -83,6 +84,11 @@ def main():
                 best = max(sweep, key=lambda x: x[1])[0]
                 check(len(sweep) == len(config.NLM_H_GRID) and abs(h - best) < 1e-3,
                       f'{row.key}: h {h} is the best of the sweep {sweep}')
+        # report.py --resume: an earlier run's table() gives the same choices without sweeping again
+        again = GpuPeers(env, FAKE, (), print)
+        again.restore(json.loads(json.dumps(pipe.gpu_peers.table())))
+        check(again.h == pipe.gpu_peers.h and again.sweeps == pipe.gpu_peers.sweeps and again.h,
+              f'restore(table()) gives the same h and sweeps: {again.h}')
         try:
             GpuPeers(env, work, (), print)
             check(False, 'a directory without the drivers is an error')
@@ -113,8 +119,26 @@ def main():
         got = pipe._denoise(bad, [modes[0], modes[-1]], 'cpu', 'even', c, 's20')
         check(got == [] and {f'{modes[0]}-even:cpu', f'{modes[-1]}-even:cpu'} <= set(pipe.failed),
               f'a failing call is recorded per mode: {sorted(pipe.failed)}')
+    summary_names_where_peers_ran()
     print(f'{len(failures)} failed' if failures else 'all checks passed')
     return 1 if failures else 0
+
+
+def summary_names_where_peers_ran():
+    """The report's summary line: a GPU peer's device time 'on the GPU' (it has no CPU threads), a CPU
+    filter's whole loop on its threads."""
+    from harness import markdown
+    s = config.TIMING_SIGMA
+
+    def row(name, family, device_ms, e2e_ms, psnr, threads=None):
+        return {'name': name, 'family': family, 'device_ms': device_ms, 'e2e_ms': e2e_ms, 'psnr': {s: psnr},
+                'threads': threads}
+    ours = row('bm3d (GPU)', 'cudadenoise GPU', 7.0, 7.5, 35.0)
+    for peer, want in ((row('BM3DCUDA', 'GPU peers', 3.6, 4.7, 34.7), 'BM3DCUDA** 34.70 dB in 3.600 ms on the GPU'),
+                       (row('nlmeans', 'FFmpeg', None, 900.0, 33.0, 16), 'nlmeans** 33.00 dB in 900.0 ms on 16 CPU threads')):
+        g = {'name': 'video', 'rows': [ours, peer], 'noisy_psnr': {s: 22.0}}
+        line = markdown._summary([g], {})[0]
+        check(want in line and 'None' not in line, f'summary names where {peer["name"]} ran: {line}')
 
 
 if __name__ == '__main__':

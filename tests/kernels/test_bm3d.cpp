@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bm3d/bm3d_best_keys.h"
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"
 #include "bm3d/bm3d_transforms.h"
@@ -388,6 +389,55 @@ TEST(Bm3dMatching, CentreOutVisitsEveryIndexOnceNearestFirst) {
         for (int k = 0; k <= last - first; ++k) all[k] = first + k;
         EXPECT_EQ(sorted, all) << first << ".." << last << " centre " << c;
       }
+}
+
+// The GPU matching's list of best keys (bm3d_best_keys.h): after any sequence of
+// unique keys, inserted one by one or two at a time (a lone last key paired with
+// the sentinel), its entries are the N smallest keys below the sentinel, sorted,
+// then sentinels: a sort of the same keys. Distances tie often, so keys share
+// their high bits.
+template <int N, typename Key>
+void check_best_keys(std::mt19937& rng) {
+  const Key sentinel = static_cast<Key>(1001) << 12;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<Key> keys;
+    const int count = static_cast<int>(rng() % (3 * N + 4));
+    std::vector<bool> used(4096, false);
+    while (static_cast<int>(keys.size()) < count) {
+      const int index = static_cast<int>(rng() % 4096);
+      if (used[index]) continue;
+      used[index] = true;
+      const Key distance = rng() % 8 == 0 ? 1001 : rng() % 40;  // 1001: tau + 1, the sentinel's
+      keys.push_back(distance << 12 | static_cast<Key>(index));
+    }
+    std::vector<Key> want(keys);
+    want.resize(keys.size() + N, sentinel);
+    std::sort(want.begin(), want.end());
+    want.resize(N);
+    BestKeys<N, Key> one, two;
+    one.clear(sentinel);
+    two.clear(sentinel);
+    for (Key k : keys) one.insert(k);
+    for (std::size_t i = 0; i < keys.size(); i += 2) {
+      const Key x = keys[i], y = i + 1 < keys.size() ? keys[i + 1] : sentinel;
+      two.insert_pair(std::min(x, y), std::max(x, y));
+    }
+    const std::vector<Key> got_one(one.k, one.k + N), got_two(two.k, two.k + N);
+    ASSERT_EQ(got_one, want) << "N " << N << ", " << count << " keys one by one";
+    ASSERT_EQ(got_two, want) << "N " << N << ", " << count << " keys by pairs";
+    const int below = static_cast<int>(std::count_if(want.begin(), want.end(), [&](Key k) { return k < sentinel; }));
+    EXPECT_EQ(one.count(sentinel), below);
+  }
+}
+
+TEST(Bm3dMatching, BestKeysHoldTheSmallestKeysSorted) {
+  std::mt19937 rng(17);
+  check_best_keys<1, unsigned>(rng);
+  check_best_keys<2, unsigned>(rng);
+  check_best_keys<7, unsigned>(rng);
+  check_best_keys<15, unsigned>(rng);
+  check_best_keys<31, unsigned>(rng);
+  check_best_keys<31, unsigned long long>(rng);
 }
 
 TEST(Bm3dMatching, EqualsBruteForceSearch) {

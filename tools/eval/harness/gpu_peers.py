@@ -79,6 +79,12 @@ def raw_to_y4m(raw, header, w, h, out):
     return n
 
 
+def _key_sigma(text):
+    """table()'s 'key@sigma' back to (key, sigma)."""
+    key, sigma = text.rsplit('@', 1)
+    return key, int(sigma)
+
+
 class GpuPeers:
     def __init__(self, env, bin_dir, skip, say):
         self.env, self.say = env, say
@@ -168,12 +174,8 @@ class GpuPeers:
     def restore(self, table):
         """The h of an earlier run's table() (report.py --resume): the same choice without sweeping again."""
         self.calibration_clips = list(table.get('clips', []))
-        for key_sigma, h in table.get('h', {}).items():
-            key, sigma = key_sigma.rsplit('@', 1)
-            self.h[(key, int(sigma))] = float(h)
-        for key_sigma, sweep in table.get('sweeps', {}).items():
-            key, sigma = key_sigma.rsplit('@', 1)
-            self.sweeps[(key, int(sigma))] = sweep
+        self.h.update({_key_sigma(ks): float(h) for ks, h in table.get('h', {}).items()})
+        self.sweeps.update({_key_sigma(ks): sweep for ks, sweep in table.get('sweeps', {}).items()})
 
     def h_for(self, row, sigma):
         if (row.key, sigma) in self.h:

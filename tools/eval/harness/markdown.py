@@ -99,8 +99,11 @@ def _summary(groups, facts):
                 f"{_f(fast['psnr'][s])} dB in {_ms(t(fast))} ms")
         if others:
             bp = max(others, key=lambda r: r['psnr'][s])
-            line += (f"; best peer **{bp['name']}** {_f(bp['psnr'][s])} dB in {_ms(bp['e2e_ms'])} ms on "
-                     f"{bp['threads']} CPU threads")
+            if bp['family'] == 'GPU peers':   # device time, like ours above
+                line += f"; best peer **{bp['name']}** {_f(bp['psnr'][s])} dB in {_ms(t(bp))} ms on the GPU"
+            else:                             # a CPU filter: the whole loop
+                where = f"{bp['threads']} CPU threads" if bp['threads'] else 'the CPU'
+                line += f"; best peer **{bp['name']}** {_f(bp['psnr'][s])} dB in {_ms(bp['e2e_ms'])} ms on {where}"
         out.append(line + '.')
     return out
 
