@@ -46,11 +46,11 @@ const std::vector<Preset>& preset_table() {
       {"draft", "bm3d", "the fastest BM3D (draft profile, 0.6 ms a 1080p luma plane, H200): 8K or several streams; 0.3 to 0.8 "
        "dB below standard, above BM3DCUDA's defaults",
        {{"bm3d-profile", "draft"}}},
-      {"quality", "bm3d", "BM3D's quick profile (3.5 ms a 1080p luma plane, H200): about 0.1 to 0.3 dB over standard, real time up to "
+      {"quality", "bm3d", "BM3D's quick profile (3.3 ms a 1080p luma plane, H200): about 0.1 to 0.3 dB over standard, real time up to "
        "3840x2160 NV12 on one GPU",
        {{"bm3d-profile", "quick"}}},
       {"best", "bm3d",
-       "BM3D at the reference implementation's quality (balanced profile, 7.2 ms a 1080p luma plane, H200): files, "
+       "BM3D at the reference implementation's quality (balanced profile, 6.8 ms a 1080p luma plane, H200): files, "
        "photos, post-production",
        {{"bm3d-profile", "balanced"}}},
       {"isoline", "hybrid",
