@@ -505,9 +505,10 @@ bool match8_keys_fit_32(int tau, int key_bits) {
 // least (w + 3) / 4 + 3).
 int match8_row_words(int step, int radius) { return (TileArea::max_w(step, radius) + 3) / 4 + 3; }
 
-// Shared memory of block_match8_kernel<K, S, Key>: the area's four copies, then
-// the threads' queues (MatchQueue) from byte match8_queue_offset; the runs' lists
-// reuse it from the start once the scan is done (the 64-bit keys run with S = 1).
+// Shared memory of block_match8_kernel<K, S, Key>: the area's four copies, then,
+// for lists of 31 only (match8_queued), the threads' queues (MatchQueue) from byte
+// match8_queue_offset; the runs' lists reuse it from the start once the scan is
+// done (the 64-bit keys run with S = 1).
 int match8_queue_offset(int S, int step, int radius) {
   const int area_h = TileArea::max_h(step, radius, kTileY / S);
   const int copies = static_cast<int>(sizeof(unsigned)) * 4 * match8_row_words(step, radius) * area_h;
