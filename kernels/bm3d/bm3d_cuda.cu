@@ -372,8 +372,8 @@ __global__ void __launch_bounds__(kTileRefs) block_match8_kernel(Match8Args a) {
 
   // From here: S threads per reference. A warp is one row of references (the same
   // j and run). With queues, the warp-wide votes need all its lanes: a lane past
-  // the grid's last column scans the last reference's window again and writes
-  // nothing.
+  // the grid's last column scans the last reference's window again and writes no
+  // list (with S > 1 its run's list goes to its own slot of shared memory, unread).
   constexpr bool kQueued = match8_queued(K);
   const int i = blockIdx.x * kTileX + threadIdx.x, j = j0 + threadIdx.y;
   const bool valid = i < a.grid.nx && j < a.grid.ny;
@@ -550,18 +550,24 @@ void with_match8_kernel(int K, int S, bool wide, F&& f) {
 
 // Threads per reference for a batch of `tiles` tiles: the largest S of 2 and 4
 // whose blocks all run at once on this GPU (cudaOccupancy...: resident blocks an
-// SM x SMs), else 1. A grid of one thread per reference that leaves the SMs with a
-// few warps each (draft at 1080p: 351 tiles, 2 or 3 blocks an SM) is latency-bound;
-// more threads per reference spread it without a second wave of blocks. Rapid's 648
-// tiles already fill the GPU (measured: it is faster with S = 1; docs/PERFORMANCE.md).
+// SM x SMs), else the smallest S whose shared memory fits (1, but for lists of 31
+// at wide windows and steps on GPUs of 64 or 99 KB a block: the queues take 12 KB
+// more, a block of S threads a reference stages fewer rows). A grid of one thread
+// per reference that leaves the SMs with a few warps each (draft at 1080p: 351
+// tiles, 2 or 3 blocks an SM) is latency-bound; more threads per reference spread
+// it without a second wave of blocks. Rapid's 648 tiles already fill the GPU
+// (measured: it is faster with S = 1; docs/PERFORMANCE.md).
 int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) {
   int device = 0, sms = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
   CDN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  int split = 1;
+  auto fits = [&](int S) {
+    return match8_shared_bytes(K, S, step, radius, false) <= static_cast<std::size_t>(shared_limit);
+  };
+  int split = fits(1) ? 1 : fits(2) ? 2 : fits(4) ? 4 : 1;  // none: run() refuses the geometry
   for (int S : {2, 4}) {
+    if (S <= split || !fits(S)) continue;
     const std::size_t shared = match8_shared_bytes(K, S, step, radius, false);
-    if (shared > static_cast<std::size_t>(shared_limit)) continue;
     int per_sm = 0;
     with_match8_kernel(K, S, false, [&](auto kernel) {
       CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -1100,7 +1106,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
   }
   const int depth = in[0].bit_depth;
   const double sigma8 = profile_sigma8(sigma, filtered, depth);
-  const int shared_limit = max_shared_optin();
+  const int shared_limit = shared_limit_ > 0 ? std::min(shared_limit_, max_shared_optin()) : max_shared_optin();
   // Group lists of one batch, sized for the largest grid (luma's) and group (Wiener's).
   const int phases = profile_phases(params);
   std::size_t list_refs = 0;  // the largest batch of either phase (luma's grid is the largest)

@@ -63,6 +63,10 @@ class Bm3dCuda {
   // runs with 1 whatever this says.
   void set_match_split(int threads_per_reference);
 
+  // Tests: plan the kernels as on a GPU with at most `bytes` of shared memory a
+  // block (sm_75: 64 KB, sm_86 and sm_89: 99 KB); 0: this GPU's.
+  void set_shared_limit(int bytes) { shared_limit_ = bytes; }
+
   // Timings of the last run() (milliseconds, CUDA events), when enabled.
   struct Timing {
     double block_matching = 0, filtering = 0, other = 0;
@@ -80,6 +84,7 @@ class Bm3dCuda {
   bool timing_ = false;
   bool reference_kernels_ = false;
   int match_split_ = 0;
+  int shared_limit_ = 0;
   Timing last_;
 };
 

@@ -1,7 +1,8 @@
 // warp_reduce.cuh: the minimum and maximum of an int over a whole warp (every lane
 // active and taking part), by the sm_80 reduction instructions, or a butterfly of
 // shuffles on older GPUs (the default build also targets sm_75). Used by the NLM-3D
-// kernels' tile bounds and BM3D's block matching (its queues' turns).
+// kernels' tile bounds and BM3D's block matching (a warp's blocks of candidates a row,
+// its queues' turns).
 #pragma once
 
 namespace cdn {

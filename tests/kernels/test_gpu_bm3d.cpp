@@ -404,6 +404,45 @@ TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
       }
 }
 
+// On a GPU of 64 KB of shared memory a block (sm_75), balanced at step 8 and
+// window 17 needs more than that for one matching thread a reference with lists of
+// 31 (the area and the queues: 66,816 bytes); the automatic split then takes 2
+// threads a reference, and the output is the same bytes as on this GPU's full
+// shared memory. One thread a reference, asked for, is refused with the sizes. At
+// 1920x1080 (272 tiles a batch) the split for occupancy alone stays 1 on a GPU of
+// 132 SMs or fewer, so only the fit takes it to 2 (smaller under the sanitizer).
+TEST(GpuBm3d, SmallSharedMemoryTakesMoreThreadsAReference) {
+  CDN_REQUIRE_GPU();
+  const int w = small() ? 161 : 1920, h_px = small() ? 97 : 1080;
+  const HostFrame noisy = noisy_copy(real_frame("astronaut.png", PixelFormat::GRAY8, w, h_px), 25, 14);
+  const FrameView& h = noisy.view();
+  CudaFramePool pool(h.format, h.width, h.height, 2);
+  auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
+  copy_frame_async(h, din->view(), nullptr);
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  Bm3dParams params;
+  params.profile = Bm3dProfile::Balanced;
+  params.step = 8;
+  params.window = 17;
+  std::vector<HostFrame> outs;
+  for (int limit : {0, 64 * 1024, 99 * 1024}) {
+    Bm3dCuda bm3d;
+    bm3d.set_shared_limit(limit);
+    bm3d.run(components(din->view()), components(dout->view()), 1, params, {25.0}, nullptr);
+    outs.emplace_back(h.format, h.width, h.height);
+    copy_frame_async(dout->view(), outs.back().view(), nullptr);
+    CDN_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  for (std::size_t k = 1; k < outs.size(); ++k)
+    EXPECT_EQ(diff(components(outs[0].view())[0], components(outs[k].view())[0]).max_abs, 0) << "limit " << k;
+  Bm3dCuda one;
+  one.set_shared_limit(64 * 1024);
+  one.set_match_split(1);
+  EXPECT_THROW(one.run(components(din->view()), components(dout->view()), 1, params, {25.0}, nullptr),
+               InvalidArgument);
+  CDN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 TEST(GpuBm3d, RandomImagesOfOddSizesAndDepths) {
   CDN_REQUIRE_GPU();
   const int sizes[][2] = {{1, 1}, {2, 3}, {7, 5}, {8, 8}, {33, 17}, {64, 48}, {97, 61}};
