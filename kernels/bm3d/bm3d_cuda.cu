@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "bm3d/bm3d_group_columns.cuh"
 #include "bm3d/bm3d_match8.cuh"
@@ -522,30 +523,33 @@ std::size_t match8_shared_bytes(int K, int S, int step, int radius, bool wide) {
   return std::max(queues, runs);
 }
 
+// Calls f(std::integral_constant<int, K>{}) for the run-time group size K (8, 16
+// or 32): every kernel of a group is a template on it.
+template <typename F>
+void with_group_size(int K, F&& f) {
+  if (K == 8)
+    f(std::integral_constant<int, 8>{});
+  else if (K == 16)
+    f(std::integral_constant<int, 16>{});
+  else
+    f(std::integral_constant<int, 32>{});
+}
+
 // Calls f(block_match8_kernel<K, S, Key>) for run-time K (8, 16, 32) and S (1, 2,
 // 4); wide: 64-bit keys, S = 1 only.
 template <typename F>
 void with_match8_kernel(int K, int S, bool wide, F&& f) {
-  auto by_size = [&](auto k8, auto k16, auto k32) {
-    if (K == 8)
-      f(k8);
-    else if (K == 16)
-      f(k16);
+  with_group_size(K, [&](auto k) {
+    constexpr int kK = decltype(k)::value;
+    if (wide)
+      f(block_match8_kernel<kK, 1, unsigned long long>);
+    else if (S == 4)
+      f(block_match8_kernel<kK, 4, unsigned>);
+    else if (S == 2)
+      f(block_match8_kernel<kK, 2, unsigned>);
     else
-      f(k32);
-  };
-  using Wide = unsigned long long;
-  if (wide)
-    by_size(block_match8_kernel<8, 1, Wide>, block_match8_kernel<16, 1, Wide>, block_match8_kernel<32, 1, Wide>);
-  else if (S == 4)
-    by_size(block_match8_kernel<8, 4, unsigned>, block_match8_kernel<16, 4, unsigned>,
-            block_match8_kernel<32, 4, unsigned>);
-  else if (S == 2)
-    by_size(block_match8_kernel<8, 2, unsigned>, block_match8_kernel<16, 2, unsigned>,
-            block_match8_kernel<32, 2, unsigned>);
-  else
-    by_size(block_match8_kernel<8, 1, unsigned>, block_match8_kernel<16, 1, unsigned>,
-            block_match8_kernel<32, 1, unsigned>);
+      f(block_match8_kernel<kK, 1, unsigned>);
+  });
 }
 
 // Threads per reference for a batch of `tiles` tiles: the largest S of 2 and 4
@@ -1248,15 +1252,12 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             kernel<<<dim3(tiles.x, tiles.y * S), dim3(kTileX, kTileY / S, S), match8_shared, stream>>>(m8);
           };
           with_match8_kernel(K, S, match8_wide, launch);
-        } else if (K == 8) {
-          allow_shared(block_match_kernel<8>, match_shared);
-          block_match_kernel<8><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
-        } else if (K == 16) {
-          allow_shared(block_match_kernel<16>, match_shared);
-          block_match_kernel<16><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
         } else {
-          allow_shared(block_match_kernel<32>, match_shared);
-          block_match_kernel<32><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+          with_group_size(K, [&](auto k) {
+            constexpr int kK = decltype(k)::value;
+            allow_shared(block_match_kernel<kK>, match_shared);
+            block_match_kernel<kK><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
+          });
         }
         CDN_CHECK_LAUNCH("bm3d block_match_kernel");
         timer.mark(kMatch);
@@ -1275,18 +1276,15 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             };
             constexpr Transform2d kDct = Transform2d::Dct, kBior = Transform2d::Bior15;
             const bool bior = pp.t2d == kBior;
-            if (!wiener && K == 8)
-              bior ? launch(filter_window_kernel<false, 8, kBior>) : launch(filter_window_kernel<false, 8, kDct>);
-            else if (!wiener && K == 16)
-              bior ? launch(filter_window_kernel<false, 16, kBior>) : launch(filter_window_kernel<false, 16, kDct>);
-            else if (!wiener)
-              bior ? launch(filter_window_kernel<false, 32, kBior>) : launch(filter_window_kernel<false, 32, kDct>);
-            else if (K == 8)
-              launch(filter_window_kernel<true, 8, kDct>);
-            else if (K == 16)
-              launch(filter_window_kernel<true, 16, kDct>);
-            else
-              launch(filter_window_kernel<true, 32, kDct>);
+            with_group_size(K, [&](auto k) {
+              constexpr int kK = decltype(k)::value;
+              if (wiener)
+                launch(filter_window_kernel<true, kK, kDct>);  // the DCT only (checked above)
+              else if (bior)
+                launch(filter_window_kernel<false, kK, kBior>);
+              else
+                launch(filter_window_kernel<false, kK, kDct>);
+            });
             CDN_CHECK_LAUNCH("bm3d filter_window_kernel");
             continue;
           }
@@ -1294,18 +1292,13 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             if (smem) allow_shared(kernel, smem);
             kernel<<<tiles, kFilterWarps * 32, smem, stream>>>(fa);
           };
-          if (!wiener && K == 8)
-            launch(filter_kernel<false, 8>);
-          else if (!wiener && K == 16)
-            launch(filter_kernel<false, 16>);
-          else if (!wiener)  // the reference profile above sigma 40
-            launch(filter_kernel<false, 32>);
-          else if (K == 8)
-            launch(filter_kernel<true, 8>);
-          else if (K == 16)
-            launch(filter_kernel<true, 16>);
-          else
-            launch(filter_kernel<true, 32>);
+          with_group_size(K, [&](auto k) {
+            constexpr int kK = decltype(k)::value;
+            if (wiener)
+              launch(filter_kernel<true, kK>);
+            else
+              launch(filter_kernel<false, kK>);
+          });
           CDN_CHECK_LAUNCH("bm3d filter_kernel");
         }
         timer.mark(kFilter);
