@@ -139,6 +139,13 @@ NlmParams nlm_fast_params() {
   return p;
 }
 
+NlmParams nlm_fast_nomotion_params() {
+  NlmParams p = nlm_fast_params();
+  p.motion_search = false;
+  p.frame_confidence = 0.5;
+  return p;
+}
+
 PipdParams pipd_quality_params() {
   PipdParams p;
   p.direction_prefilter = 1;

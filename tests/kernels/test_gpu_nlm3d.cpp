@@ -289,7 +289,8 @@ TEST(GpuNlm3d, PlanarPatchesMatchTheCpuReference) {
 // The defaults (nlm_video_params): the streams estimate the motion fields on
 // each backend (motion_cuda.h equals motion_reference.h bit for bit), so the GPU
 // output equals the CPU reference's within the kernels' bound, on every format;
-// the content moves 2 px per frame, so the fields are not zero. Causal too.
+// the content moves 2 px per frame, so the fields are not zero. Causal too, and
+// fast-nomotion (no fields, frame confidence where the moving content mismatches).
 TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
   CDN_REQUIRE_GPU();
   const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;
@@ -299,10 +300,14 @@ TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
   video.nlm.chunk_size = 4;
   DenoiseSettings causal = video;
   causal.nlm.causal = true;
+  DenoiseSettings still = video;
+  still.nlm = nlm_fast_nomotion_params();
+  still.nlm.chunk_size = 4;
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
     const auto c = clip(f, small ? 6 : 10, small ? 48 : 83, small ? 32 : 52, 34);
     compare(run(Backend::Cuda, video, c), run(Backend::Cpu, video, c), std::string("video defaults, ") + format_name(f));
     compare(run(Backend::Cuda, causal, c), run(Backend::Cpu, causal, c), std::string("video, causal, ") + format_name(f));
+    compare(run(Backend::Cuda, still, c), run(Backend::Cpu, still, c), std::string("fast-nomotion, ") + format_name(f));
   }
 }
 

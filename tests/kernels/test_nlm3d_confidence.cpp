@@ -300,6 +300,15 @@ TEST(Nlm3dConfidence, SettingsAreChecked) {
   EXPECT_EQ(nlm_fast_params().frame_confidence, 0);
   EXPECT_EQ(nlm_video_r3_params().frame_confidence, 0);
   EXPECT_EQ(nlm_video_r3_params().temporal_radius, 3);
+  // fast-nomotion: fast with the windows not moved and frame confidence on.
+  NlmParams still = nlm_fast_nomotion_params();
+  EXPECT_FALSE(still.motion_search);
+  EXPECT_EQ(still.frame_confidence, 0.5);
+  still.motion_search = nlm_fast_params().motion_search;
+  still.frame_confidence = nlm_fast_params().frame_confidence;
+  EXPECT_EQ(still, nlm_fast_params()) << "nothing else differs from fast";
+  s.nlm = nlm_fast_nomotion_params();
+  EXPECT_NO_THROW(validate(s));
 }
 
 }  // namespace

@@ -69,20 +69,18 @@ std::vector<Named> settings() {
   v.push_back({"nlm3d video, no conf.", nlm(no_confidence)});
   v.push_back({"nlm3d video-r3", nlm(nlm_video_r3_params())});
   v.push_back({"nlm3d fast", nlm(nlm_fast_params())});
+  v.push_back({"nlm3d fast-nomotion", nlm(nlm_fast_nomotion_params())});
   v.push_back({"nlm3d causal", nlm(causal)});
   v.push_back({"vbm3d quality", vbm(0, false)});
   v.push_back({"vbm3d fast", vbm(1, false)});
   return v;
 }
 
-double stream_ms(const DenoiseSettings& s, const std::vector<CudaFramePool::Handle>& frames, const FrameView& out_view,
-                 int length) {
-  const int n = static_cast<int>(frames.size());
-  auto frame_at = [&](int i) {  // 0 1 .. n-1 n-2 .. 1 0 1 ..
-    if (n == 1) return frames[0]->view();
-    const int period = 2 * (n - 1), k = i % period;
-    return frames[k < n ? k : period - k]->view();
-  };
+// Wall-clock ms per frame of `length` frames through the stream: frame_at(i)
+// gives the i-th input (played forwards and backwards), out_view takes every
+// output. Device or host frames alike (host frames: the stream's copies are timed).
+template <typename FrameAt>
+double stream_ms(const DenoiseSettings& s, FrameAt frame_at, const FrameView& out_view, int length) {
   const FrameView first = frame_at(0);
   double ms = 0;
   for (int pass = 0; pass < 2; ++pass) {  // pass 0: warm-up (module load, first allocations)
@@ -102,6 +100,13 @@ double stream_ms(const DenoiseSettings& s, const std::vector<CudaFramePool::Hand
   }
   return ms;
 }
+
+// Frame i of 0 1 .. n-1 n-2 .. 1 0 1 .. (n frames).
+int ping_pong(int i, int n) {
+  if (n == 1) return 0;
+  const int period = 2 * (n - 1), k = i % period;
+  return k < n ? k : period - k;
+}
 #endif
 
 }  // namespace
@@ -110,9 +115,11 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
   if (clips.empty()) return;
   std::printf("\nreal footage through StreamDenoiser (CUDA, device frames in and out): each clip's first %d frames,\n"
               "AWGN sigma 20 (seed 2024 + frame) on every plane, played forwards and backwards for %d frames;\n"
-              "wall-clock ms per frame from the first push to the last pop (motion estimation included)\n",
+              "wall-clock ms per frame from the first push to the last pop (motion estimation included);\n"
+              "end to end: the same with the frames in host memory (pageable), the stream's copies included\n",
               frames, length);
-  std::printf("%-24s %-10s %-7s %-22s %10s %8s\n", "clip", "size", "format", "settings", "ms/frame", "fps");
+  std::printf("%-24s %-10s %-7s %-26s %10s %8s %12s\n", "clip", "size", "format", "settings", "ms/frame", "fps",
+              "end-to-end");
 #ifdef CDN_HAVE_CUDA
   if (!gpu) return;
   for (const std::string& path : clips) {
@@ -129,18 +136,24 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
     for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
       CudaFramePool pool(f, info.width, info.height, static_cast<int>(source.size()) + 1);
       std::vector<CudaFramePool::Handle> dev;
+      std::vector<HostFrame> host;
       for (std::size_t i = 0; i < source.size(); ++i) {
-        const HostFrame noisy = noisy_frame(source[i].view(), f, 2024 + i);
+        host.push_back(noisy_frame(source[i].view(), f, 2024 + i));
         dev.push_back(pool.acquire(nullptr));
-        copy_frame_async(noisy.view(), dev.back()->view(), nullptr);
+        copy_frame_async(host.back().view(), dev.back()->view(), nullptr);
         CDN_CUDA_CHECK(cudaStreamSynchronize(nullptr));
       }
       auto out = pool.acquire(nullptr);
+      HostFrame host_out(f, info.width, info.height);
+      const int n = static_cast<int>(source.size());
       for (const Named& m : settings()) {
-        const double ms = stream_ms(m.settings, dev, out->view(), length);
+        const double ms = stream_ms(m.settings, [&](int i) { return dev[ping_pong(i, n)]->view(); }, out->view(), length);
+        const double e2e =
+            stream_ms(m.settings, [&](int i) { return host[ping_pong(i, n)].view(); }, host_out.view(), length);
         char size[32];
         std::snprintf(size, sizeof size, "%dx%d", info.width, info.height);
-        std::printf("%-24s %-10s %-7s %-22s %10.2f %8.1f\n", name.c_str(), size, format_name(f), m.name, ms, 1000.0 / ms);
+        std::printf("%-24s %-10s %-7s %-26s %10.2f %8.1f %12.2f\n", name.c_str(), size, format_name(f), m.name, ms,
+                    1000.0 / ms, e2e);
         std::fflush(stdout);
       }
     }

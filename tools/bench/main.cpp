@@ -375,6 +375,7 @@ int main(int argc, char** argv) {
       const Named named[] = {{"video (default)", nlm_video_params()},
                              {"video-r3", nlm_video_r3_params()},
                              {"fast", nlm_fast_params()},
+                             {"fast-nomotion", nlm_fast_nomotion_params()},
                              {"video, causal", causal}};
       for (const Named& nm : named)
         for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {

@@ -39,7 +39,8 @@ std::vector<Row> rows() {
           {"video, conf. off", no_confidence},
           {"video-r3", nlm_video_r3_params()},
           {"video, motion off", no_motion},
-          {"fast", nlm_fast_params()}};
+          {"fast", nlm_fast_params()},
+          {"fast-nomotion", nlm_fast_nomotion_params()}};
 }
 
 // Candidates per pixel: (2R+1)^2 (2Rt+1) - 1.

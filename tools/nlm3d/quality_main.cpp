@@ -2,7 +2,8 @@
 // For each clip (.y4m; its luma is used) and each sigma it adds AWGN with fixed
 // seeds (frame i of a clip gets seed + i, as cudadenoise-vbm3d-quality does),
 // runs nlm3d through the StreamDenoiser (the element's and tools' front door:
-// the temporal window, chunks, motion fields) at each named setting, and prints
+// the temporal window, chunks, motion fields) at each named setting (with
+// parameters of the table changed, NAME:param=value...), and prints
 // the luma PSNR over the clip (from the mean of the frames' MSE). With
 // --write-noisy DIR it also writes each noisy clip as raw 8-bit luma,
 // DIR/NAME-sSIGMA.y, for the peers' drivers (../shared/peers/README.md); with
@@ -46,12 +47,14 @@ double clip_psnr(const std::vector<HostFrame>& a, const std::vector<HostFrame>& 
 }
 
 // The named settings: video (the defaults), video-r3 (the defaults before frame
-// confidence), fast, paper (11^3 / 3^3 cubes), and video without other frames (rt0),
-// without motion (nomotion), without frame confidence (noconf), causal.
-NlmParams named(const std::string& name) {
+// confidence), fast, fast-nomotion, paper (11^3 / 3^3 cubes), and video without other
+// frames (rt0), without motion (nomotion), without frame confidence (noconf),
+// causal.
+NlmParams base_settings(const std::string& name) {
   if (name == "video") return nlm_video_params();
   if (name == "video-r3") return nlm_video_r3_params();
   if (name == "fast") return nlm_fast_params();
+  if (name == "fast-nomotion") return nlm_fast_nomotion_params();
   if (name == "paper") return nlm_paper_params();
   NlmParams p = nlm_video_params();
   if (name == "rt0") p.temporal_radius = 0;
@@ -60,8 +63,43 @@ NlmParams named(const std::string& name) {
   else if (name == "causal") p.causal = true;
   else
     throw tools::UsageError("--settings: unknown name " + name +
-                            " (video, video-r3, fast, paper, rt0, nomotion, noconf, causal)");
+                            " (video, video-r3, fast, fast-nomotion, paper, rt0, nomotion, noconf, causal)");
   return p;
+}
+
+// A named setting followed by NLM parameters of the table (settings.h), each
+// ":name=value" (a number or one of the parameter's words), e.g.
+// fast:motion-search=off:frame-confidence=0.5. The result is validated.
+DenoiseSettings named(const std::string& text, double sigma) {
+  std::stringstream ss(text);
+  std::string item;
+  std::getline(ss, item, ':');
+  DenoiseSettings s;
+  s.mode = Mode::Nlm3d;
+  s.nlm = base_settings(item);
+  s.sigma = sigma;
+  while (std::getline(ss, item, ':')) {
+    const std::size_t eq = item.find('=');
+    const ParamSpec* spec = eq == std::string::npos ? nullptr : find_param(item.substr(0, eq));
+    if (!spec || spec->group != ParamGroup::Nlm)
+      throw tools::UsageError("--settings: " + item + " is not NAME=VALUE of an NLM-3D parameter");
+    const std::string value = item.substr(eq + 1);
+    double v = 0;
+    bool found = false;
+    for (int k = 0; spec->choices && spec->choices[k]; ++k)
+      if (value == spec->choices[k]) {
+        v = spec->min + k;
+        found = true;
+      }
+    if (!found) v = tools::parse_number(spec->name, value, spec->integer, spec->min, spec->max);
+    spec->set(s, v);
+  }
+  try {
+    validate(s);
+  } catch (const InvalidArgument& e) {
+    throw tools::UsageError("--settings " + text + ": " + e.what());
+  }
+  return s;
 }
 
 std::vector<HostFrame> run(Backend b, const DenoiseSettings& s, const std::vector<HostFrame>& in) {
@@ -98,7 +136,8 @@ int main(int argc, char** argv) {
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &sigmas);
   fp.add_uint64("--seed", "N", "noise seed of frame 0 (default 2024)", &seed);
   fp.add_number("--frames", "N", "frames of each clip (default all)", 0, 100000, &frames);
-  fp.add_string("--settings", "LIST", "named settings: video, video-r3, fast, paper, rt0, nomotion, noconf, causal, or none (default video,rt0)",
+  fp.add_string("--settings", "LIST", "named settings: video, video-r3, fast, fast-nomotion, paper, rt0, nomotion, noconf, causal, or none "
+                "(default video,rt0); each may add NLM-3D parameters, :name=value each (fast:motion-search=off)",
                 &settings);
   fp.add_switch("--gpu", "run on the GPU (default: the CPU reference)", &gpu);
   fp.add_string("--write-noisy", "DIR", "write each noisy luma clip as DIR/NAME-sSIGMA.y", &write_noisy);
@@ -108,7 +147,7 @@ int main(int argc, char** argv) {
     clips = fp.parse(argc, argv);
     if (clips.empty()) throw tools::UsageError("no clip given");
     if (settings == "none") settings.clear();  // scoring only
-    for (const std::string& n : split(settings)) named(n);
+    for (const std::string& n : split(settings)) named(n, 20);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\nusage: cudadenoise-nlm3d-quality [flags] CLIP.y4m...\n%s", e.what(), fp.help().c_str());
     return 2;
@@ -144,10 +183,7 @@ int main(int argc, char** argv) {
           if (!f) throw Error("cannot write " + write_noisy + "/" + stem + ".y");
         }
         for (const std::string& sn : split(settings)) {
-          DenoiseSettings s;
-          s.mode = Mode::Nlm3d;
-          s.nlm = named(sn);
-          s.sigma = sigma;
+          const DenoiseSettings s = named(sn, sigma);
           const std::vector<HostFrame> out = run(gpu ? Backend::Cuda : Backend::Cpu, s, noisy);
           std::printf("%-10s %5s %6d %9s %8s %8.2f\n", name.c_str(), st.c_str(), n, size, sn.c_str(), clip_psnr(clean, out));
           std::fflush(stdout);

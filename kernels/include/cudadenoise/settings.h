@@ -130,6 +130,11 @@ NlmParams nlm_video_r3_params();
 // 5x5 windows over 5 frames, no confidence: at least vs-nlm-cuda's default
 // quality in a fraction of its time (docs/NLM3D.md).
 NlmParams nlm_fast_params();
+// fast without motion estimation (windows not moved, as vs-nlm-cuda's), each other
+// frame weighed by its confidence (c = 0.5, cells of 32) where it does not match:
+// vs-nlm-cuda's default quality or better on every clip of the whole-clip table, in
+// less than its time end to end (docs/NLM3D.md, "Without motion estimation").
+NlmParams nlm_fast_nomotion_params();
 
 // BM3D's profiles (docs/BM3D.md, kernels/bm3d/bm3d_profile.h): `paper` follows the GPU
 // paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both

@@ -65,6 +65,11 @@ ROWS = [
                            '--temporal-radius', '5', '--neighbour-search-radius', '-1', '--motion-search', 'off',
                            '--distance-offset', 'off', '--nlm-beta', '0.4', '--frame-confidence', '0'),
         note="the papers' 11^3 search, 3^3 cubes (the old defaults)"),
+    # issue 17's NLM row: fast (5x5 windows over 5 frames) without motion estimation, with frame
+    # confidence (cdn::nlm_fast_nomotion_params)
+    Row('nlm3d', 'fast-nomotion', ('--search-radius', '2', '--temporal-radius', '2', '--motion-search', 'off',
+                                   '--frame-confidence', '0.5'),
+        note='fast-nomotion: 5x5 windows over 5 frames, not moved, frame confidence 0.5'),
     Row('nlm3d', 'causal', window='causal', defaults=True),
     Row('vbm3d', 'causal', window='causal', defaults=True),
 ]
