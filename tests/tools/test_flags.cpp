@@ -133,6 +133,30 @@ TEST(Flags, BadValuesAreRejected) {
   }
 }
 
+// parse_param_value, the one parser of a parameter's value (the flags and the
+// NAME=VALUE lists of cudadenoise-nlm3d-quality): words, choices, numbers in range.
+TEST(Flags, ParamValuesTakeWordsChoicesAndNumbers) {
+  using cdn::tools::parse_param_value;
+  const cdn::ParamSpec* neighbour = cdn::find_param("neighbour-search-radius");
+  const cdn::ParamSpec* motion = cdn::find_param("motion-search");
+  const cdn::ParamSpec* confidence = cdn::find_param("frame-confidence");
+  ASSERT_TRUE(neighbour && motion && confidence);
+  EXPECT_EQ(parse_param_value(*neighbour, "f", "same"), -1.0);
+  EXPECT_EQ(parse_param_value(*neighbour, "f", "3"), 3.0);
+  EXPECT_EQ(parse_param_value(*motion, "f", "off"), 0.0);
+  EXPECT_EQ(parse_param_value(*motion, "f", "on"), 1.0);
+  EXPECT_EQ(parse_param_value(*motion, "f", "1"), 1.0);
+  EXPECT_EQ(parse_param_value(*confidence, "f", "0.5"), 0.5);
+  EXPECT_THROW(parse_param_value(*motion, "f", "maybe"), UsageError);
+  EXPECT_THROW(parse_param_value(*neighbour, "f", "2.5"), UsageError) << "an integer parameter";
+  try {
+    parse_param_value(*confidence, "--settings fast:frame-confidence=11: frame-confidence", "11");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--settings fast:frame-confidence=11: frame-confidence: 11 is out of range [0, 10]");
+  }
+}
+
 TEST(Flags, MessagesNameTheFlagAndRange) {
   try {
     parse_params({"--tmax", "1000"});

@@ -113,7 +113,7 @@ int ping_pong(int i, int n) {
 
 void clip_table(const std::vector<std::string>& clips, int frames, int length, bool gpu) {
   if (clips.empty()) return;
-  std::printf("\nreal footage through StreamDenoiser (CUDA, device frames in and out): each clip's first %d frames,\n"
+  std::printf("\nreal footage through StreamDenoiser (CUDA, device frames in and out, then host frames): each clip's first %d frames,\n"
               "AWGN sigma 20 (seed 2024 + frame) on every plane, played forwards and backwards for %d frames;\n"
               "wall-clock ms per frame from the first push to the last pop (motion estimation included);\n"
               "end to end: the same with the frames in host memory (pageable), the stream's copies included\n",

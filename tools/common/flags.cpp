@@ -160,18 +160,14 @@ void FlagParser::add_param_flag(DenoiseSettings* settings, const ParamSpec& spec
   }
   const ParamSpec* p = &spec;
   add(std::string("--") + spec.name, metavar, help.str(),
-      [p, settings](const std::string& flag, const std::string& v) {
-        if (p->word && v == p->word) {
-          p->set(*settings, p->word_value);
-          return;
-        }
-        for (int k = 0; p->choices && p->choices[k]; ++k)
-          if (v == p->choices[k]) {
-            p->set(*settings, p->min + k);
-            return;
-          }
-        p->set(*settings, parse_number(flag, v, p->integer, p->min, p->max));
-      });
+      [p, settings](const std::string& flag, const std::string& v) { p->set(*settings, parse_param_value(*p, flag, v)); });
+}
+
+double parse_param_value(const ParamSpec& spec, const std::string& flag, const std::string& text) {
+  if (spec.word && text == spec.word) return spec.word_value;
+  for (int k = 0; spec.choices && spec.choices[k]; ++k)
+    if (text == spec.choices[k]) return spec.min + k;
+  return parse_number(flag, text, spec.integer, spec.min, spec.max);
 }
 
 const FlagParser::Flag* FlagParser::find(const std::string& name) const {

@@ -28,6 +28,11 @@ class UsageError : public std::runtime_error {
 // `integer`, whole. `flag` names the flag in the error message.
 double parse_number(const std::string& flag, const std::string& text, bool integer, double min, double max);
 
+// The value of parameter `spec` written as `text`: its word (e.g. "auto"), one of
+// its choices' names, or a number in its range (parse_number). `flag` names it in
+// the error message. The parameter flags and any NAME=VALUE list of parameters.
+double parse_param_value(const ParamSpec& spec, const std::string& flag, const std::string& text);
+
 // "Parameters of --mode pipd, hybrid": a help heading for a ParamGroup, naming
 // the modes it applies to (cdn::param_group_applies).
 std::string param_group_title(ParamGroup group);

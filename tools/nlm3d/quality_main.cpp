@@ -68,31 +68,23 @@ NlmParams base_settings(const std::string& name) {
 }
 
 // A named setting followed by NLM parameters of the table (settings.h), each
-// ":name=value" (a number or one of the parameter's words), e.g.
+// ":name=value" (value: a number, or one of the parameter's words), e.g.
 // fast:motion-search=off:frame-confidence=0.5. The result is validated.
 DenoiseSettings named(const std::string& text, double sigma) {
-  std::stringstream ss(text);
-  std::string item;
-  std::getline(ss, item, ':');
+  const std::size_t colon = text.find(':');
   DenoiseSettings s;
   s.mode = Mode::Nlm3d;
-  s.nlm = base_settings(item);
+  s.nlm = base_settings(text.substr(0, colon));
   s.sigma = sigma;
-  while (std::getline(ss, item, ':')) {
+  for (std::size_t at = colon; at != std::string::npos;) {
+    const std::size_t next = text.find(':', at + 1);
+    const std::string item = text.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    at = next;
     const std::size_t eq = item.find('=');
     const ParamSpec* spec = eq == std::string::npos ? nullptr : find_param(item.substr(0, eq));
     if (!spec || spec->group != ParamGroup::Nlm)
-      throw tools::UsageError("--settings: " + item + " is not NAME=VALUE of an NLM-3D parameter");
-    const std::string value = item.substr(eq + 1);
-    double v = 0;
-    bool found = false;
-    for (int k = 0; spec->choices && spec->choices[k]; ++k)
-      if (value == spec->choices[k]) {
-        v = spec->min + k;
-        found = true;
-      }
-    if (!found) v = tools::parse_number(spec->name, value, spec->integer, spec->min, spec->max);
-    spec->set(s, v);
+      throw tools::UsageError("--settings " + text + ": '" + item + "' is not NAME=VALUE of an NLM-3D parameter");
+    spec->set(s, tools::parse_param_value(*spec, "--settings " + text + ": " + spec->name, item.substr(eq + 1)));
   }
   try {
     validate(s);
@@ -153,7 +145,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    std::printf("%-10s %5s %6s %9s %8s %8s\n", "clip", "sigma", "frames", "size", "method", "psnr");
+    std::printf("%-10s %5s %6s %9s %-16s %8s\n", "clip", "sigma", "frames", "size", "method", "psnr");
     for (const std::string& path : clips) {
       eval::Clip clip = eval::read_y4m(path);
       std::vector<HostFrame> clean;
@@ -172,7 +164,7 @@ int main(int argc, char** argv) {
           add_gaussian_noise(noisy.back().view(), sigma, seed + i);
         }
         const std::string stem = name + "-s" + st;
-        std::printf("%-10s %5s %6d %9s %8s %8.2f\n", name.c_str(), st.c_str(), n, size, "noisy", clip_psnr(clean, noisy));
+        std::printf("%-10s %5s %6d %9s %-16s %8.2f\n", name.c_str(), st.c_str(), n, size, "noisy", clip_psnr(clean, noisy));
         if (!write_noisy.empty()) {
           std::ofstream f(write_noisy + "/" + stem + ".y", std::ios::binary);
           for (const HostFrame& fr : noisy) {
@@ -185,7 +177,7 @@ int main(int argc, char** argv) {
         for (const std::string& sn : split(settings)) {
           const DenoiseSettings s = named(sn, sigma);
           const std::vector<HostFrame> out = run(gpu ? Backend::Cuda : Backend::Cpu, s, noisy);
-          std::printf("%-10s %5s %6d %9s %8s %8.2f\n", name.c_str(), st.c_str(), n, size, sn.c_str(), clip_psnr(clean, out));
+          std::printf("%-10s %5s %6d %9s %-16s %8.2f\n", name.c_str(), st.c_str(), n, size, sn.c_str(), clip_psnr(clean, out));
           std::fflush(stdout);
         }
         if (!score.empty()) {
@@ -210,7 +202,7 @@ int main(int argc, char** argv) {
               continue;
             }
             const std::string method = f.substr(stem.size() + 1, f.size() - stem.size() - 3);
-            std::printf("%-10s %5s %6d %9s %8s %8.2f\n", name.c_str(), st.c_str(), n, size, method.c_str(), clip_psnr(clean, out));
+            std::printf("%-10s %5s %6d %9s %-16s %8.2f\n", name.c_str(), st.c_str(), n, size, method.c_str(), clip_psnr(clean, out));
           }
         }
       }

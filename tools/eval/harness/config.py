@@ -66,7 +66,7 @@ ROWS = [
                            '--distance-offset', 'off', '--nlm-beta', '0.4', '--frame-confidence', '0'),
         note="the papers' 11^3 search, 3^3 cubes (the old defaults)"),
     # issue 17's NLM row: fast (5x5 windows over 5 frames) without motion estimation, with frame
-    # confidence (cdn::nlm_fast_nomotion_params)
+    # confidence: cdn::nlm_fast_nomotion_params() as flags on top of nlm3d's defaults (change both together)
     Row('nlm3d', 'fast-nomotion', ('--search-radius', '2', '--temporal-radius', '2', '--motion-search', 'off',
                                    '--frame-confidence', '0.5'),
         note='fast-nomotion: 5x5 windows over 5 frames, not moved, frame confidence 0.5'),
