@@ -38,7 +38,7 @@
  *
  * The temporal mode, nlm3d (3D non-local means), averages similar patches of
  * the neighbouring frames too. It holds a window of frames: it reports its
- * latency (chunk-size - 1 + temporal-radius + patch-radius frames), drains the
+ * latency (chunk-size - 1 + temporal-radius frames; + patch-radius for cubes), drains the
  * window on EOS, caps changes, segments, stream starts and discontinuities,
  * drops it on flush, and sends every frame out once, in order, with its
  * timestamps and flags.
@@ -82,7 +82,7 @@
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
- * ]| The temporal mode: 52 frames of latency with the default parameters
+ * ]| The temporal mode: chunk-size - 1 + temporal-radius frames of latency
  * (window=causal, or auto on a live source: only past frames, no added latency).
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! cudaaddnoise sigma=15 ! \
@@ -122,8 +122,13 @@ GST_DEBUG_CATEGORY (gst_cuda_denoise_debug);
 /* What the properties say; guarded by GstCudaDenoise::lock. */
 struct Settings
 {
-  cdn::SettingsChoice choice;        /* the preset and what was set explicitly */
-  cdn::DenoiseSettings settings = choice.resolve ();  /* choice resolved; always valid (cdn::validate) */
+  cdn::SettingsChoice choice;        /* the preset and what was set explicitly, valid or not */
+  /* The last valid resolution of `choice` (cdn::validate): what the stream runs. */
+  cdn::DenoiseSettings settings = choice.resolve ();
+  /* Why `choice` does not validate as a whole (empty: settings == choice resolved).
+   * Properties are checked together, not one by one, so they may be set in any
+   * order; a conflict still standing when the stream starts is an error. */
+  std::string conflict;
   cdn::Backend backend = DEFAULT_BACKEND;
   guint64 generation = 0;            /* bumped whenever `settings` changes */
 };
@@ -138,6 +143,7 @@ struct State
   GstCudaDenoiseWindow window;       /* frames held by a temporal mode and their metadata */
   guint64 frames = 0;
   bool host_fallback_logged = false;
+  std::string warned_conflict;       /* the property conflict last posted as a warning */
 };
 
 struct _GstCudaDenoise
@@ -280,19 +286,30 @@ gst_cuda_denoise_set_property (GObject * object, guint prop_id, const GValue * v
   if (prop_id == GST_CUDA_DENOISE_PROP_BACKEND) {
     st->backend = (cdn::Backend) g_value_get_enum (value);
   } else {
-    /* The table's ranges are the GParamSpec's; what else the library refuses
-     * (an even bm3d-window, thickness 2, a causal window where the mode has
-     * none) keeps the old value, with a warning. */
+    /* The table's ranges are the GParamSpec's. What else the library refuses is
+     * judged on the properties as a whole (patch-shape=cube is valid once the
+     * 2D-only options are off, whatever order they come in): the value is kept,
+     * the stream keeps the last valid settings meanwhile, and a conflict still
+     * standing when a stream starts is an error (ensure_stream). */
     cdn::SettingsChoice candidate = st->choice;
     try {
       if (!gst_cuda_denoise_settings_from_value (&candidate, prop_id, value)) {
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       } else {
-        const cdn::DenoiseSettings resolved = candidate.resolve ();
-        cdn::validate (resolved);
         st->choice = candidate;
-        st->settings = resolved;
-        st->generation++;
+        const cdn::DenoiseSettings resolved = candidate.resolve ();
+        const std::vector<std::string> problems = cdn::settings_problems (resolved);
+        if (problems.empty ()) {
+          st->settings = resolved;
+          st->conflict.clear ();
+          st->generation++;
+        } else {
+          st->conflict.clear ();
+          for (const std::string & p : problems)
+            st->conflict += (st->conflict.empty ()? "" : "; ") + p;
+          GST_INFO_OBJECT (self, "after %s the properties conflict (%s); the last valid settings stay until they agree",
+              pspec->name, st->conflict.c_str ());
+        }
       }
     } catch (const cdn::InvalidArgument & e) {
       GST_WARNING_OBJECT (self, "rejected %s: %s", pspec->name, e.what ());
@@ -313,7 +330,8 @@ gst_cuda_denoise_get_property (GObject * object, guint prop_id, GValue * value, 
     g_value_set_enum (value, (gint) self->settings->backend);
   else if (prop_id == GST_CUDA_DENOISE_PROP_ESTIMATED_SIGMA)
     gst_cuda_denoise_sigma_to_value (*self->estimated_sigma, value);
-  else if (!gst_cuda_denoise_settings_to_value (self->settings->choice, self->settings->settings, prop_id, value))
+  else if (!gst_cuda_denoise_settings_to_value (self->settings->choice, self->settings->choice.resolve (), prop_id,
+          value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   g_mutex_unlock (&self->lock);
 }
@@ -356,6 +374,7 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
 
   g_mutex_lock (&self->lock);
   const cdn::Backend requested = self->settings->backend;
+  const std::string conflict = self->settings->conflict;
   self->fps_n = 0;
   self->fps_d = 1;
   self->max_duration = GST_CLOCK_TIME_NONE;
@@ -364,6 +383,10 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
   self->estimated_sigma->clear ();
   g_mutex_unlock (&self->lock);
 
+  if (!conflict.empty ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("the properties conflict: %s", conflict.c_str ()), (nullptr));
+    return FALSE;
+  }
   std::string why;
   const gboolean cuda = gst_cdn_base_transform_cuda_enabled (base, &why);
   if (requested == cdn::Backend::Cuda && !cuda) {
@@ -445,6 +468,7 @@ ensure_stream (GstCudaDenoise * self)
   g_mutex_lock (&self->lock);
   const cdn::DenoiseSettings settings = self->settings->settings;
   const guint64 generation = self->settings->generation;
+  const std::string conflict = self->settings->conflict;
   const gboolean live_known = self->live_known;
   gboolean live = self->live;
   g_mutex_unlock (&self->lock);
@@ -462,6 +486,19 @@ ensure_stream (GstCudaDenoise * self)
         [&] { state->stream->set_live_source (live); });
     if (r != GST_FLOW_OK)
       return r;
+  }
+  if (!conflict.empty ()) {
+    /* A stream starts on the properties as they are, or not at all; one that
+     * runs keeps its settings until the properties agree again. */
+    if (!state->stream) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("the properties conflict: %s", conflict.c_str ()), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    if (state->warned_conflict != conflict) {
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("the properties conflict; the previous settings stay until they "
+              "agree"), ("%s", conflict.c_str ()));
+      state->warned_conflict = conflict;
+    }
   }
   if (state->stream && state->generation == generation)
     return GST_FLOW_OK;

@@ -331,48 +331,93 @@ bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to) {
   return false;
 }
 
-void validate(const DenoiseSettings& s) {
+namespace {
+
+std::string format_value(double v) {
+  std::ostringstream m;
+  m << v;
+  return m.str();
+}
+
+// Every parameter of the table outside its range, one problem each.
+void check_ranges(const DenoiseSettings& s, std::vector<std::string>* problems) {
   for (const auto& p : param_specs()) {
     const double v = p.get(s);
     if (!(v >= p.min && v <= p.max) || (p.integer && v != std::floor(v))) {
       std::ostringstream m;
       m << p.name << " = " << v << " is out of range: expected " << (p.integer ? "an integer " : "a number ")
         << "from " << p.min << " to " << p.max;
-      throw InvalidArgument(m.str());
+      problems->push_back(m.str());
     }
   }
+}
+
+// NLM-3D's parameters against patch-shape=cube, the papers' similarity cube: one
+// problem naming every value that needs 2D patches, whatever order they were set in.
+void check_nlm_cube(const DenoiseSettings& s, std::vector<std::string>* problems) {
+  const NlmParams& n = s.nlm;
+  if (n.patch_shape != NlmPatchShape::Cube) return;
+  std::vector<std::string> conflicts;
+  if (n.patch_radius > 3) conflicts.push_back("patch-radius = " + std::to_string(n.patch_radius) + " (a cube: 0 to 3)");
+  if (n.neighbour_search_radius >= 0 && n.neighbour_search_radius != n.search_radius)
+    conflicts.push_back("neighbour-search-radius = " + std::to_string(n.neighbour_search_radius) +
+                        " (the papers' search cube has one radius: same)");
+  if (n.motion_search) conflicts.push_back("motion-search=on (a cube's frames would each need their own vector)");
+  if (n.frame_confidence > 0)
+    conflicts.push_back("frame-confidence = " + format_value(n.frame_confidence) +
+                        " (it compares one frame's 2D patches with another's)");
+  if (n.causal || (s.mode == Mode::Nlm3d && s.window == TemporalWindow::Causal))
+    conflicts.push_back("window=causal (a cube spans later frames)");
+  if (conflicts.empty()) return;
+  std::string m = "patch-shape=cube conflicts with ";
+  for (std::size_t i = 0; i < conflicts.size(); i++) m += (i ? ", " : "") + conflicts[i];
+  m += ": set those too (the papers' cubes: patch-radius=1 neighbour-search-radius=same motion-search=off "
+       "frame-confidence=0), or patch-shape=2d";
+  problems->push_back(m);
+}
+
+}  // namespace
+
+std::vector<std::string> settings_problems(const DenoiseSettings& s) {
+  std::vector<std::string> problems;
+  check_ranges(s, &problems);
   if (s.bm3d.window != 0 && s.bm3d.window % 2 == 0)
-    throw InvalidArgument("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
-  if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.patch_radius > 3)
-    throw InvalidArgument("patch-radius = " + std::to_string(s.nlm.patch_radius) +
-                          " is invalid with patch-shape=cube: expected 0 to 3 (2d patches go up to 4)");
-  if (s.nlm.patch_shape == NlmPatchShape::Cube && s.nlm.neighbour_search_radius >= 0 &&
-      s.nlm.neighbour_search_radius != s.nlm.search_radius)
-    throw InvalidArgument("neighbour-search-radius = " + std::to_string(s.nlm.neighbour_search_radius) +
-                          " needs patch-shape=2d (the papers' search cube has one radius)");
-  if (s.nlm.neighbour_search_radius == 0 && !s.nlm.motion_search)
-    throw InvalidArgument("neighbour-search-radius = 0 compares each pixel with itself in the other frames: "
-                          "use it with motion-search=on, or a radius of 1 or more");
-  if (s.nlm.motion_search && s.nlm.patch_shape != NlmPatchShape::Planar)
-    throw InvalidArgument("motion-search=on needs patch-shape=2d (a cube's frames would each need their own vector): "
-                          "add motion-search=off for the papers' cubes");
-  if (s.nlm.frame_confidence > 0 && s.nlm.patch_shape != NlmPatchShape::Planar)
-    throw InvalidArgument("frame-confidence needs patch-shape=2d (it compares one frame's 2D patches with another's): "
-                          "add frame-confidence=0 for the papers' cubes");
-  if (s.nlm.confidence_cell % 16 != 0)
-    throw InvalidArgument("confidence-cell = " + std::to_string(s.nlm.confidence_cell) +
-                          " is invalid: expected a multiple of 16");
-  if ((s.nlm.causal || (s.mode == Mode::Nlm3d && s.window == TemporalWindow::Causal)) &&
-      s.nlm.patch_shape != NlmPatchShape::Planar)
-    throw InvalidArgument("window=causal needs nlm3d's patch-shape=2d (a cube spans later frames)");
-  validate(vbm3d_params(s.vbm3d));
+    problems.push_back("bm3d-window = " + std::to_string(s.bm3d.window) + " is invalid: expected an odd number");
   for (int n : {s.bm3d.group1, s.bm3d.group2})
-    if (n != 0 && n != 8 && n != 16 && n != 32)
-      throw InvalidArgument("bm3d-group1/bm3d-group2 = " + std::to_string(n) +
-                            " is invalid: expected 0 (the profile's), 8, 16 or 32");
-  resolve_window(s, false);  // causal on a mode without a causal window
+    if (n != 0 && n != 8 && n != 16 && n != 32) {
+      problems.push_back("bm3d-group1/bm3d-group2 = " + std::to_string(n) +
+                         " is invalid: expected 0 (the profile's), 8, 16 or 32");
+      break;
+    }
+  check_nlm_cube(s, &problems);
+  if (s.nlm.neighbour_search_radius == 0 && !s.nlm.motion_search)
+    problems.push_back("neighbour-search-radius = 0 compares each pixel with itself in the other frames: "
+                       "use it with motion-search=on, or a radius of 1 or more");
+  if (s.nlm.confidence_cell % 16 != 0)
+    problems.push_back("confidence-cell = " + std::to_string(s.nlm.confidence_cell) +
+                       " is invalid: expected a multiple of 16");
   if (s.pipd.thickness != 1 && s.pipd.thickness != 3)
-    throw InvalidArgument("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
+    problems.push_back("thickness = " + std::to_string(s.pipd.thickness) + " is invalid: expected 1 or 3");
+  // The resolved video profile and the window: each throws its first problem.
+  try {
+    validate(vbm3d_params(s.vbm3d));
+  } catch (const InvalidArgument& e) {
+    problems.push_back(e.what());
+  }
+  try {
+    resolve_window(s, false);  // causal on a mode without a causal window
+  } catch (const InvalidArgument& e) {
+    problems.push_back(e.what());
+  }
+  return problems;
+}
+
+void validate(const DenoiseSettings& s) {
+  const std::vector<std::string> problems = settings_problems(s);
+  if (problems.empty()) return;
+  std::string m;
+  for (std::size_t i = 0; i < problems.size(); i++) m += (i ? "; " : "") + problems[i];
+  throw InvalidArgument(m);
 }
 
 }  // namespace cdn

@@ -134,5 +134,33 @@ TEST(Presets, WindowAutoIsCausalOnlyWhereTheModeHasOne) {
   EXPECT_EQ(StreamDenoiser::latency_frames_for(s, 0, true), 0);
 }
 
+// validate() names every problem at once (issue 33, item 8): the tools used to
+// report a conflict one parameter at a time.
+TEST(Presets, ValidateNamesEveryConflictAtOnce) {
+  DenoiseSettings s = SettingsChoice().resolve();
+  s.mode = Mode::Nlm3d;
+  s.nlm.patch_shape = NlmPatchShape::Cube;  // against the video defaults: 4 values need 2D patches
+  s.pipd.thickness = 2;
+  const std::vector<std::string> problems = settings_problems(s);
+  EXPECT_EQ(problems.size(), 2u);
+  try {
+    validate(s);
+    FAIL() << "validated";
+  } catch (const InvalidArgument& e) {
+    const std::string m = e.what();
+    for (const char* part : {"patch-shape=cube", "patch-radius = 4", "neighbour-search-radius = 2",
+                             "motion-search=on", "frame-confidence = 0.5", "thickness = 2"})
+      EXPECT_NE(m.find(part), std::string::npos) << "no '" << part << "' in: " << m;
+  }
+  // Each conflict resolved: valid, whatever order it was done in.
+  s.pipd.thickness = 3;
+  s.nlm.patch_radius = 1;
+  s.nlm.neighbour_search_radius = -1;
+  s.nlm.motion_search = false;
+  s.nlm.frame_confidence = 0;
+  EXPECT_TRUE(settings_problems(s).empty());
+  EXPECT_NO_THROW(validate(s));
+}
+
 }  // namespace
 }  // namespace cdn

@@ -190,28 +190,6 @@ TEST(CudaDenoiseElement, EnumPropertiesUseLibraryNames) {
   gst_object_unref(e);
 }
 
-TEST(CudaDenoiseElement, InvalidValuesAreRejectedAndOldValuesKept) {
-  GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
-  ASSERT_NE(e, nullptr);
-  int v = 0;
-  // In range for GObject but invalid for the library: rejected by cdn::validate.
-  g_object_set(e, "thickness", 2, nullptr);
-  g_object_get(e, "thickness", &v, nullptr);
-  EXPECT_EQ(v, 1);
-  g_object_set(e, "thickness", 3, nullptr);
-  g_object_get(e, "thickness", &v, nullptr);
-  EXPECT_EQ(v, 3);
-  // Out of the table's range: refused by GObject with a warning.
-  g_object_set(e, "segment-length", 100, nullptr);
-  g_object_get(e, "segment-length", &v, nullptr);
-  EXPECT_EQ(v, 5);
-  double t = 0;
-  g_object_set(e, "tmax", -1.0, nullptr);
-  g_object_get(e, "tmax", &t, nullptr);
-  EXPECT_DOUBLE_EQ(t, 1.0);
-  gst_object_unref(e);
-}
-
 TEST(CudaDenoiseElement, SegmentAndMaxLengthCanBeChangedInEitherOrder) {
   // (5, 25) -> (4, 24) one property at a time: every pair is valid (isolines of
   // floor(n / l) segments), so each step applies at once and reads back as set.
@@ -489,6 +467,76 @@ BusResult run_to_end(GstElement* pipeline) {
   return r;
 }
 }  // namespace
+
+TEST(CudaDenoiseElement, ValuesOutOfTheTablesRangeAreRefusedByGObject) {
+  GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
+  ASSERT_NE(e, nullptr);
+  int v = 0;
+  g_object_set(e, "segment-length", 100, nullptr);
+  g_object_get(e, "segment-length", &v, nullptr);
+  EXPECT_EQ(v, 5);
+  double t = 0;
+  g_object_set(e, "tmax", -1.0, nullptr);
+  g_object_get(e, "tmax", &t, nullptr);
+  EXPECT_DOUBLE_EQ(t, 1.0);
+  gst_object_unref(e);
+}
+
+// What the library refuses beyond the table's ranges is judged on the properties
+// as a whole: a value is kept whatever order the others come in, and only a
+// conflict still standing when the stream starts is an error (issue 33, item 8).
+TEST(CudaDenoiseElement, PropertiesAreValidatedTogetherInAnyOrder) {
+  GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
+  ASSERT_NE(e, nullptr);
+  // The papers' cube set first, the 2D-only options turned off after it.
+  for (const char* p : {"mode=nlm3d", "patch-shape=cube", "patch-radius=1", "neighbour-search-radius=same",
+                        "motion-search=off", "frame-confidence=0"}) {
+    const std::string w(p);
+    gst_util_set_object_arg(G_OBJECT(e), w.substr(0, w.find('=')).c_str(), w.substr(w.find('=') + 1).c_str());
+  }
+  gint shape = -1, radius = -1;
+  g_object_get(e, "patch-shape", &shape, "patch-radius", &radius, nullptr);
+  EXPECT_EQ(shape, (gint)cdn::NlmPatchShape::Cube) << "patch-shape=cube set before the options it needs was lost";
+  EXPECT_EQ(radius, 1);
+  // A value valid only with another one (thickness 2 is never valid): kept as set.
+  int v = 0;
+  g_object_set(e, "thickness", 2, nullptr);
+  g_object_get(e, "thickness", &v, nullptr);
+  EXPECT_EQ(v, 2);
+  g_object_set(e, "thickness", 3, nullptr);
+  g_object_get(e, "thickness", &v, nullptr);
+  EXPECT_EQ(v, 3);
+  gst_object_unref(e);
+}
+
+TEST(CudaDenoiseElement, ConflictingPropertiesStopTheStartNamingEveryValue) {
+  {
+    // patch-shape=cube against the video defaults: four values need 2D patches.
+    GstElement* pipeline = gst_parse_launch(
+        "videotestsrc num-buffers=2 ! video/x-raw,format=I420,width=32,height=24 ! "
+        "cudadenoise name=dn backend=cpu mode=nlm3d sigma=10 patch-shape=cube ! fakesink",
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    const BusResult r = run_to_end(pipeline);
+    ASSERT_FALSE(r.errors.empty()) << "ran with settings other than the properties'";
+    const std::string& m = r.errors[0];
+    EXPECT_EQ(m.rfind("dn: ", 0), 0u) << m;
+    for (const char* part : {"patch-shape=cube", "patch-radius = 4", "neighbour-search-radius = 2", "motion-search=on",
+                             "frame-confidence = 0.5"})
+      EXPECT_NE(m.find(part), std::string::npos) << "no '" << part << "' in: " << m;
+    gst_object_unref(pipeline);
+  }
+  {
+    GstElement* pipeline = gst_parse_launch("videotestsrc num-buffers=2 ! cudadenoise name=dn backend=cpu mode=pipd "
+                                            "thickness=2 ! fakesink",
+                                            nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    const BusResult r = run_to_end(pipeline);
+    ASSERT_FALSE(r.errors.empty()) << "thickness=2 ran";
+    EXPECT_NE(r.errors[0].find("thickness = 2"), std::string::npos) << r.errors[0];
+    gst_object_unref(pipeline);
+  }
+}
 
 TEST(CudaDenoiseElement, UnsupportedFormatFailsWithReadableMessage) {
   // An element that can only produce YUY2 (like many webcams); linked without a

@@ -20,9 +20,10 @@ namespace {
 
 constexpr int kW = 32, kH = 24;
 constexpr int kLatencyFrames = 4 - 1 + 3;  // chunk-size - 1 + temporal-radius + patch-radius
-// In an order that each step is valid (patch radius 1 before cubes).
-const char* const kNlmProps[] = {"mode=nlm3d",      "motion-search=off",   "neighbour-search-radius=-1",
-                                 "frame-confidence=0", "patch-radius=1",   "patch-shape=cube",
+// The cube first, in an order where it conflicts with the defaults until the
+// options after it are set: the element judges the properties as a whole.
+const char* const kNlmProps[] = {"mode=nlm3d",      "patch-shape=cube",    "motion-search=off",
+                                 "neighbour-search-radius=-1", "frame-confidence=0", "patch-radius=1",
                                  "distance-offset=off", "nlm-beta=0.4",    "search-radius=2",
                                  "temporal-radius=2", "chunk-size=4",      "sigma=10"};
 const GstClockTime kFrame = gst_util_uint64_scale(1, GST_SECOND, 30);

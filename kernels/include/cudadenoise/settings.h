@@ -202,7 +202,12 @@ bool causal_window_possible(const DenoiseSettings& s);
 // without one.
 TemporalWindow resolve_window(const DenoiseSettings& s, bool live_source);
 
-// Throws InvalidArgument with a message naming the parameter and its valid range.
+// Every problem of the settings as a whole, one message each (empty: valid): a
+// value out of its range, and values that conflict with each other, named
+// together whatever order they were set in (patch-shape=cube with 2D-only NLM
+// options, say).
+std::vector<std::string> settings_problems(const DenoiseSettings& s);
+// Throws InvalidArgument with every problem of settings_problems(), "; " between them.
 void validate(const DenoiseSettings& s);
 
 // Which modes a parameter belongs to: Noise is the sigma and strength of the
