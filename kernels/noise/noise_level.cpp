@@ -184,6 +184,8 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
   const bool dense = s.band_step < kP;
   if (!(o.confidence > 0 && o.confidence < 1)) throw InvalidArgument("noise estimate: confidence in (0, 1)");
   if (o.max_selected < kNoiseMinSelected) throw InvalidArgument("noise estimate: max_selected >= 512");
+  if (o.min_selected <= 2 * kDims || o.min_selected > o.max_selected)
+    throw InvalidArgument("noise estimate: min_selected above 98 and at most max_selected");
   NoiseLevel r;
   const double scale = std::ldexp(1.0, 8 - p.bit_depth);
   const double top = p.max_value() * scale;
@@ -287,6 +289,7 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
       if (split && c.half < 0) continue;
       if (!all && !(c.xi <= tau)) continue;
       if (censored && !(c.mean >= lo && c.mean <= hi)) continue;
+      if (!(c.mean >= o.mean_min && c.mean < o.mean_max)) continue;
       sel.push_back(i);
     }
     const int found = static_cast<int>(sel.size());
@@ -306,7 +309,7 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
   auto round = [&](double sigma, bool all, int cap, double* out, int* found) {
     double fraction = 1;
     *found = select(sigma, all, cap, &fraction);
-    if (*found < kNoiseMinSelected || !(fraction > 0)) return false;
+    if (*found < o.min_selected || !(fraction > 0)) return false;
     const double v = covariance_estimate(sel, o);
     if (v < 0) return false;
     *out = v / fraction;
@@ -361,6 +364,9 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
   }
   if (!done) return r;
   r.selected = static_cast<int>(sel.size());
+  double mean_sum = 0;
+  for (int i : sel) mean_sum += candidates_[i].mean;
+  r.mean = sel.empty() ? 0 : mean_sum / sel.size();
   r.sigma = std::sqrt(final_s2);
   r.usable = true;
   return r;

@@ -89,6 +89,10 @@ struct NoiseLevelOptions {
   // max_iterations = 0 the estimate is then a single round at this sigma.
   double start_sigma = 0;
   int max_selected = 8192;       // the final covariance uses at most this many (evenly spread) patches
+  int min_selected = 512;        // an estimate needs this many weak-texture patches (kNoiseMinSelected)
+  // Only patches whose mean (8-bit code values) lies in [mean_min, mean_max): one
+  // level set of signal-dependent noise (noise_model.h). The whole range by default.
+  double mean_min = 0, mean_max = 256;
 };
 
 struct NoiseLevel {
@@ -98,6 +102,7 @@ struct NoiseLevel {
   int selected = 0;     // weak-texture patches of the final estimate
   int iterations = 0;   // selection / estimate rounds done
   bool usable = false;  // enough selected patches, and the plane is not flat (see kNoiseMin*)
+  double mean = 0;      // mean intensity of the selected patches, 8-bit code values
 };
 
 // A plane is flat (a black, grey or single-colour frame, no information about
