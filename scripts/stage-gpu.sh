@@ -9,6 +9,9 @@ set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
 mkdir -p .gpu-stage
+# The test programs are not built by default (meson compile builds the product):
+# build them, and everything else the tests need, before packing.
+ninja -C "$build" meson-test-prereq >/dev/null
 # Executables, shared objects and their version links (the plugin tests carry libgstcheck beside them).
 find "$build" -path "$build/meson-private" -prune -o \( -type f -o -type l \) \( -perm -u+x -o -name '*.so*' \) -print |
   grep -v '\.p/' > .gpu-stage/files.txt
