@@ -32,6 +32,8 @@ packages=(
   libopencv-photo-dev python3 python3-matplotlib
   # cudadenoise-farm (tools/farm): Dask distributed
   python3-distributed
+  # the Python module (python/) and its tests
+  pybind11-dev python3-dev python3-numpy python3-pytest
   # clang: the sanitizer build and the libFuzzer targets (scripts/sanitize.sh, scripts/fuzz.sh);
   # libclang-rt-14-dev holds the sanitizer and libFuzzer runtimes, llvm-14 the symbolizer
   clang-14 libclang-rt-14-dev llvm-14

@@ -2,36 +2,9 @@
 // (presets.h). Why each row: docs/PRESETS.md (measured quality and speed).
 #include "cudadenoise/presets.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-
 #include "cudadenoise/error.h"
 
 namespace cdn {
-
-namespace {
-
-// The value of `text` for `spec`: a number, the spec's word or one of its choices.
-bool value_of(const ParamSpec& spec, const std::string& text, double* out) {
-  if (spec.word && text == spec.word) {
-    *out = spec.word_value;
-    return true;
-  }
-  for (int k = 0; spec.choices && spec.choices[k]; ++k)
-    if (text == spec.choices[k]) {
-      *out = spec.min + k;
-      return true;
-    }
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
-}
-
-}  // namespace
 
 const std::vector<Preset>& preset_table() {
   // 1080p figures: one luma plane, kernel time on an H200 (docs/BM3D.md); a
@@ -87,7 +60,7 @@ bool preset_available(const Preset& p, std::string* why) {
   for (const PresetValue& v : p.values) {
     const ParamSpec* spec = find_param(v.param);
     double x;
-    if (!spec || !value_of(*spec, v.value, &x)) {
+    if (!spec || !param_value_from_text(*spec, v.value, &x)) {
       if (why) *why = std::string("no parameter ") + v.param + " = " + v.value + " in this build";
       return false;
     }
@@ -124,7 +97,7 @@ DenoiseSettings preset_settings(const Preset& p) {
   for (const PresetValue& v : p.values) {
     const ParamSpec* spec = find_param(v.param);
     double x = 0;
-    value_of(*spec, v.value, &x);
+    param_value_from_text(*spec, v.value, &x);
     spec->set(s, x);
   }
   return s;

@@ -1,7 +1,9 @@
 // settings.cpp: names, the parameter table and validation (settings.h).
 #include "cudadenoise/settings.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "cudadenoise/error.h"
@@ -315,6 +317,24 @@ const std::vector<ParamSpec>& param_specs() {
        kWindowNames},
   };
   return specs;
+}
+
+bool param_value_from_text(const ParamSpec& spec, const std::string& text, double* out) {
+  if (spec.word && text == spec.word) {
+    *out = spec.word_value;
+    return true;
+  }
+  for (int k = 0; spec.choices && spec.choices[k]; ++k)
+    if (text == spec.choices[k]) {
+      *out = spec.min + k;
+      return true;
+    }
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
 }
 
 const ParamSpec* find_param(const std::string& name) {

@@ -234,6 +234,9 @@ struct ParamSpec {
 
 const std::vector<ParamSpec>& param_specs();
 const ParamSpec* find_param(const std::string& name);
+// A parameter's value from text: its word (e.g. "auto"), one of its choices, or
+// a finite number; false otherwise. The range is validate()'s to check.
+bool param_value_from_text(const ParamSpec& spec, const std::string& text, double* out);
 
 // Whether going from settings `from` to `to` needs a new stream rather than
 // taking effect from the next frame: when a temporal mode is involved (its window

@@ -1,0 +1,230 @@
+// module.cpp: the Python module `cudadenoise` (issue 35; docs/PYTHON.md), a thin
+// layer over the library's front door (stream_denoiser.h, stream_pump.h): one
+// frame with denoise(), video with Stream. Frames are numpy arrays
+// (array_frames.h), settings come from the parameter table
+// (settings_from_kwargs.h), the library's errors become ValueError (bad
+// settings or frames) or cudadenoise.Error (anything else, CUDA included). The
+// filtering runs with the GIL released.
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "array_frames.h"
+#include "cudadenoise/backend.h"
+#include "cudadenoise/error.h"
+#include "cudadenoise/presets.h"
+#include "cudadenoise/stream_pump.h"
+#include "settings_from_kwargs.h"
+
+namespace py = pybind11;
+
+namespace cdn::python {
+
+namespace {
+
+// A sink that gives every output frame a host frame of its own.
+class CollectingSink final : public FrameSink {
+ public:
+  CollectingSink(PixelFormat f, int w, int h) : format_(f), width_(w), height_(h) {}
+  FrameView next() override {
+    pending_ = std::make_unique<HostFrame>(format_, width_, height_);
+    return pending_->view();
+  }
+  bool take() override {
+    frames.push_back(std::move(pending_));
+    return true;
+  }
+  std::vector<std::unique_ptr<HostFrame>> frames;
+
+ private:
+  PixelFormat format_;
+  int width_, height_;
+  std::unique_ptr<HostFrame> pending_;
+};
+
+py::object denoise(const py::object& frame, const py::object& preset, const std::string& backend, int bit_depth,
+                   bool return_noise, const py::kwargs& params) {
+  const DenoiseSettings settings = settings_from_kwargs(preset, params);
+  const Backend b = backend_from_name(backend);
+  const FrameShape shape = frame_shape(frame, bit_depth);
+  const std::unique_ptr<HostFrame> in = to_host_frame(frame, shape);
+  CollectingSink sink(shape.format, shape.width, shape.height);
+  std::vector<double> sigma;
+  {
+    py::gil_scoped_release release;
+    // A temporal mode filters the frame as a stream of one frame, as the image tool does.
+    const auto d = StreamDenoiser::create(b, settings, shape.format, shape.width, shape.height);
+    feed(*d, in->view(), sink);
+    drain(*d, sink);
+    sigma = d->noise_sigma();
+  }
+  if (sink.frames.size() != 1) throw Error("denoise: the stream gave " + std::to_string(sink.frames.size()) + " frames");
+  py::object out = from_host_frame(sink.frames[0]->view(), shape);
+  if (return_noise) return py::make_tuple(out, sigma);
+  return out;
+}
+
+// Video: frames in, the same number out in order, each with the tag it came with.
+class Stream {
+ public:
+  Stream(const py::object& preset, const std::string& backend, int bit_depth, const py::kwargs& params)
+      : settings_(settings_from_kwargs(preset, params)), backend_(backend_from_name(backend)), bit_depth_(bit_depth) {}
+
+  void push(const py::object& frame, const py::object& tag) {
+    check_open();
+    const FrameShape shape = frame_shape(frame, bit_depth_);
+    if (!shape_) {
+      shape_ = shape;
+      py::gil_scoped_release release;
+      denoiser_ = StreamDenoiser::create(backend_, settings_, shape.format, shape.width, shape.height);
+    } else if (!(*shape_ == shape)) {
+      throw py::value_error("Stream.push: a frame of another format or size than the stream's first "
+                            "(flush() and start a new Stream for it)");
+    }
+    const std::unique_ptr<HostFrame> in = to_host_frame(frame, shape);
+    CollectingSink sink(shape.format, shape.width, shape.height);
+    tags_.push_back(tag);
+    {
+      py::gil_scoped_release release;
+      feed(*denoiser_, in->view(), sink);
+    }
+    collect(sink);
+  }
+
+  // Ends the stream: every frame still held comes out. Returns every frame not
+  // yet taken, with its tag, in order; the next push() starts a new stream.
+  py::list flush() {
+    check_open();
+    if (denoiser_) {
+      CollectingSink sink(shape_->format, shape_->width, shape_->height);
+      {
+        py::gil_scoped_release release;
+        drain(*denoiser_, sink);
+      }
+      collect(sink);
+    }
+    py::list out;
+    while (!ready_.empty()) {
+      out.append(ready_.front());
+      ready_.pop_front();
+    }
+    return out;
+  }
+
+  py::object next() {
+    if (ready_.empty()) throw py::stop_iteration();
+    py::object f = ready_.front();
+    ready_.pop_front();
+    return f;
+  }
+
+  void close() {
+    denoiser_.reset();
+    tags_.clear();
+    ready_.clear();
+    closed_ = true;
+  }
+
+  int latency_frames() const {
+    return denoiser_ ? denoiser_->latency_frames() : StreamDenoiser::latency_frames_for(settings_);
+  }
+  std::vector<double> noise_sigma() const { return denoiser_ ? denoiser_->noise_sigma() : std::vector<double>{}; }
+  int held() const { return static_cast<int>(tags_.size() + ready_.size()); }
+  std::string mode() const { return mode_name(settings_.mode); }
+
+ private:
+  void check_open() const {
+    if (closed_) throw py::value_error("Stream: closed");
+  }
+  void collect(CollectingSink& sink) {
+    for (auto& f : sink.frames) {
+      if (tags_.empty()) throw Error("Stream: more frames out than in");
+      ready_.push_back(py::make_tuple(from_host_frame(f->view(), *shape_), tags_.front()));
+      tags_.pop_front();
+    }
+  }
+
+  DenoiseSettings settings_;
+  Backend backend_;
+  int bit_depth_;
+  std::optional<FrameShape> shape_;
+  std::unique_ptr<StreamDenoiser> denoiser_;
+  std::deque<py::object> tags_;   // of the frames in the denoiser, oldest first
+  std::deque<py::object> ready_;  // (frame, tag) not yet taken
+  bool closed_ = false;
+};
+
+std::string& denoise_doc() {
+  static std::string doc =
+      "denoise(frame, preset=None, *, backend='auto', bit_depth=0, return_noise=False, **params)\n\n"
+      "Denoises one frame (numpy arrays: (H, W), (H, W, 3), (3, H, W), (Y, UV) or (Y, U, V); "
+      "docs/PYTHON.md) and returns new arrays of the same layout; with return_noise=True, "
+      "(frame, sigma per component). Temporal modes filter it as a stream of one frame. "
+      "bit_depth: 10 (P010) or 16 (P016) for uint16 4:2:0, 16 for uint16 gray.\n\n" +
+      parameters_help();
+  return doc;
+}
+
+std::string& stream_doc() {
+  static std::string doc =
+      "Stream(preset=None, *, backend='auto', bit_depth=0, **params)\n\n"
+      "Video: push(frame, tag=None) frames in order; iterate over the stream for the (frame, tag) pairs "
+      "that are ready; flush() ends the stream and returns the rest. Frames out equal frames in, in "
+      "order, each with its tag. A context manager (closes on exit: call flush() first to keep the "
+      "frames still held).\n\n" +
+      parameters_help();
+  return doc;
+}
+
+}  // namespace
+
+}  // namespace cdn::python
+
+PYBIND11_MODULE(cudadenoise, m) {
+  using namespace cdn::python;
+  m.doc() = "cudadenoise: video denoising on NVIDIA GPUs or the CPU (docs/PYTHON.md). denoise() for one frame, "
+            "Stream for video; every mode, preset and parameter of the library's table.";
+  static py::exception<cdn::Error> error(m, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const cdn::InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const cdn::Error& e) {
+      error(e.what());
+    }
+  });
+  m.def("denoise", &denoise, denoise_doc().c_str(), py::arg("frame"), py::arg("preset") = py::none(), py::kw_only(),
+        py::arg("backend") = "auto", py::arg("bit_depth") = 0, py::arg("return_noise") = false);
+  py::class_<Stream>(m, "Stream", stream_doc().c_str())
+      .def(py::init<const py::object&, const std::string&, int, const py::kwargs&>(), py::arg("preset") = py::none(),
+           py::kw_only(), py::arg("backend") = "auto", py::arg("bit_depth") = 0)
+      .def("push", &Stream::push, "Pushes a frame (and its tag); frames that become ready wait for iteration.",
+           py::arg("frame"), py::arg("tag") = py::none())
+      .def("flush", &Stream::flush, "Ends the stream; returns every (frame, tag) not yet taken, in order.")
+      .def("close", &Stream::close, "Drops the stream and every frame it holds.")
+      .def("__iter__", [](Stream& s) -> Stream& { return s; })
+      .def("__next__", &Stream::next)
+      .def("__enter__", [](Stream& s) -> Stream& { return s; })
+      .def("__exit__", [](Stream& s, const py::object&, const py::object&, const py::object&) { s.close(); })
+      .def_property_readonly("latency_frames", &Stream::latency_frames,
+                             "Frames that may follow a frame before it comes out.")
+      .def_property_readonly("noise_sigma", &Stream::noise_sigma,
+                             "Noise sigma per component in 8-bit code values (estimated with sigma auto).")
+      .def_property_readonly("held", &Stream::held, "Frames pushed and not yet taken.")
+      .def_property_readonly("mode", &Stream::mode);
+  py::list presets;
+  for (const cdn::Preset* p : cdn::available_presets()) presets.append(p->name);
+  m.attr("presets") = presets;
+  py::list modes;
+  for (cdn::Mode x : cdn::all_modes()) modes.append(cdn::mode_name(x));
+  m.attr("modes") = modes;
+  m.attr("cuda_available") = py::bool_(cdn::cuda_available());
+}
