@@ -104,7 +104,8 @@ MotionVector neighbour_median(const MotionField& f, int cx, int cy) {
 
 }  // namespace
 
-MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, const MotionParams& p) {
+MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, const MotionParams& p,
+                            const std::atomic<bool>* cancel) {
   if (from.levels.size() != to.levels.size() || from.levels[0].width != to.levels[0].width ||
       from.levels[0].height != to.levels[0].height)
     throw InvalidArgument("estimate_motion: the pyramids differ in size");
@@ -115,7 +116,8 @@ MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, cons
     const PyramidLevel &a = from.levels[l], &b = to.levels[l];
     MotionField field(a.width, a.height, p.cell);
     // Search: a full window at the coarsest level, the parent's predictors below.
-    for (int cy = 0; cy < field.rows; ++cy)
+    for (int cy = 0; cy < field.rows; ++cy) {
+      if (cancel && cancel->load()) throw Cancelled();
       for (int cx = 0; cx < field.cols; ++cx) {
         Best best;
         if (l == top) {
@@ -137,11 +139,13 @@ MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, cons
         }
         field.at_cell(cx, cy) = best.v;
       }
+    }
     // Smoothing passes: each cell takes the best of its own and its 8
     // neighbours' vectors, the deviation now measured from their median.
     for (int pass = 0; pass < p.smooth_passes; ++pass) {
       MotionField next = field;
-      for (int cy = 0; cy < field.rows; ++cy)
+      for (int cy = 0; cy < field.rows; ++cy) {
+        if (cancel && cancel->load()) throw Cancelled();
         for (int cx = 0; cx < field.cols; ++cx) {
           const MotionVector m = neighbour_median(field, cx, cy);
           Best best;
@@ -159,6 +163,7 @@ MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, cons
           }
           next.at_cell(cx, cy) = best.v;
         }
+      }
       field = std::move(next);
     }
     parent = std::move(field);

@@ -37,6 +37,7 @@
 // The field of level 0 is the result: one vector per cell of `cell` pixels.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -67,7 +68,10 @@ LumaPyramid build_pyramid(const PlaneView& luma, const MotionParams& p);
 // lambda_px of the definition for these parameters and bit depth.
 int motion_lambda_px(const MotionParams& p, int bit_depth);
 
-// The field from frame `from` to frame `to` (pyramids of the same size and parameters).
-MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, const MotionParams& p);
+// The field from frame `from` to frame `to` (pyramids of the same size and
+// parameters). When `cancel` becomes true the work stops within a row of cells
+// and Cancelled is thrown.
+MotionField estimate_motion(const LumaPyramid& from, const LumaPyramid& to, const MotionParams& p,
+                            const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace cdn

@@ -60,8 +60,8 @@ std::vector<float> nlm_frame_confidence(const FrameWindow& luma, int t, const Nl
   std::vector<float> factor(nlm_confidence_floats(params, w, h), 1.0f);
   // Each row of cells writes its own factors: rows may run in parallel.
   parallel_rows(rows, threads, [&](int cy) {
-    if (cancel && cancel->load()) return;  // thrown below, off the worker threads
     for (int cx = 0; cx < cols; ++cx) {
+      if (cancel && cancel->load()) return;  // thrown below, off the worker threads
       // Frame t's own best match of each sample pixel of the cell.
       std::vector<double> b0;
       for (int j = 0; j < kNlmConfidenceSamples; ++j)

@@ -87,7 +87,7 @@ CDN_HD float nlm_confidence_factor(const NlmConfidence& c, int z, int dt, int x,
 // luma window; sigma in the luma's code values; motion: frame t's fields with fx = fy = 1
 // (required with motion-search). params.frame_confidence must be > 0. Rows of cells on
 // `threads` threads (<= 0: all hardware threads); when `cancel` becomes true the work
-// stops within a row of cells and Cancelled is thrown.
+// stops within a cell and Cancelled is thrown.
 std::vector<float> nlm_frame_confidence(const FrameWindow& luma, int t, const NlmParams& params, double sigma,
                                         const NlmMotion* motion, int threads = 0,
                                         const std::atomic<bool>* cancel = nullptr);

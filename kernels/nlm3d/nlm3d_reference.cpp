@@ -129,7 +129,8 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
           const int ox = g.vx + dx, oy = g.vy + dy;     // p's candidate is q = p + (ox, oy) in frame tc
           // The squared difference summed over the patch's frames, on the
           // region extended by r (samples clamped), then box sums along x.
-          for (int ey = 0; ey < eh; ++ey)
+          for (int ey = 0; ey < eh; ++ey) {
+            if (cancel && cancel->load()) return;  // a band is a whole frame on one thread: checked per row
             for (int ex = 0; ex < ew; ++ex) {
               const int x = g.x0 + ex - r, y = g.y0 + ey - r;
               double d = 0;
@@ -140,13 +141,15 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
               }
               diff[static_cast<std::size_t>(ey) * ew + ex] = d;
             }
+          }
           for (int ey = 0; ey < eh; ++ey)
             for (int x = 0; x < rw; ++x) {
               double s = 0;
               for (int k = 0; k <= 2 * r; ++k) s += diff[static_cast<std::size_t>(ey) * ew + x + k];
               hsum[static_cast<std::size_t>(ey) * rw + x] = s;
             }
-          for (int y = 0; y < rh; ++y)
+          for (int y = 0; y < rh; ++y) {
+            if (cancel && cancel->load()) return;
             for (int x = 0; x < rw; ++x) {
               const int px = g.x0 + x, py = g.y0 + y, qx = px + ox, qy = py + oy;
               if (qx < 0 || qy < 0 || qx >= w || qy >= h) continue;  // candidate outside the frame
@@ -159,6 +162,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
               den[i] += wf;
               wmax[i] = std::max(wmax[i], wt);
             }
+          }
         }
     });
     if (cancel && cancel->load()) throw Cancelled();

@@ -67,7 +67,7 @@ double nlm_distance_offset(const NlmParams& p, double sigma_code_values);
 // (InvalidArgument without), not read otherwise. `confidence`: frame t's factors
 // (z = 0) with the pass's fx, fy, read when params.frame_confidence > 0; when null they
 // are computed here from `guide`, which must then be the luma (a 1 x 1 pass). When
-// `cancel` becomes true the work stops within one spatial offset of a band of rows and
+// `cancel` becomes true the work stops within a row of the offset being summed and
 // Cancelled is thrown.
 std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, const std::vector<FrameWindow>& values,
                                                      int t, const NlmParams& params, double guide_sigma,

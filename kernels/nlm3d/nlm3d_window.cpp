@@ -30,14 +30,21 @@ class Nlm3dCpuWindow final : public WindowFilter {
     if (params_.motion_search) {
       const MotionParams mp = nlm3d_motion_params();
       std::vector<LumaPyramid> pyramids(job.window.size());
-      parallel_rows(static_cast<int>(job.window.size()), 0,
-                    [&](int j) { pyramids[j] = build_pyramid(components(*job.window[j])[0], mp); });
+      parallel_rows(static_cast<int>(job.window.size()), 0, [&](int j) {
+        if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
+        pyramids[j] = build_pyramid(components(*job.window[j])[0], mp);
+      });
+      if (job.cancel && job.cancel->load()) throw Cancelled();
       fields.resize(static_cast<std::size_t>(n) * nf);
       parallel_rows(n * nf, 0, [&](int k) {
         const int t = job.out_first + k / nf, dt = k % nf - params_.temporal_radius;
         if (dt == 0 || dt > params_.last_dt() || t + dt < 0 || t + dt >= job.stream_length) return;  // never read
-        if (job.cancel && job.cancel->load()) return;
-        fields[k] = estimate_motion(pyramids[t - job.window_first], pyramids[t + dt - job.window_first], mp);
+        if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
+        try {  // a large frame's field is long: it stops within a row of cells
+          fields[k] = estimate_motion(pyramids[t - job.window_first], pyramids[t + dt - job.window_first], mp,
+                                      job.cancel);
+        } catch (const Cancelled&) {
+        }
       });
       if (job.cancel && job.cancel->load()) throw Cancelled();
       static_assert(sizeof(MotionVector) == 2 * sizeof(std::int16_t), "NlmMotionField reads (dx, dy) int16 pairs");

@@ -6,6 +6,7 @@
 // frame t and other frame t + dt, all of a chunk in one batch (motion_cuda.h), into a device buffer that the
 // kernel reads through a fixed table of NlmMotionField. With frame-confidence, then the
 // factors of every output frame on the luma (nlm3d_confidence_cuda.cu), read by every pass.
+// The cancel flag is checked before each launch (ChunkJob::cancel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,6 +57,11 @@ class Nlm3dCudaWindow final : public WindowFilter {
     }
     CDN_CUDA_CHECK(cudaMemcpyAsync(pointers_, host_pointers_, n * sizeof(void*), cudaMemcpyHostToDevice, stream));
     const int count = static_cast<int>(job.outputs.size());
+    // Cancelled: no further launch is queued (those queued still run).
+    auto check_cancel = [&] {
+      if (job.cancel && job.cancel->load()) throw Cancelled();
+    };
+    check_cancel();
     if (params_.motion_search) estimate_fields(job, stream);
     const int nf = 2 * params_.temporal_radius + 1;
     const PlaneView luma = components(*job.window[0])[0];
@@ -87,6 +93,7 @@ class Nlm3dCudaWindow final : public WindowFilter {
           k.out_proto[v] = components(*job.outputs[0])[c];
           k.outputs[v] = pointers_ + c * per + nw + begin;
         }
+        check_cancel();
         k.out_first = job.out_first + begin;
         k.out_count = end - begin;
         if (params_.motion_search) {

@@ -33,9 +33,9 @@ class FrameStream {
   // pushed frame is filtered with; empty: the stream's own (the given sigma, or
   // its first frame's estimate). StreamDenoiser sets it before every frame.
   virtual void set_noise(const std::vector<double>& sigma) = 0;
-  // A flag that, once true, abandons the work in progress (CPU temporal streams:
-  // within a band of rows; Cancelled is thrown from push/pop/finish, and the
-  // stream must be reset before further use). Null: none.
+  // A flag that, once true, abandons the work in progress (temporal streams: the
+  // chunk being filtered, ChunkJob::cancel; Cancelled is thrown from push/pop, and
+  // the stream must be reset before further use). Null: none.
   virtual void set_cancel_flag(const std::atomic<bool>*) {}
 };
 

@@ -11,7 +11,9 @@
 // writes the output frames directly. A lane on another device copies the window
 // there (peer copies), filters into frames of its own pool and copies the results
 // back into the home output frames. Every lane runs the same filter on the same
-// inputs: the output does not depend on the lanes.
+// inputs: the output does not depend on the lanes. The cancel flag goes to the
+// lane's filter (ChunkJob::cancel): a cancelled chunk queues nothing more, and
+// what it queued is waited for before its frames go back to the pools.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -182,7 +184,16 @@ class CudaTemporalStream final : public TemporalStream {
         f = Frame(h, &h->view());
       }
     }
-    lane.filter->run(job_of(chunk, window, outputs, filtered), lane.stream);
+    ChunkJob job = job_of(chunk, window, outputs, filtered);
+    job.cancel = cancel_;
+    try {
+      lane.filter->run(job, lane.stream);
+    } catch (const Cancelled&) {
+      // What the filter queued before it stopped still runs on the chunk's frames,
+      // which go back to the pools when this returns: let it finish first.
+      CDN_CUDA_CHECK(cudaStreamSynchronize(lane.stream));
+      throw;
+    }
     if (lane.pool) {
       // The filtered planes come back into the home output frames.
       for (std::size_t i = 0; i < outputs.size(); ++i)

@@ -42,8 +42,10 @@ struct ChunkJob {
   // estimated: today the first frame's for every frame).
   std::vector<double> sigma;
   int filtered = 1;  // components [0, filtered) of every output are filtered; the others are copied already
-  // CPU filters: when it becomes true, the filter stops within a band of rows and
-  // throws Cancelled (StreamDenoiser::set_cancel_flag); the outputs are incomplete.
+  // When it becomes true the filter throws Cancelled (StreamDenoiser::set_cancel_flag)
+  // and the outputs are incomplete. CPU filters stop within a band of rows of a
+  // frame's filter or a row of cells of its motion estimation; CUDA filters queue
+  // no further launch (what is queued still runs: the caller waits for it).
   const std::atomic<bool>* cancel = nullptr;
 };
 

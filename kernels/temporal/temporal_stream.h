@@ -100,7 +100,7 @@ class TemporalStream : public FrameStream {
   virtual void synchronize(void* stream) = 0;
 
   DenoiseSettings settings_;
-  const std::atomic<bool>* cancel_ = nullptr;  // for CPU filters (ChunkJob::cancel)
+  const std::atomic<bool>* cancel_ = nullptr;  // for the mode's filter (ChunkJob::cancel)
   WindowShape shape_;
   PixelFormat format_;
   int width_, height_;

@@ -22,6 +22,13 @@ using bm3d::FloatPlane;
 using bm3d::kPatch;
 using bm3d::kPatchArea;
 
+namespace {
+// Throws Cancelled once `cancel` is true (between frames of the window's setup).
+void check_cancel(const std::atomic<bool>* cancel) {
+  if (cancel && cancel->load()) throw Cancelled();
+}
+}  // namespace
+
 PhaseSetup phase_setup(const Vbm3dParams& params, bool wiener, int bit_depth) {
   PhaseSetup ps;
   ps.p = wiener ? params.wiener : params.hard;
@@ -117,13 +124,17 @@ std::vector<Member> match_group(const SearchSpace& s, int t, int first, int last
   return group;
 }
 
-WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const MotionParams& p) {
+WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const MotionParams& p,
+                                    const std::atomic<bool>* cancel) {
   WindowMotion m;
   std::vector<LumaPyramid> pyr;
-  for (const PlaneView& l : lumas) pyr.push_back(build_pyramid(l, p));
+  for (const PlaneView& l : lumas) {
+    check_cancel(cancel);
+    pyr.push_back(build_pyramid(l, p));
+  }
   for (std::size_t i = 0; i + 1 < pyr.size(); ++i) {
-    m.forward.push_back(estimate_motion(pyr[i], pyr[i + 1], p));
-    m.backward.push_back(estimate_motion(pyr[i + 1], pyr[i], p));
+    m.forward.push_back(estimate_motion(pyr[i], pyr[i + 1], p, cancel));
+    m.backward.push_back(estimate_motion(pyr[i + 1], pyr[i], p, cancel));
   }
   return m;
 }
@@ -167,6 +178,7 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
       for (auto& v : rows[b]) v.assign(grid.nx, FilteredGroup{});
       std::vector<float> noisy_g, basic_g;
       for (int i = 0; i < grid.nx; ++i) {
+        if (cancel && cancel->load()) return;  // a row of references is long: thrown below, off the worker threads
         const std::vector<Member> group = match_group(s, t, first, last, grid.x(i), ry, ps);
         const int n = static_cast<int>(group.size());
         auto gather = [&](const std::vector<const FloatPlane*>& planes, std::vector<float>& dst) {
@@ -194,6 +206,7 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
         }
       }
     });
+    if (cancel && cancel->load()) throw Cancelled();  // rows were skipped: the sums are incomplete
     // Aggregation, in reference order.
     for (int b = 0; b < nrows; ++b)
       for (int c = 0; c < nc; ++c)
@@ -228,10 +241,12 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   std::vector<std::vector<FloatPlane>> in(n);
   std::vector<PlaneView> lumas;
   for (int f = 0; f < n; ++f) {
+    check_cancel(cancel);
     for (const PlaneView& p : noisy[f]) in[f].push_back(bm3d::load_plane(p));
     lumas.push_back(noisy[f][0]);
   }
-  const WindowMotion motion = params.motion ? estimate_window_motion(lumas, params.motion_params) : WindowMotion{};
+  const WindowMotion motion =
+      params.motion ? estimate_window_motion(lumas, params.motion_params, cancel) : WindowMotion{};
   const std::vector<std::vector<int>> by_size = bm3d::components_by_size(noisy[0], sigma, nc);
 
   // Frames whose references aggregate into frame t, besides t, per phase of radius r:
@@ -242,7 +257,10 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   const int b0 = std::max(0, out_begin - r2 - spread(r2));
   const int b1 = std::min(n, out_end + (params.causal ? 0 : r2 + spread(r2)));
   std::vector<std::vector<FloatPlane>> basic(n);
-  for (int f = b0; f < b1; ++f) basic[f] = in[f];  // components with sigma 0 stay as they are
+  for (int f = b0; f < b1; ++f) {
+    check_cancel(cancel);
+    basic[f] = in[f];  // components with sigma 0 stay as they are
+  }
   WindowEstimates e;
 
   // One phase for the frames [f0, f1): guides from `luma_of`, radius r, results into result[f].
@@ -258,6 +276,7 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
       SearchSpace s;
       s.guide.assign(n, nullptr);
       for (int f = g0; f < g1; ++f) {
+        check_cancel(cancel);
         guides[f] = bm3d::resample_guide(wiener ? basic[f][0] : in[f][0], w, h);
         s.guide[f] = &guides[f];
       }
@@ -303,6 +322,7 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
       };
       int done = f0;  // frames below are finished
       for (int t = t0; t < t1; ++t) {
+        check_cancel(cancel);
         for (int f = t - spread(r); f <= t + ahead * spread(r); ++f) open(f);
         run_phase(s, t, std::max(0, t - r), std::min(n - 1, t + ahead * r), ps, params.aggregation, np, bp, sg, acc,
                   threads, cancel);

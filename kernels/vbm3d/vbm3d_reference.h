@@ -85,7 +85,9 @@ std::vector<Member> match_group(const SearchSpace& s, int t, int first, int last
 struct WindowMotion {
   std::vector<MotionField> forward, backward;
 };
-WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const MotionParams& p);
+// When `cancel` becomes true it stops within a row of cells and throws Cancelled.
+WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const MotionParams& p,
+                                    const std::atomic<bool>* cancel = nullptr);
 
 // The float estimates of the window frames [out_begin, out_end) (final; basic
 // too for those frames), every component of the frames (0 = luma). noisy[f]:

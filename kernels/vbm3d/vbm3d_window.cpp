@@ -37,7 +37,7 @@ class Vbm3dCpuWindow final : public WindowFilter {
     for_sigma_runs(job, [&](int begin, int end, const std::vector<double>& sigma) {
       std::vector<FrameView> outs;
       for (int i = begin; i < end; ++i) outs.push_back(*job.outputs[i]);
-      vbm3d_reference(window, first + begin, first + end, outs, job.filtered, params_, sigma);
+      vbm3d_reference(window, first + begin, first + end, outs, job.filtered, params_, sigma, 0, job.cancel);
     });
   }
 

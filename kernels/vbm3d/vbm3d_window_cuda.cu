@@ -2,7 +2,8 @@
 // each chunk's window of device frames goes to Vbm3dCuda::run (vbm3d_cuda.h),
 // one call per run of output frames of equal sigma, queued on the lane's
 // stream. One Vbm3dCuda per lane: its buffers and rings are reused from chunk
-// to chunk.
+// to chunk. The cancel flag stops the queueing between batches of references
+// (Vbm3dCuda::run); what is queued then still runs.
 #include "vbm3d/vbm3d_cuda.h"
 #include "vbm3d/vbm3d_window.h"
 
@@ -23,7 +24,7 @@ class Vbm3dCudaWindow final : public WindowFilter {
       std::vector<FrameView> outs;
       for (int i = begin; i < end; ++i) outs.push_back(*job.outputs[i]);
       filter_.run(window, first + begin, first + end, outs, job.filtered, params_,
-                  std::vector<double>(job.filtered, job.sigma[begin]), stream);
+                  std::vector<double>(job.filtered, job.sigma[begin]), stream, job.cancel);
     }
   }
 

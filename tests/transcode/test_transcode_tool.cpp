@@ -312,6 +312,63 @@ TEST_F(Transcode, CtrlCRemovesTheTemporaryFile) {
   }
 }
 
+// Issue 33 item 6: the temporal modes hold a chunk of frames and filter it in
+// one call; Ctrl-C and SIGTERM must reach that call (the denoiser's cancel
+// flag), not wait for the chunk (a minute here on one core, minutes at 1080p).
+TEST_F(Transcode, SignalsStopTheTemporalModesMidChunk) {
+  // Just over one chunk of 8 (plus the window's reach), decoded in well under a second.
+  const std::string clip = g_clips.dir + "/chunk.mkv";
+  make_with_ffmpeg("-f lavfi -i testsrc2=size=640x360:rate=30,noise=alls=24:allf=t -frames:v 40 -c:v libx264 "
+                   "-preset ultrafast " + quote(clip));
+  const struct {
+    const char* mode;
+    const char* chunk_flag;
+  } modes[] = {{"nlm3d", "--chunk-size"}, {"vbm3d", "--vbm3d-chunk"}};
+  for (const auto& m : modes)
+    for (int sig : {SIGINT, SIGTERM}) {
+      const std::string o = out("o.mkv");
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        const std::string t = tool();
+        ::execl(t.c_str(), t.c_str(), "-i", clip.c_str(), "-o", o.c_str(), "--backend", "cpu", "--mode", m.mode,
+                "--sigma", "10", m.chunk_flag, "8", "-y", static_cast<char*>(nullptr));
+        ::_exit(127);
+      }
+      // The temporary file, then time to decode the chunk's frames: the signal
+      // comes while the first chunk is being filtered.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (files_containing(out_dir_, ".part").empty() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      const auto sent = std::chrono::steady_clock::now();
+      ::kill(pid, sig);
+      // Generous (sanitizers, a loaded machine): the tool itself stops within a
+      // band of rows; the chunk would take far longer.
+      int status = 0;
+      pid_t done = 0;
+      while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
+             std::chrono::steady_clock::now() - sent < std::chrono::seconds(8))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+      if (done == 0) {  // still filtering: the chunk did not see the signal
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        ADD_FAILURE() << m.mode << ", signal " << sig << ": still running " << seconds << " s after the signal";
+        fs::remove_all(out_dir_);
+        fs::create_directories(out_dir_);
+        continue;
+      }
+      ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of handling it";
+      EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << m.mode;
+      EXPECT_FALSE(fs::exists(o)) << m.mode << ": the output appeared under its final name";
+      EXPECT_TRUE(files_containing(out_dir_, "").empty()) << m.mode << ", signal " << sig << " left files";
+    }
+}
+
 TEST_F(Transcode, HelpDocumentsExitCodesAndParameters) {
   const ToolRun r = run_tool("--help");
   EXPECT_EQ(r.code, 0);

@@ -7,6 +7,7 @@
 #include "cudadenoise/noise_estimate.h"
 #include "errors.h"
 #include "gpu_device.h"
+#include "interrupt.h"
 #include "pixel_format.h"
 
 extern "C" {
@@ -22,6 +23,13 @@ AVHWFramesContext* frames_of(const AVFrame* f) { return reinterpret_cast<AVHWFra
 // The pixel layout a frame has in memory: the sw_format of CUDA frames.
 AVPixelFormat layout_of(const AVFrame* f) {
   return f->format == AV_PIX_FMT_CUDA ? frames_of(f)->sw_format : static_cast<AVPixelFormat>(f->format);
+}
+
+// A denoiser's error as the tool's failure. Cancelled: a signal set the
+// denoiser's flag (interrupt_flag), and the run exits as the signal says.
+[[noreturn]] void fail_denoising(const Error& e, bool gpu) {
+  if (dynamic_cast<const Cancelled*>(&e)) check_interrupted();
+  throw Failure(gpu ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
 }
 
 void check_av(int rc, const char* what) {
@@ -162,6 +170,7 @@ void FilterStep::push(const AVFrame* in) {
     if (!denoiser_) {
       denoiser_ = StreamDenoiser::create(gpu_ ? Backend::Cuda : Backend::Cpu, settings_, p.format, p.frame->width,
                                          stream_height(p.frame), gpu_ ? devices_ : std::vector<int>{});
+      denoiser_->set_cancel_flag(interrupt_flag());  // Ctrl-C stops the frame or chunk being filtered
       memory_ = p.memory;
     }
     if (p.memory != memory_)
@@ -178,7 +187,7 @@ void FilterStep::push(const AVFrame* in) {
   } catch (const InvalidArgument& e) {
     throw Failure(kExitInput, std::string("the denoiser cannot take this frame: ") + e.what());
   } catch (const Error& e) {
-    throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
+    fail_denoising(e, gpu_ != nullptr);
   }
 }
 
@@ -187,7 +196,7 @@ FramePtr FilterStep::pop() {
     try {
       pop_ready(*denoiser_, sink_, stream());
     } catch (const Error& e) {
-      throw Failure(gpu_ ? kExitGpu : kExitFailure, std::string("denoising failed: ") + e.what());
+      fail_denoising(e, gpu_ != nullptr);
     }
   }
   if (ready_.empty()) return nullptr;

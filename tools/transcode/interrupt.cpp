@@ -15,12 +15,18 @@ namespace cdn::transcode {
 namespace {
 
 std::atomic<int> g_signal{0};
+std::atomic<bool> g_interrupted{false};  // g_signal != 0, as the library's cancel flag
 std::atomic<bool> g_cleanup_armed{false};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "the signal handler may only touch lock-free atomics");
 char g_cleanup_path[4096];
 
 void on_signal(int sig) {
   int expected = 0;
-  if (g_signal.compare_exchange_strong(expected, sig)) return;  // first: let the loop unwind
+  if (g_signal.compare_exchange_strong(expected, sig)) {  // first: let the loop (and the denoiser) unwind
+    g_interrupted.store(true);
+    return;
+  }
   if (g_cleanup_armed.load()) ::unlink(g_cleanup_path);           // second: do not wait
   ::_exit(128 + sig);
 }
@@ -42,6 +48,8 @@ void check_interrupted() {
   const int sig = g_signal.load();
   if (sig != 0) throw Failure(128 + sig, sig == SIGINT ? "interrupted" : "terminated");
 }
+
+const std::atomic<bool>* interrupt_flag() { return &g_interrupted; }
 
 int avio_interrupt_callback(void*) { return g_signal.load() != 0; }
 

@@ -125,8 +125,12 @@ class StreamDenoiser {
   // Drops every held frame (flush); the next push() starts a new stream.
   void reset();
 
-  // A flag another thread may set to abandon the frame in progress (bm3d checks
-  // it often): process() or pop() then throws Cancelled. nullptr: none.
+  // A flag another thread (or a signal handler) may set to abandon the frame or
+  // the temporal chunk in progress (bm3d and the temporal modes check it often:
+  // on the CPU between bands of rows, on CUDA before each launch, and what is
+  // queued still runs; pipd and hybrid finish their frame): process(), push()
+  // or pop() then throws Cancelled, and a temporal stream must be reset()
+  // before further use. nullptr: none.
   void set_cancel_flag(const std::atomic<bool>* flag);
 
  private:
