@@ -94,6 +94,12 @@ struct NlmParams {
   // c = frame_confidence (0: off). 2D patches only.
   double frame_confidence = 0.5;
   int confidence_cell = 32;  // luma pixels, a multiple of 16
+  // Not in the papers: the self weight w(p,p) is max(the largest weight of the
+  // other candidates, this floor); 0 = the papers' rule (Coupe et al.: the largest
+  // weight alone). Where no candidate matches p within the noise (tiny frames,
+  // clean or lightly noisy texture) the papers' rule still gives the best of them
+  // p's own weight; the floor keeps p there (docs/NLM3D.md, "Self-weight floor").
+  double self_weight_floor = 0.01;
   double strength = 0.2;     // parameter nlm-beta: beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch (1 with the causal window)
 
