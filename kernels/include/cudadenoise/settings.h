@@ -123,12 +123,13 @@ bool operator==(const NlmParams& a, const NlmParams& b);
 inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
 
 // The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
-// windows, beta 0.4 (tuned in docs/NLM3D.md on pans). Not the defaults.
+// windows, their self weight (self-weight-floor 0), beta 0.4 (tuned in
+// docs/NLM3D.md on pans). Not the defaults.
 NlmParams nlm_paper_params();
 // For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
 // window in frame t and 5x5 windows centred by motion in t +- 1 .. 4, each
 // other frame weighed by its confidence (cells of 32, c = 0.5), distance-offset,
-// beta 0.2. NlmParams{}'s defaults.
+// self-weight-floor 0.01, beta 0.2. NlmParams{}'s defaults.
 NlmParams nlm_video_params();
 // The video settings as they were before frame confidence (2026-11-27): frames
 // t +- 1 .. 3, no confidence (the whole-clip table's earlier defaults).
