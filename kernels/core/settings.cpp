@@ -107,7 +107,7 @@ bool operator==(const NlmParams& a, const NlmParams& b) {
          a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
          a.distance_offset == b.distance_offset && a.causal == b.causal &&
          a.frame_confidence == b.frame_confidence && a.confidence_cell == b.confidence_cell &&
-         a.strength == b.strength && a.chunk_size == b.chunk_size;
+         a.self_weight_floor == b.self_weight_floor && a.strength == b.strength && a.chunk_size == b.chunk_size;
 }
 
 NlmParams nlm_paper_params() {
@@ -120,6 +120,7 @@ NlmParams nlm_paper_params() {
   p.motion_search = false;
   p.distance_offset = false;
   p.frame_confidence = 0.0;
+  p.self_weight_floor = 0.0;
   p.strength = 0.4;
   return p;
 }
@@ -216,6 +217,11 @@ const std::vector<ParamSpec>& param_specs() {
       {ParamGroup::Nlm, "confidence-cell", "NLM-3D frame-confidence's cells, in luma pixels (a multiple of 16)", true, 16, 256, 32,
        [](const DenoiseSettings& s) { return double(s.nlm.confidence_cell); },
        [](DenoiseSettings& s, double v) { s.nlm.confidence_cell = int(v); }},
+      {ParamGroup::Nlm, "self-weight-floor",
+       "NLM-3D: the self weight is the largest weight of the other candidates (the paper's rule, 0) or this floor, "
+       "whichever is larger: a pixel that no candidate matches within the noise is kept (not in the paper)",
+       false, 0.0, 1.0, 0.01, [](const DenoiseSettings& s) { return s.nlm.self_weight_floor; },
+       [](DenoiseSettings& s, double v) { s.nlm.self_weight_floor = v; }},
       {ParamGroup::Nlm, "nlm-beta", "NLM-3D filter parameter beta in h^2 = 2 beta sigma^2 |patch| (paper's cubes: 0.4; the strength knob scales sigma for every mode)", false, 0.05, 20.0, 0.2,
        [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it; 1 with window=causal)", true, 1, 500, 50,

@@ -24,7 +24,7 @@
 // frame): the mean over 64 pixels is as good as over all (measured, docs/NLM3D.md) at
 // 64 / cell^2 of the cost (1/16 at cells of 32). Every pass of a frame uses the luma's factors: a pass on
 // fx x fy luma means reads, for its sample (x, y), the cell holding luma (fx x, fy y).
-// dt = 0 has factor 1; the self weight (the largest weight of the other candidates) is
+// dt = 0 has factor 1; the self weight (the largest weight of the other candidates, at least self-weight-floor) is
 // taken before the factors.
 #pragma once
 

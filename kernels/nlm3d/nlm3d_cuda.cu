@@ -24,6 +24,7 @@ struct Args {
   int R, Rt, r;
   float inv_h2;
   float offset;  // distance-offset's 2 sigma^2 |B| (0 when off)
+  float self_floor;  // self-weight-floor (0: the papers' rule)
 };
 
 // A warp filters kRows output rows of 32 - 2r columns; its lanes hold 32
@@ -144,7 +145,7 @@ __global__ void __launch_bounds__(32 * kWarps) nlm3d_kernel(Args a) {
   for (int o = 0; o < kRows; ++o) {
     const int y = y0 + warp * kRows + o;
     if (y >= h) break;
-    const double self = den[o] > 0.0 ? wmax[o] : 1.0;
+    const double self = den[o] > 0.0 ? fmaxf(wmax[o], a.self_floor) : 1.0;
 #pragma unroll
     for (int v = 0; v < NV; ++v) {
       const double centre = frame_at(c, c.value_proto[v], c.value_window[v], t).get(x, y);
@@ -306,6 +307,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
     P.dt_last = params.last_dt();
     P.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
     P.offset = static_cast<float>(nlm_distance_offset(params, sigma));
+    P.self_floor = static_cast<float>(params.self_weight_floor);
     if (params.motion_search) {
       if (!chunk.motion) throw InvalidArgument("nlm3d: motion-search needs the chunk's motion fields (NlmChunk::motion)");
       if (chunk.motion_cell % (nlm_planar::kRows * chunk.fy) != 0)
@@ -342,6 +344,7 @@ void nlm3d_cuda_chunk(const NlmChunk& chunk, const NlmParams& params, double sig
   a.r = params.patch_radius;
   a.inv_h2 = sigma > 0 ? static_cast<float>(1.0 / nlm_h2(params, sigma)) : 0.f;
   a.offset = static_cast<float>(nlm_distance_offset(params, sigma));
+  a.self_floor = static_cast<float>(params.self_weight_floor);
   const auto s = static_cast<cudaStream_t>(stream);
   switch (chunk.values) {
     case 1: launch_for_patch<1>(a, s); break;

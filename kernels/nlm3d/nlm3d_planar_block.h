@@ -55,6 +55,7 @@ struct Params {
   int dt_last = 0;            // the last temporal offset searched: Rt, or 0 for the causal window
   float inv_h2 = 0.f;
   float offset = 0.f;  // distance-offset's 2 sigma^2 |B| (0 when off)
+  float self_floor = 0.f;  // self-weight-floor (0: the papers' rule)
   // Null: no motion. Else out_count x (2 Rt + 1) fields, [z * (2 Rt + 1) + dt + Rt].
   const NlmMotionField* fields = nullptr;
   // frame-confidence's factors of the chunk's output frames (factor null: off).
@@ -268,7 +269,7 @@ CDN_UNROLL
   for (int o = 0; o < kRows; ++o) {
     const int y = y0 + warp * kRows + o;
     if (y >= h) break;
-    const double self = s.den[o] > 0.0 ? s.wmax[o] : 1.0;
+    const double self = s.den[o] > 0.0 ? fmaxf(s.wmax[o], P.self_floor) : 1.0;
 CDN_UNROLL
     for (int v = 0; v < NV; ++v) {
       const double centre = frame_at(c, c.value_proto[v], c.value_window[v], t).get(x, y);

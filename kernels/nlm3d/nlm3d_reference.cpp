@@ -171,7 +171,7 @@ std::vector<std::vector<double>> nlm3d_guided_values(const FrameWindow& guide, c
   parallel_rows(h, threads, [&](int y) {
     for (int x = 0; x < w; ++x) {
       const std::size_t i = static_cast<std::size_t>(y) * w + x;
-      const double self = den[i] > 0 ? wmax[i] : 1.0;
+      const double self = den[i] > 0 ? std::max(wmax[i], params.self_weight_floor) : 1.0;
       for (std::size_t v = 0; v < nv; ++v) out[v][i] = (num[v][i] + self * values[v].at(t).get(x, y)) / (den[i] + self);
     }
   });

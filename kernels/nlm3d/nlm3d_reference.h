@@ -22,7 +22,9 @@
 // Borders: candidates q outside the frame or outside the stream's frames are not
 // part of V(p) (the window shrinks); patch samples outside the frame or the
 // stream read the nearest existing sample (clamp). The self weight w(p,p) is the
-// largest weight of the other candidates (1 when there is none).
+// largest weight of the other candidates (the papers' rule, Coupe et al.), at least
+// self-weight-floor (not in the papers; 0 = their rule), and 1 when there is no
+// other candidate.
 //
 // Guided form (nlm3d_guide.h): d2 and h come from a guide window and the weights
 // average other windows of the guide's size; a component filtered on its own is

@@ -70,7 +70,7 @@ double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams&
         wmax = std::max(wmax, wt);
       }
   }
-  const double self = den > 0 ? wmax : 1.0;
+  const double self = den > 0 ? std::max(wmax, p.self_weight_floor) : 1.0;
   return (num + self * V(x, y, t)) / (den + self);
 }
 
@@ -108,6 +108,37 @@ TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
         }
     }
   }
+}
+
+// self-weight-floor: the self weight is max(the papers' largest other weight,
+// the floor). At sigma 3 on content with noise 15 most pixels' best candidate
+// weighs less than the floor, so the floor's value changes the output.
+TEST(Nlm3dReference, SelfWeightFloorEqualsTheFormula) {
+  const int frames = 3, w = 9, h = 7;
+  auto clip = random_clip(frames, w, h, 31);
+  FrameWindow win;
+  win.stream_length = frames;
+  for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
+  NlmParams p = nlm_paper_params();
+  p.search_radius = 2;
+  p.temporal_radius = 1;
+  p.patch_radius = 2;
+  p.patch_shape = NlmPatchShape::Planar;
+  p.distance_offset = true;
+  std::vector<std::vector<double>> outs;
+  for (double floor : {0.0, 0.01, 0.5}) {
+    p.self_weight_floor = floor;
+    outs.push_back(nlm3d_frame_values(win, 1, p, 3.0, 1));
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double want = brute_force(win, 1, x, y, p, 3.0);
+        ASSERT_NEAR(outs.back()[y * w + x], want, 1e-9 * std::max(1.0, std::fabs(want))) << floor << " " << x << "," << y;
+      }
+  }
+  EXPECT_NE(outs[0], outs[1]);
+  EXPECT_NE(outs[1], outs[2]);
+  EXPECT_EQ(nlm_paper_params().self_weight_floor, 0.0) << "the papers' rule";
+  EXPECT_EQ(nlm_video_params().self_weight_floor, 0.01);
 }
 
 // 2D patches, without and with motion (vectors per cell, some pointing out of
@@ -396,6 +427,49 @@ TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {
         for (int x = 0; x < 16; ++x) ASSERT_EQ(a.get(x, y), b.get(x, y)) << "frames=" << frames << " t=" << t;
     }
   }
+}
+
+// Issue 33 item 9: frames smaller than the 9x9 patch, clean (sigma 0.5, the
+// estimator's floor), must come out nearly as they went in (45 dB or more, as the
+// other modes). With the papers' self weight alone (self-weight-floor 0) a pixel
+// that no candidate matches weighs as much as its best (still hopeless) candidate
+// and moves halfway to it: the content's steps of 7 to 31 code values.
+TEST(Nlm3dStream, FramesSmallerThanThePatchAreKeptAtLowSigma) {
+  auto content = [](int x, int y, int k) {
+    switch (k) {
+      case 0: return 100 + 4 * ((x + 2 * y) % 5);
+      case 1: return 200 - 17 * ((2 * x + y) % 4);
+      default: return 90 + 31 * ((x * y + x) % 3);
+    }
+  };
+  std::vector<std::pair<int, int>> sizes;
+  for (int w = 1; w <= 8; ++w)
+    for (int h = 1; h <= 8; ++h) sizes.push_back({w, h});
+  for (auto wh : {std::pair{3, 5}, {2, 17}, {17, 2}, {1, 30}, {30, 1}, {8, 40}}) sizes.push_back(wh);
+  for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::Y444})
+    for (int frames : {1, 3})  // one image (as cudadenoise-image), and a short static clip (motion, confidence)
+      for (auto [w, h] : sizes) {
+        std::vector<HostFrame> clip;
+        for (int i = 0; i < frames; ++i) {
+          clip.emplace_back(f, w, h);
+          const auto c = components(clip.back().view());
+          for (std::size_t k = 0; k < c.size(); ++k)
+            for (int y = 0; y < h; ++y)
+              for (int x = 0; x < w; ++x) c[k].set(x, y, content(x, y, int(k)));
+        }
+        DenoiseSettings s;
+        s.mode = Mode::Nlm3d;  // the defaults, nlm_video_params()
+        s.sigma = 0.5;
+        auto d = StreamDenoiser::create(Backend::Cpu, s, f, w, h);
+        const auto out = run_stream(*d, clip);
+        ASSERT_EQ(out.size(), clip.size());
+        for (int i = 0; i < frames; ++i) {
+          const auto a = components(out[i].view()), b = components(clip[i].view());
+          for (std::size_t k = 0; k < a.size(); ++k)
+            EXPECT_GE(psnr(a[k], b[k]), 45.0) << format_name(f) << " " << w << "x" << h << " x " << frames
+                                              << " frames, frame " << i << " component " << k;
+        }
+      }
 }
 
 // Chroma weights come from the luma: over a flat luma every weight is 1, so the

@@ -129,9 +129,9 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
   }
   EXPECT_EQ(groups[cdn::ParamGroup::Pipd], 5) << "segment-length, max-length, tmax, thickness, direction-prefilter";
   EXPECT_EQ(groups[cdn::ParamGroup::Hybrid], 1) << "t2max";
-  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 11)
+  EXPECT_EQ(groups[cdn::ParamGroup::Nlm], 12)
       << "search-radius, temporal-radius, neighbour-search-radius, patch-radius, patch-shape, motion-search, "
-         "distance-offset, frame-confidence, confidence-cell, nlm-beta, chunk-size";
+         "distance-offset, frame-confidence, confidence-cell, self-weight-floor, nlm-beta, chunk-size";
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
       << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
   EXPECT_EQ(groups[cdn::ParamGroup::Noise], 2) << "sigma, strength";

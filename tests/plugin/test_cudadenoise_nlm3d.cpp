@@ -25,7 +25,8 @@ constexpr int kLatencyFrames = 4 - 1 + 3;  // chunk-size - 1 + temporal-radius +
 const char* const kNlmProps[] = {"mode=nlm3d",      "patch-shape=cube",    "motion-search=off",
                                  "neighbour-search-radius=-1", "frame-confidence=0", "patch-radius=1",
                                  "distance-offset=off", "nlm-beta=0.4",    "search-radius=2",
-                                 "temporal-radius=2", "chunk-size=4",      "sigma=10"};
+                                 "temporal-radius=2", "chunk-size=4",      "sigma=10",
+                                 "self-weight-floor=0"};
 const GstClockTime kFrame = gst_util_uint64_scale(1, GST_SECOND, 30);
 
 cdn::DenoiseSettings nlm_settings() {

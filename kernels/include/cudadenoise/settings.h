@@ -94,6 +94,12 @@ struct NlmParams {
   // c = frame_confidence (0: off). 2D patches only.
   double frame_confidence = 0.5;
   int confidence_cell = 32;  // luma pixels, a multiple of 16
+  // Not in the papers: the self weight w(p,p) is max(the largest weight of the
+  // other candidates, this floor); 0 = the papers' rule (Coupe et al.: the largest
+  // weight alone). Where no candidate matches p within the noise (tiny frames,
+  // clean or lightly noisy texture) the papers' rule still gives the best of them
+  // p's own weight; the floor keeps p there (docs/NLM3D.md, "Self-weight floor").
+  double self_weight_floor = 0.01;
   double strength = 0.2;     // parameter nlm-beta: beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch (1 with the causal window)
 
@@ -117,12 +123,13 @@ bool operator==(const NlmParams& a, const NlmParams& b);
 inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
 
 // The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
-// windows, beta 0.4 (tuned in docs/NLM3D.md on pans). Not the defaults.
+// windows, their self weight (self-weight-floor 0), beta 0.4 (tuned in
+// docs/NLM3D.md on pans). Not the defaults.
 NlmParams nlm_paper_params();
 // For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
 // window in frame t and 5x5 windows centred by motion in t +- 1 .. 4, each
 // other frame weighed by its confidence (cells of 32, c = 0.5), distance-offset,
-// beta 0.2. NlmParams{}'s defaults.
+// self-weight-floor 0.01, beta 0.2. NlmParams{}'s defaults.
 NlmParams nlm_video_params();
 // The video settings as they were before frame confidence (2026-11-27): frames
 // t +- 1 .. 3, no confidence (the whole-clip table's earlier defaults).

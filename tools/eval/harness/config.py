@@ -63,7 +63,8 @@ ROWS = [
     Row('vbm3d', 'paper', ('--vbm3d-profile', 'paper'), note='profile paper (Dabov et al. 2007: no motion)'),
     Row('nlm3d', 'cubes', ('--patch-shape', 'cube', '--patch-radius', '1', '--search-radius', '5',
                            '--temporal-radius', '5', '--neighbour-search-radius', '-1', '--motion-search', 'off',
-                           '--distance-offset', 'off', '--nlm-beta', '0.4', '--frame-confidence', '0'),
+                           '--distance-offset', 'off', '--nlm-beta', '0.4', '--frame-confidence', '0',
+                           '--self-weight-floor', '0'),
         note="the papers' 11^3 search, 3^3 cubes (the old defaults)"),
     # issue 17's NLM row: fast (5x5 windows over 5 frames) without motion estimation, with frame
     # confidence: cdn::nlm_fast_nomotion_params() as flags on top of nlm3d's defaults (change both together)
