@@ -7,7 +7,7 @@ carries the source's audio packets untouched; a worker killed while it runs a
 piece (the piece is run again, the output is still exact); a run that fails on
 one piece leaves no output and keeps the others, and its rerun resumes (reuses
 them), running again a kept piece that was damaged on disk and one that was
-cut short."""
+cut short; MP4 inputs (AAC priming, edit lists) at a single run's timestamps."""
 import json
 import os
 import shutil
@@ -68,9 +68,9 @@ class FarmTest(unittest.TestCase):
             self.singles[mode] = framemd5(out)
         return self.singles[mode]
 
-    def farm(self, out, mode, *extra, expect=0):
-        cmd = [sys.executable, FARM, "-i", self.clip, "-o", out, "--local", "2", "--piece-seconds", "0.3",
-               "--json", "-q"] + list(extra) + COMMON + MODES[mode]
+    def farm(self, out, mode, *extra, expect=0, inputs=None):
+        cmd = [sys.executable, FARM] + [a for i in (inputs or [self.clip]) for a in ("-i", i)]
+        cmd += ["-o", out, "--local", "2", "--piece-seconds", "0.3", "--json", "-q"] + list(extra) + COMMON + MODES[mode]
         p = run(cmd)
         self.assertEqual(p.returncode, expect, p.stderr)
         return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
@@ -142,6 +142,36 @@ class FarmTest(unittest.TestCase):
         self.assertEqual(summary["pieces_run"], 2)
         self.assertEqual(summary["pieces_repaired"], [[self.clip, 0]])
         self.check_output(out, "pipd")
+
+    def test_mp4_with_aac_priming_and_edit_lists_equals_a_single_run(self):
+        # An MP4 as ffmpeg makes it (B-frames, AAC whose priming starts before 0:
+        # a Matroska output moves every stream by it), and one cut by stream copy
+        # at a non-keyframe (an edit list: leading packets marked discard).
+        made = os.path.join(self.dir, "made.mp4")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25",
+                 "-f", "lavfi", "-i", "sine", "-t", "2", "-c:v", "libx264", "-g", "10", "-bf", "2",
+                 "-c:a", "aac", "-shortest", made])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cut = os.path.join(self.dir, "cut.mp4")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "0.5", "-i", made, "-c", "copy", cut])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for source in (made, cut):
+            with self.subTest(source=os.path.basename(source)):
+                single = source + ".single.mkv"
+                p = run([TOOL, "-i", source, "-o", single, "-y", "-q"] + COMMON + MODES["pipd"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                out = source + ".farm.mkv"
+                summary, _ = self.farm(out, "pipd", inputs=[source])
+                self.assertGreater(summary["pieces"], 1)
+                self.assertEqual(framemd5(out), framemd5(single))
+                # Every stream's packets at the single run's times: the same A/V offset.
+                self.assertEqual(packet_times(out), packet_times(single))
+
+
+def packet_times(path):
+    p = run(["ffprobe", "-v", "error", "-show_entries", "packet=stream_index,pts,dts", "-of", "csv=p=0", path])
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
 
 
 if __name__ == "__main__":

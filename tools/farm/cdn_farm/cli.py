@@ -305,7 +305,7 @@ def assemble_job(args, j, say, client=None):
         try:
             try:
                 assemble.concat_and_mux(args.ffmpeg, j.index, j.manifests, videos, temp, j.work)
-                problem = assemble.verify(args.ffmpeg, j.index, j.manifests, temp, j.whole)
+                problem = assemble.verify(args.ffmpeg, args.ffprobe, j.index, j.manifests, temp, j.whole)
             except assemble.AssembleError as e:
                 problem = str(e)
             if not problem:
