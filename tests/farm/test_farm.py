@@ -105,6 +105,15 @@ class FarmTest(unittest.TestCase):
         self.assertIn("needs --sigma", p.stderr)
         self.assertFalse(os.path.exists(out))
 
+    def test_outputs_get_the_umask_s_mode(self):
+        for umask, mode in ((0o022, 0o644), (0o027, 0o640)):
+            with self.subTest(umask=oct(umask)):
+                out = os.path.join(self.dir, f"umask-{umask:03o}.mkv")
+                p = run([sys.executable, FARM, "-i", self.clip, "-o", out, "--serial", "--piece-seconds", "0.3",
+                         "-q"] + COMMON + MODES["pipd"], preexec_fn=lambda: os.umask(umask))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(os.stat(out).st_mode & 0o777, mode)
+
     def test_a_killed_worker_s_piece_is_run_again(self):
         mark = os.path.join(self.dir, "killed")
         # The first piece not at frame 0 kills the worker running it (SIGKILL), once.

@@ -146,9 +146,21 @@ def piece_decodes_as(ffmpeg, video, manifest):
 
 
 def temp_beside(target):
-    """A temporary name beside `target` (same file system: the rename is atomic)."""
+    """A temporary name beside `target` (same file system: the rename is atomic),
+    with the mode a new file gets (0666 less the umask, as the transcode tool's
+    outputs): mkstemp makes it 0600, and ffmpeg writing into it keeps that."""
     d, base = os.path.split(os.path.abspath(target))
     stem, ext = os.path.splitext(base)
     fd, temp = tempfile.mkstemp(prefix=f".{stem}.part", suffix=ext, dir=d)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+    finally:
+        os.close(fd)
     return temp
+
+
+def _umask():
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
