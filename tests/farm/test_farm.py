@@ -7,7 +7,9 @@ carries the source's audio packets untouched; a worker killed while it runs a
 piece (the piece is run again, the output is still exact); a run that fails on
 one piece leaves no output and keeps the others, and its rerun resumes (reuses
 them), running again a kept piece that was damaged on disk and one that was
-cut short; MP4 inputs (AAC priming, edit lists) at a single run's timestamps."""
+cut short; MP4 inputs (AAC priming, edit lists) at a single run's timestamps;
+inputs that fail (pieces failing, truncated, missing) among several: the
+others are written, each failure reported, exit 5."""
 import json
 import os
 import shutil
@@ -175,6 +177,38 @@ class FarmTest(unittest.TestCase):
                 self.assertEqual(framemd5(out), framemd5(single))
                 # Every stream's packets at the single run's times: the same A/V offset.
                 self.assertEqual(packet_times(out), packet_times(single))
+
+    def test_failed_inputs_do_not_stop_the_others(self):
+        # Among several inputs: one whose pieces fail, a truncated one, a missing one.
+        names = ["good1.mkv", "bad.mkv", "trunc.mkv", "missing.mkv", "good2.mkv"]
+        src = os.path.join(self.dir, "several")
+        out = os.path.join(self.dir, "several-out")
+        os.makedirs(src)
+        os.makedirs(out)
+        paths = [os.path.join(src, n) for n in names]
+        for n in ("good1.mkv", "bad.mkv", "good2.mkv"):
+            shutil.copy(self.clip, os.path.join(src, n))
+        with open(self.clip, "rb") as f:
+            data = f.read()
+        with open(os.path.join(src, "trunc.mkv"), "wb") as f:
+            f.write(data[:len(data) // 2])
+        tool = self.wrapper("fail-bad.sh", """case "$*" in *bad.mkv*)
+  echo "cudadenoise-transcode: made to fail" >&2; exit 3;; esac""")
+        summary, err = self.farm(out, "pipd", "--transcode", tool, "--retries", "0", expect=5, inputs=paths)
+        self.assertEqual(sorted(os.listdir(out)), [".bad.mkv.farm", ".trunc.mkv.farm", "good1.mkv", "good2.mkv"])
+        for n in ("good1.mkv", "good2.mkv"):
+            self.check_output(os.path.join(out, n), "pipd")
+        self.assertEqual(summary["outputs"], [os.path.join(out, n) for n in ("good1.mkv", "good2.mkv")])
+        self.assertEqual([(f["input"], f["code"]) for f in summary["failed"]],
+                         [(paths[1], 1), (paths[2], 1), (paths[3], 3)])
+        self.assertIn("made to fail", summary["failed"][0]["error"])
+        self.assertIn("truncated", summary["failed"][1]["error"])
+        self.assertIn("no such file", summary["failed"][2]["error"])
+        self.assertEqual(summary["code"], 5)
+        self.assertFalse(summary["verified"])
+        for p in paths[1:4]:
+            self.assertIn(p, err)
+        self.assertIn("3 of 5 inputs failed, 2 written", err)
 
 
 def packet_times(path):
