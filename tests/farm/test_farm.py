@@ -9,7 +9,9 @@ one piece leaves no output and keeps the others, and its rerun resumes (reuses
 them), running again a kept piece that was damaged on disk and one that was
 cut short; MP4 inputs (AAC priming, edit lists) at a single run's timestamps;
 inputs that fail (pieces failing, truncated, missing) among several: the
-others are written, each failure reported, exit 5."""
+others are written, each failure reported, exit 5; a damaged input's decode
+errors, counted once per error as a single run counts them (pipd, and nlm3d
+whose pieces' contexts overlap)."""
 import json
 import os
 import shutil
@@ -106,6 +108,38 @@ class FarmTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("needs --sigma", p.stderr)
         self.assertFalse(os.path.exists(out))
+
+    def test_decode_errors_are_counted_as_a_single_run_counts_them(self):
+        # 200 bytes flipped mid-file: FFmpeg conceals the damage; the tool goes on and counts it.
+        clean, damaged = os.path.join(self.dir, "clean75.mkv"), os.path.join(self.dir, "damaged75.mkv")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25",
+                 "-frames:v", "75", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", clean])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(clean, "rb") as f:
+            data = bytearray(f.read())
+        for i in range(200):
+            data[len(data) // 2 + i] ^= 0xFF
+        with open(damaged, "wb") as f:
+            f.write(data)
+        for mode in ("pipd", "nlm3d"):  # nlm3d: the pieces' contexts overlap, an error is counted once
+            with self.subTest(mode=mode):
+                p = run([TOOL, "-i", damaged, "-o", os.path.join(self.dir, f"damaged-{mode}.mkv"), "-y", "--json"]
+                        + COMMON + MODES[mode])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                errors = json.loads(p.stdout.strip().splitlines()[-1])["decode_errors"]
+                self.assertGreaterEqual(errors, 1)
+                out = os.path.join(self.dir, f"farm-damaged-{mode}.mkv")
+                cmd = [sys.executable, FARM, "-i", damaged, "-o", out, "--local", "2", "--piece-seconds", "0.9",
+                       "--json"] + COMMON + MODES[mode]
+                p = run(cmd)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                summary = json.loads(p.stdout.strip().splitlines()[-1])
+                self.assertEqual(summary["pieces"], 3)
+                self.assertEqual(summary["decode_errors"], errors)
+                self.assertEqual(summary["decode_errors_by_input"], {damaged: errors})
+                noun = "decode error" if errors == 1 else "decode errors"
+                self.assertIn(f"{errors} {noun} (damaged packets or frames) in {damaged}", p.stderr)
+                self.assertIn(f"verified ({errors} {noun})", p.stderr)
 
     def test_outputs_get_the_umask_s_mode(self):
         for umask, mode in ((0o022, 0o644), (0o027, 0o640)):

@@ -324,6 +324,7 @@ def run(args, say):
     failed = unread + [{"input": j.source, "output": j.target, "code": j.failure[0], "error": j.failure[1]}
                        for j in jobs if j.failure]
     failed.sort(key=lambda f: args.input.index(f["input"]))  # in the command's order
+    written = [j for j in jobs if not j.failure]
     return {"outputs": [j.target for j in jobs if not j.failure], "inputs": list(args.input),
             "pieces": sum(len(j.pieces) for j in jobs), "pieces_run": len(todo),
             "pieces_reused": sum(j.reused for j in jobs),
@@ -332,7 +333,9 @@ def run(args, say):
             "seconds": round(seconds, 3), "fps": round(total_frames / seconds, 2) if seconds > 0 else 0,
             "pieces_per_second": round(len(todo) / seconds, 4) if seconds > 0 else 0,
             "workers": args.local if args.local else None, "retried": stats["retried"], "hosts": sorted(stats["hosts"]),
-            "verified": not failed, "failed": failed}
+            "verified": not failed, "failed": failed,
+            "decode_errors": sum(decode_errors(j) for j in written),
+            "decode_errors_by_input": {j.source: decode_errors(j) for j in written if decode_errors(j)}}
 
 
 def assemble_job(args, j, say, client=None):
@@ -376,7 +379,21 @@ def assemble_job(args, j, say, client=None):
                 os.remove(temp)
     if not args.keep_work:
         shutil.rmtree(j.work, ignore_errors=True)
-    say(f"{j.target}: {j.index.frames} frames in {len(j.pieces)} pieces, verified")
+    errors = decode_errors(j)
+    if errors:
+        say(f"{errors_text(errors)} (damaged packets or frames) in {j.source}: FFmpeg concealed them, the output "
+            "shows it there")
+    say(f"{j.target}: {j.index.frames} frames in {len(j.pieces)} pieces, verified"
+        + (f" ({errors_text(errors)})" if errors else ""))
+
+
+def decode_errors(j):
+    """The input's decode errors: its pieces' (each counts those in its own span)."""
+    return sum(m["decode_errors"] for m in j.manifests)
+
+
+def errors_text(n):
+    return f"{n} decode error" + ("s" if n != 1 else "")
 
 
 def main(argv=None):
@@ -425,5 +442,6 @@ def main(argv=None):
         print(json.dumps(summary))
     else:
         say(f"{summary['frames_run']} frames in {summary['seconds']:.2f} s ({summary['fps']} fps, "
-            f"{summary['pieces_per_second']} pieces/s)")
+            f"{summary['pieces_per_second']} pieces/s)"
+            + (f" ({errors_text(summary['decode_errors'])})" if summary["decode_errors"] else ""))
     return 0
