@@ -11,7 +11,8 @@ cut short; MP4 inputs (AAC priming, edit lists) at a single run's timestamps;
 inputs that fail (pieces failing, truncated, missing) among several: the
 others are written, each failure reported, exit 5; a damaged input's decode
 errors, counted once per error as a single run counts them (pipd, and nlm3d
-whose pieces' contexts overlap)."""
+whose pieces' contexts overlap); the outputs' mode is 0666 less the umask; the
+build tree's launcher runs as it is (no environment) and lists the exit codes."""
 import json
 import os
 import shutil
@@ -149,6 +150,27 @@ class FarmTest(unittest.TestCase):
                          "-q"] + COMMON + MODES["pipd"], preexec_fn=lambda: os.umask(umask))
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertEqual(os.stat(out).st_mode & 0o777, mode)
+
+    def test_the_build_tree_launcher_runs_as_it_is(self):
+        # build/tools/farm/cudadenoise-farm: executable, finds this source tree's
+        # cdn_farm and this build's transcode tool without any environment.
+        env = {k: v for k, v in os.environ.items() if k not in ("CDN_FARM_DIR", "CDN_TRANSCODE")}
+        launcher = os.environ["CDN_FARM_BUILD"]
+        p = run([launcher, "--help"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sys.path.insert(0, os.environ["CDN_FARM_DIR"])
+        from cdn_farm import cli
+        text = " ".join(p.stdout.split())
+        self.assertIn("Exit status: ", text)
+        codes = text.split("Exit status: ", 1)[1]
+        for code in (0, cli.EXIT_FAILURE, cli.EXIT_USAGE, cli.EXIT_INPUT, cli.EXIT_OUTPUT, cli.EXIT_SOME_FAILED,
+                     cli.EXIT_INTERRUPTED):
+            self.assertRegex(codes, rf"(^|; ){code} [a-z]", f"exit status {code} in --help")
+        out = os.path.join(self.dir, "launcher.mkv")
+        p = run([launcher, "-i", self.clip, "-o", out, "--serial", "--piece-seconds", "0.3", "-q"]
+                + COMMON + MODES["pipd"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(framemd5(out), self.single("pipd"))
 
     def test_a_killed_worker_s_piece_is_run_again(self):
         mark = os.path.join(self.dir, "killed")

@@ -19,6 +19,7 @@ _OWN = {"-i", "--input", "-o", "--output", "--range", "--manifest", "--frames", 
 
 EXIT_USAGE, EXIT_INPUT, EXIT_OUTPUT, EXIT_FAILURE = 2, 3, 4, 1
 EXIT_SOME_FAILED = 5  # several inputs, one or more failed: the others are written
+EXIT_INTERRUPTED = 130
 
 
 class Usage(Exception):
@@ -34,7 +35,15 @@ def parse(argv):
                     "source's other streams. The output decodes to the frames of a single cudadenoise-transcode "
                     "run. Every option not listed here goes to cudadenoise-transcode (--mode, its parameters, "
                     "--codec, --crf, --lossless, --backend, ...).",
-        epilog="docs/FARM.md: a scheduler and GPU workers on several machines.")
+        epilog=f"Exit status: 0 every output written and verified; {EXIT_FAILURE} a piece failed after its "
+               "retries (the transcode tool's message says why: e.g. a truncated input, a decode error with "
+               f"--fail-on-decode-error) or another failure; {EXIT_USAGE} a usage error (an output that exists "
+               f"without -y too); {EXIT_INPUT} the input cannot be read (missing, no video, ffprobe fails); "
+               f"{EXIT_OUTPUT} the output could not be written or does "
+               f"not verify; {EXIT_SOME_FAILED} several inputs and one or more failed (the others are "
+               f"written; each failure is said, and listed in --json's \"failed\"); {EXIT_INTERRUPTED} "
+               "interrupted (the pieces done are kept: a rerun resumes). "
+               "docs/FARM.md: a scheduler and GPU workers on several machines.")
     p.add_argument("-i", "--input", action="append", required=True, help="input video (repeat for many files)")
     p.add_argument("-o", "--output", required=True,
                    help="output file, or with several inputs an existing directory (each output takes its "
@@ -421,7 +430,7 @@ def main(argv=None):
     except assemble.AssembleError as e:
         return fail(EXIT_OUTPUT, str(e))
     except KeyboardInterrupt:
-        return fail(130, "interrupted (the pieces done are kept: a rerun resumes)")
+        return fail(EXIT_INTERRUPTED, "interrupted (the pieces done are kept: a rerun resumes)")
     except Exception as e:
         return fail(EXIT_FAILURE, str(e))
     failed = summary["failed"]
