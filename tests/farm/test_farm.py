@@ -7,7 +7,12 @@ carries the source's audio packets untouched; a worker killed while it runs a
 piece (the piece is run again, the output is still exact); a run that fails on
 one piece leaves no output and keeps the others, and its rerun resumes (reuses
 them), running again a kept piece that was damaged on disk and one that was
-cut short."""
+cut short; MP4 inputs (AAC priming, edit lists) at a single run's timestamps;
+inputs that fail (pieces failing, truncated, missing) among several: the
+others are written, each failure reported, exit 5; a damaged input's decode
+errors, counted once per error as a single run counts them (pipd, and nlm3d
+whose pieces' contexts overlap); the outputs' mode is 0666 less the umask; the
+build tree's launcher runs as it is (no environment) and lists the exit codes."""
 import json
 import os
 import shutil
@@ -68,9 +73,9 @@ class FarmTest(unittest.TestCase):
             self.singles[mode] = framemd5(out)
         return self.singles[mode]
 
-    def farm(self, out, mode, *extra, expect=0):
-        cmd = [sys.executable, FARM, "-i", self.clip, "-o", out, "--local", "2", "--piece-seconds", "0.3",
-               "--json", "-q"] + list(extra) + COMMON + MODES[mode]
+    def farm(self, out, mode, *extra, expect=0, inputs=None):
+        cmd = [sys.executable, FARM] + [a for i in (inputs or [self.clip]) for a in ("-i", i)]
+        cmd += ["-o", out, "--local", "2", "--piece-seconds", "0.3", "--json", "-q"] + list(extra) + COMMON + MODES[mode]
         p = run(cmd)
         self.assertEqual(p.returncode, expect, p.stderr)
         return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
@@ -104,6 +109,68 @@ class FarmTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("needs --sigma", p.stderr)
         self.assertFalse(os.path.exists(out))
+
+    def test_decode_errors_are_counted_as_a_single_run_counts_them(self):
+        # 200 bytes flipped mid-file: FFmpeg conceals the damage; the tool goes on and counts it.
+        clean, damaged = os.path.join(self.dir, "clean75.mkv"), os.path.join(self.dir, "damaged75.mkv")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25",
+                 "-frames:v", "75", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", clean])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(clean, "rb") as f:
+            data = bytearray(f.read())
+        for i in range(200):
+            data[len(data) // 2 + i] ^= 0xFF
+        with open(damaged, "wb") as f:
+            f.write(data)
+        for mode in ("pipd", "nlm3d"):  # nlm3d: the pieces' contexts overlap, an error is counted once
+            with self.subTest(mode=mode):
+                p = run([TOOL, "-i", damaged, "-o", os.path.join(self.dir, f"damaged-{mode}.mkv"), "-y", "--json"]
+                        + COMMON + MODES[mode])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                errors = json.loads(p.stdout.strip().splitlines()[-1])["decode_errors"]
+                self.assertGreaterEqual(errors, 1)
+                out = os.path.join(self.dir, f"farm-damaged-{mode}.mkv")
+                cmd = [sys.executable, FARM, "-i", damaged, "-o", out, "--local", "2", "--piece-seconds", "0.9",
+                       "--json"] + COMMON + MODES[mode]
+                p = run(cmd)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                summary = json.loads(p.stdout.strip().splitlines()[-1])
+                self.assertEqual(summary["pieces"], 3)
+                self.assertEqual(summary["decode_errors"], errors)
+                self.assertEqual(summary["decode_errors_by_input"], {damaged: errors})
+                noun = "decode error" if errors == 1 else "decode errors"
+                self.assertIn(f"{errors} {noun} (damaged packets or frames) in {damaged}", p.stderr)
+                self.assertIn(f"verified ({errors} {noun})", p.stderr)
+
+    def test_outputs_get_the_umask_s_mode(self):
+        for umask, mode in ((0o022, 0o644), (0o027, 0o640)):
+            with self.subTest(umask=oct(umask)):
+                out = os.path.join(self.dir, f"umask-{umask:03o}.mkv")
+                p = run([sys.executable, FARM, "-i", self.clip, "-o", out, "--serial", "--piece-seconds", "0.3",
+                         "-q"] + COMMON + MODES["pipd"], preexec_fn=lambda: os.umask(umask))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(os.stat(out).st_mode & 0o777, mode)
+
+    def test_the_build_tree_launcher_runs_as_it_is(self):
+        # build/tools/farm/cudadenoise-farm: executable, finds this source tree's
+        # cdn_farm and this build's transcode tool without any environment.
+        env = {k: v for k, v in os.environ.items() if k not in ("CDN_FARM_DIR", "CDN_TRANSCODE")}
+        launcher = os.environ["CDN_FARM_BUILD"]
+        p = run([launcher, "--help"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sys.path.insert(0, os.environ["CDN_FARM_DIR"])
+        from cdn_farm import cli
+        text = " ".join(p.stdout.split())
+        self.assertIn("Exit status: ", text)
+        codes = text.split("Exit status: ", 1)[1]
+        for code in (0, cli.EXIT_FAILURE, cli.EXIT_USAGE, cli.EXIT_INPUT, cli.EXIT_OUTPUT, cli.EXIT_SOME_FAILED,
+                     cli.EXIT_INTERRUPTED):
+            self.assertRegex(codes, rf"(^|; ){code} [a-z]", f"exit status {code} in --help")
+        out = os.path.join(self.dir, "launcher.mkv")
+        p = run([launcher, "-i", self.clip, "-o", out, "--serial", "--piece-seconds", "0.3", "-q"]
+                + COMMON + MODES["pipd"], env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(framemd5(out), self.single("pipd"))
 
     def test_a_killed_worker_s_piece_is_run_again(self):
         mark = os.path.join(self.dir, "killed")
@@ -142,6 +209,68 @@ class FarmTest(unittest.TestCase):
         self.assertEqual(summary["pieces_run"], 2)
         self.assertEqual(summary["pieces_repaired"], [[self.clip, 0]])
         self.check_output(out, "pipd")
+
+    def test_mp4_with_aac_priming_and_edit_lists_equals_a_single_run(self):
+        # An MP4 as ffmpeg makes it (B-frames, AAC whose priming starts before 0:
+        # a Matroska output moves every stream by it), and one cut by stream copy
+        # at a non-keyframe (an edit list: leading packets marked discard).
+        made = os.path.join(self.dir, "made.mp4")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25",
+                 "-f", "lavfi", "-i", "sine", "-t", "2", "-c:v", "libx264", "-g", "10", "-bf", "2",
+                 "-c:a", "aac", "-shortest", made])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cut = os.path.join(self.dir, "cut.mp4")
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "0.5", "-i", made, "-c", "copy", cut])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for source in (made, cut):
+            with self.subTest(source=os.path.basename(source)):
+                single = source + ".single.mkv"
+                p = run([TOOL, "-i", source, "-o", single, "-y", "-q"] + COMMON + MODES["pipd"])
+                self.assertEqual(p.returncode, 0, p.stderr)
+                out = source + ".farm.mkv"
+                summary, _ = self.farm(out, "pipd", inputs=[source])
+                self.assertGreater(summary["pieces"], 1)
+                self.assertEqual(framemd5(out), framemd5(single))
+                # Every stream's packets at the single run's times: the same A/V offset.
+                self.assertEqual(packet_times(out), packet_times(single))
+
+    def test_failed_inputs_do_not_stop_the_others(self):
+        # Among several inputs: one whose pieces fail, a truncated one, a missing one.
+        names = ["good1.mkv", "bad.mkv", "trunc.mkv", "missing.mkv", "good2.mkv"]
+        src = os.path.join(self.dir, "several")
+        out = os.path.join(self.dir, "several-out")
+        os.makedirs(src)
+        os.makedirs(out)
+        paths = [os.path.join(src, n) for n in names]
+        for n in ("good1.mkv", "bad.mkv", "good2.mkv"):
+            shutil.copy(self.clip, os.path.join(src, n))
+        with open(self.clip, "rb") as f:
+            data = f.read()
+        with open(os.path.join(src, "trunc.mkv"), "wb") as f:
+            f.write(data[:len(data) // 2])
+        tool = self.wrapper("fail-bad.sh", """case "$*" in *bad.mkv*)
+  echo "cudadenoise-transcode: made to fail" >&2; exit 3;; esac""")
+        summary, err = self.farm(out, "pipd", "--transcode", tool, "--retries", "0", expect=5, inputs=paths)
+        self.assertEqual(sorted(os.listdir(out)), [".bad.mkv.farm", ".trunc.mkv.farm", "good1.mkv", "good2.mkv"])
+        for n in ("good1.mkv", "good2.mkv"):
+            self.check_output(os.path.join(out, n), "pipd")
+        self.assertEqual(summary["outputs"], [os.path.join(out, n) for n in ("good1.mkv", "good2.mkv")])
+        self.assertEqual([(f["input"], f["code"]) for f in summary["failed"]],
+                         [(paths[1], 1), (paths[2], 1), (paths[3], 3)])
+        self.assertIn("made to fail", summary["failed"][0]["error"])
+        self.assertIn("truncated", summary["failed"][1]["error"])
+        self.assertIn("no such file", summary["failed"][2]["error"])
+        self.assertEqual(summary["code"], 5)
+        self.assertFalse(summary["verified"])
+        for p in paths[1:4]:
+            self.assertIn(p, err)
+        self.assertIn("3 of 5 inputs failed, 2 written", err)
+
+
+def packet_times(path):
+    p = run(["ffprobe", "-v", "error", "-show_entries", "packet=stream_index,pts,dts", "-of", "csv=p=0", path])
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ void PieceManifest::drain() {
 
 void PieceManifest::write(const std::string& path, const std::string& input, const std::string& output,
                           const std::vector<std::int64_t>& range, const std::vector<std::int64_t>& context,
-                          std::int64_t end_pts) const {
+                          std::int64_t end_pts, long long decode_errors) const {
   AVMD5* copy = av_md5_alloc();
   if (!copy) throw std::bad_alloc();
   // The running sum ends here: a copy of its state, so write() may be called again.
@@ -115,7 +115,8 @@ void PieceManifest::write(const std::string& path, const std::string& input, con
                 {"codec", codec_},
                 {"extradata_md5", extradata_md5_},
                 {"frame_md5", md5_},
-                {"md5", hex(sum, 16)}};
+                {"md5", hex(sum, 16)},
+                {"decode_errors", decode_errors}};
   if (end_pts != AV_NOPTS_VALUE) j["end_pts"] = end_pts;
   struct stat st;
   if (::stat(output.c_str(), &st) == 0) j["output_bytes"] = static_cast<long long>(st.st_size);

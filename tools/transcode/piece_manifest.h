@@ -9,8 +9,10 @@
 //   {"input":..,"output":..,"range":[A,B],"context":[C,D],"frames":N,
 //    "time_base":[num,den],"first_pts":..,"last_pts":..,"end_pts":..,
 //    "pix_fmt":..,"width":..,"height":..,"codec":..,"extradata_md5":..,
-//    "frame_md5":[..],"md5":..}
-// `md5` is the MD5 of the frames' packed pixels one after the other.
+//    "frame_md5":[..],"md5":..,"decode_errors":..}
+// `md5` is the MD5 of the frames' packed pixels one after the other;
+// `decode_errors` the input's decode errors (decoder.h) the piece is
+// responsible for (with a range: those timestamped in its written span).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +40,7 @@ class PieceManifest {
   // `range`/`context`: [A, B) written and [C, D) decoded, or empty for a whole run.
   void write(const std::string& path, const std::string& input, const std::string& output,
              const std::vector<std::int64_t>& range, const std::vector<std::int64_t>& context,
-             std::int64_t end_pts) const;
+             std::int64_t end_pts, long long decode_errors) const;
 
  private:
   void drain();

@@ -111,7 +111,9 @@ class Pipeline {
     while (!done_ && input_->read(pkt.get())) {
       check_interrupted();
       if (pkt->stream_index == input_->video_index()) {
+        const long long errors_before = decoder_->errors();
         decoder_->send(pkt.get());
+        count_range_errors(errors_before, pkt->pts);
         check_decode_errors();
         drain_decoder();
       } else if (output_) {
@@ -159,7 +161,8 @@ class Pipeline {
     if (output_) output_->finish();
     if (manifest_) {
       const std::int64_t end = plan_ && plan_->end < plan_->frames() ? plan_->pts[plan_->end] : AV_NOPTS_VALUE;
-      manifest_->write(o_.manifest, o_.input, output_->target(), range_, context_, end);
+      manifest_->write(o_.manifest, o_.input, output_->target(), range_, context_, end,
+                       plan_ ? range_errors_ : decoder_->errors());
     }
 
     summary_.seconds = progress_->elapsed();
@@ -187,7 +190,10 @@ class Pipeline {
   }
 
   void drain_decoder() {
-    while (!done_ && decoder_->receive(frame_.get())) {
+    while (!done_) {
+      const long long errors_before = decoder_->errors();
+      if (!decoder_->receive(frame_.get())) break;
+      count_range_errors(errors_before, frame_->best_effort_timestamp);
       check_decode_errors();
       on_decoded(frame_.get());
       av_frame_unref(frame_.get());
@@ -220,6 +226,19 @@ class Pipeline {
       f = std::move(host);
     }
     return rotate_frame(f.get(), quarter_turns_);
+  }
+
+  // --range: the decode errors of the packets and frames whose timestamps are
+  // in the written span [pts of A, pts of B) (open at the video's ends), for
+  // the manifest: the context and the packets decoded ahead belong to the
+  // neighbouring pieces, so a job's pieces add up to a whole run's count. An
+  // error with no timestamp (a frame the decoder gave up on) is not counted:
+  // the piece that needs that frame fails its frame check.
+  void count_range_errors(long long before, int64_t pts) {
+    if (!plan_ || pts == AV_NOPTS_VALUE || decoder_->errors() == before) return;
+    if (plan_->begin > 0 && pts < plan_->pts[plan_->begin]) return;
+    if (plan_->end < plan_->frames() && pts >= plan_->pts[plan_->end]) return;
+    range_errors_ += decoder_->errors() - before;
   }
 
   // The first decode error is said at once; with --fail-on-decode-error it ends the run.
@@ -435,6 +454,7 @@ class Pipeline {
   int quarter_turns_ = 0;  // --autorotate  // the last frame's duration, for frames that carry none
   bool pts_repaired_ = false;
   bool decode_error_noted_ = false;
+  long long range_errors_ = 0;  // --range: the decode errors of the written span (count_range_errors)
   AVFieldOrder field_order_ = AV_FIELD_PROGRESSIVE;
   bool conversion_noted_ = false;
   long long frames_in_ = 0;  // decoded frames pushed into the filter

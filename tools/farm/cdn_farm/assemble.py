@@ -10,6 +10,8 @@ import subprocess
 import tempfile
 from fractions import Fraction
 
+from . import probe
+
 
 class AssembleError(Exception):
     pass
@@ -71,13 +73,18 @@ def decoded_frames(ffmpeg, path):
     return frames, tb
 
 
-def verify(ffmpeg, index, manifests, path, whole=False):
+def verify(ffmpeg, ffprobe, index, manifests, path, whole=False):
     """None when decoding `path` gives the manifests' frames (MD5 for MD5), as
     many as the source has, at the source's timestamps; else what differs.
+    The timestamps are compared as the muxer may have moved them: a container
+    that takes no negative timestamps (Matroska) moves every stream by the
+    same amount (an MP4's AAC priming starts before 0: a single transcode run
+    and `ffmpeg -c copy` put its video at 0.023 s), so the video must be where
+    the source has it moved as the copied streams were (same A/V offset).
     `whole`: one piece made by a plain run over an input whose frames cannot
     be found by their timestamps: its frames and timestamps are the tool's own
     (its manifest's), which may differ from the packets' count and timestamps."""
-    frames, tb = decoded_frames(ffmpeg, path)
+    frames, _ = decoded_frames(ffmpeg, path)
     expected = [md5 for m in manifests for md5 in m["frame_md5"]]
     want = len(expected) if whole else index.frames
     if len(frames) != want or len(expected) != want:
@@ -90,13 +97,43 @@ def verify(ffmpeg, index, manifests, path, whole=False):
         at += n
     if whole:
         return None
-    # Timestamps: the source's, to half a tick of the coarser time base.
-    slack = max(tb, index.time_base) / 2
-    for i, ((pts, _), src) in enumerate(zip(frames, index.pts)):
-        if abs(pts * tb - src * index.time_base) > slack:
-            return (f"frame {i} is at {float(pts * tb):.6f} s, the source's at "
-                    f"{float(src * index.time_base):.6f} s")
+    try:
+        out = probe.VideoIndex(path, ffprobe)
+        shift = _muxer_shift(index, out)
+    except probe.ProbeError as e:
+        return f"probing the output: {e}"
+    if isinstance(shift, str):
+        return shift
+    shift, shift_slack = shift
+    if out.frames != index.frames:
+        return f"{out.frames} video packets in the output, the source has {index.frames} frames"
+    # Timestamps: the source's, to half a tick of the coarser time base (and the shift's own rounding).
+    slack = max(out.time_base, index.time_base) / 2 + shift_slack
+    for i, (pts, src) in enumerate(zip(out.pts, index.pts)):
+        if abs(pts * out.time_base - (src * index.time_base + shift)) > slack:
+            moved = f" moved by {float(shift):.6f} s as the other streams" if shift else ""
+            return (f"frame {i} is at {float(pts * out.time_base):.6f} s, the source's at "
+                    f"{float(src * index.time_base):.6f} s{moved}")
     return None
+
+
+def _muxer_shift(index, out):
+    """(seconds, their rounding) by which the streams copied from the source
+    moved in the output `out` (same stream order), 0 when there are none; or
+    what is wrong when they did not all move by the same amount."""
+    src, dst = index.stream_starts(), out.stream_starts()
+    found = None
+    for i in sorted(src):
+        if i == index.video_stream or i not in dst or i == out.video_stream:
+            continue
+        d = dst[i] - src[i]
+        slack = max(index.time_base_of(i), out.time_base_of(i)) / 2
+        if found is None:
+            found = (d, slack)
+        elif abs(d - found[0]) > slack + found[1]:
+            return (f"the source's streams moved apart in the output (stream {i} by {float(d):.6f} s, "
+                    f"another by {float(found[0]):.6f} s)")
+    return found or (Fraction(0), Fraction(0))
 
 
 def piece_decodes_as(ffmpeg, video, manifest):
@@ -109,9 +146,21 @@ def piece_decodes_as(ffmpeg, video, manifest):
 
 
 def temp_beside(target):
-    """A temporary name beside `target` (same file system: the rename is atomic)."""
+    """A temporary name beside `target` (same file system: the rename is atomic),
+    with the mode a new file gets (0666 less the umask, as the transcode tool's
+    outputs): mkstemp makes it 0600, and ffmpeg writing into it keeps that."""
     d, base = os.path.split(os.path.abspath(target))
     stem, ext = os.path.splitext(base)
     fd, temp = tempfile.mkstemp(prefix=f".{stem}.part", suffix=ext, dir=d)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+    finally:
+        os.close(fd)
     return temp
+
+
+def _umask():
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask

@@ -1,7 +1,9 @@
 """cli.py: cudadenoise-farm's command line and the job: probe and split each
 input, submit its missing pieces to a Dask scheduler (or a local cluster),
 follow them (progress, ETA), then assemble, verify and rename each output into
-place. A rerun with the same arguments reuses the complete pieces it finds."""
+place. A rerun with the same arguments reuses the complete pieces it finds.
+One input that fails (cannot be read, a piece failed, its output does not
+verify) does not stop the others: they are written, each failure reported."""
 import argparse
 import json
 import os
@@ -16,6 +18,8 @@ _OWN = {"-i", "--input", "-o", "--output", "--range", "--manifest", "--frames", 
         "-y", "-n", "-q", "--quiet"}
 
 EXIT_USAGE, EXIT_INPUT, EXIT_OUTPUT, EXIT_FAILURE = 2, 3, 4, 1
+EXIT_SOME_FAILED = 5  # several inputs, one or more failed: the others are written
+EXIT_INTERRUPTED = 130
 
 
 class Usage(Exception):
@@ -31,7 +35,15 @@ def parse(argv):
                     "source's other streams. The output decodes to the frames of a single cudadenoise-transcode "
                     "run. Every option not listed here goes to cudadenoise-transcode (--mode, its parameters, "
                     "--codec, --crf, --lossless, --backend, ...).",
-        epilog="docs/FARM.md: a scheduler and GPU workers on several machines.")
+        epilog=f"Exit status: 0 every output written and verified; {EXIT_FAILURE} a piece failed after its "
+               "retries (the transcode tool's message says why: e.g. a truncated input, a decode error with "
+               f"--fail-on-decode-error) or another failure; {EXIT_USAGE} a usage error (an output that exists "
+               f"without -y too); {EXIT_INPUT} the input cannot be read (missing, no video, ffprobe fails); "
+               f"{EXIT_OUTPUT} the output could not be written or does "
+               f"not verify; {EXIT_SOME_FAILED} several inputs and one or more failed (the others are "
+               f"written; each failure is said, and listed in --json's \"failed\"); {EXIT_INTERRUPTED} "
+               "interrupted (the pieces done are kept: a rerun resumes). "
+               "docs/FARM.md: a scheduler and GPU workers on several machines.")
     p.add_argument("-i", "--input", action="append", required=True, help="input video (repeat for many files)")
     p.add_argument("-o", "--output", required=True,
                    help="output file, or with several inputs an existing directory (each output takes its "
@@ -89,19 +101,25 @@ def outputs_for(args):
     return [os.path.join(args.output, os.path.basename(i)) for i in args.input]
 
 
+def check_target(args, source, target):
+    """The command's mistakes about an output (before any input is read)."""
+    if os.path.abspath(source) == os.path.abspath(target):
+        raise Usage(f"{target} is the input")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+        raise Usage(f"{target}: its directory does not exist")
+    if os.path.exists(target) and not args.y:
+        raise Usage(f"{target} exists (-y overwrites it)")
+
+
 class Job:
-    """One input: its index, pieces, work directory and output."""
+    """One input: its index, pieces, work directory and output; `failure`:
+    (exit code, message) once it has failed (the other inputs go on)."""
 
     def __init__(self, args, source, target):
         self.source, self.target = source, target
+        self.failure = None
         if not os.path.isfile(source):
-            raise Usage(f"{source}: no such file")
-        if os.path.abspath(source) == os.path.abspath(target):
-            raise Usage(f"{target} is the input")
-        if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
-            raise Usage(f"{target}: its directory does not exist")
-        if os.path.exists(target) and not args.y:
-            raise Usage(f"{target} exists (-y overwrites it)")
+            raise probe.ProbeError(f"{source}: no such file")
         self.index = probe.VideoIndex(source, args.ffprobe)
         self.pieces = plan.split_at_keyframes(self.index, args.piece_seconds)
         d, base = os.path.split(os.path.abspath(target))
@@ -182,9 +200,23 @@ def start_client(args):
     return Client(cluster), cluster
 
 
+def fail_job(j, code, message):
+    """Marks `j` failed with its first failure (a later one is its consequence)."""
+    if not j.failure:
+        j.failure = (code, message)
+
+
 def run(args, say):
     targets = outputs_for(args)
-    jobs = [Job(args, s, t) for s, t in zip(args.input, targets)]
+    for s, t in zip(args.input, targets):
+        check_target(args, s, t)
+    jobs, unread = [], []  # unread: inputs that cannot be read, as failures
+    for s, t in zip(args.input, targets):
+        try:
+            jobs.append(Job(args, s, t))
+        except probe.ProbeError as e:
+            message = str(e) if str(e).startswith(s) else f"{s}: {e}"
+            unread.append({"input": s, "output": t, "code": EXIT_INPUT, "error": message})
     gpu_map = [int(x) for x in args.local_gpus.split(",")] if args.local_gpus else None
     todo = [(j, k, a, b) for j in jobs for k, (a, b) in enumerate(j.pieces) if j.manifests[k] is None]
     total_frames = sum(b - a for _, _, a, b in todo)
@@ -198,10 +230,14 @@ def run(args, say):
         if todo and args.serial:
             made_whole = set()
             for j, k, a, b in todo:
-                if id(j) in made_whole:
+                if id(j) in made_whole or j.failure:
                     continue
-                r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
-                                    args.transcode_args)
+                try:
+                    r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
+                                        args.transcode_args)
+                except RuntimeError as e:
+                    fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
+                    continue
                 if "uncuttable" in r:
                     say(f"{j.source}: its frames cannot be found by their timestamps: denoised as one piece")
                     made_whole.add(id(j))
@@ -211,9 +247,13 @@ def run(args, say):
                     with open(j.stamp, "w") as fh:
                         json.dump(j.kept, fh)
                     k, a, b = 0, 0, j.index.frames
-                    r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
-                                        args.transcode_args)
                     j.manifests = [None]
+                    try:
+                        r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
+                                            args.transcode_args)
+                    except RuntimeError as e:
+                        fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
+                        continue
                 j.manifests[k] = r["manifest"]
                 stats["hosts"].add(r["host"])
                 progress.add(r["manifest"]["frames"])
@@ -229,7 +269,7 @@ def run(args, say):
                                   args.transcode_args, gpu_map, resources={"GPU": 1}, retries=args.retries,
                                   pure=False, key=f"cdn-piece-{os.path.basename(j.work)}-{k}-{time.time_ns()}")
                 futures[f] = (j, k)
-            failures, whole = [], []
+            whole = []
 
             def take(done):
                 for f in done:
@@ -237,13 +277,13 @@ def run(args, say):
                     try:
                         r = f.result()
                     except Exception as e:  # the piece's last try, or its worker lost too often
-                        failures.append(f"{j.source}: {e}")
+                        fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
                         continue
                     if "uncuttable" in r:
                         if not j.whole:
                             whole.append(j)
                         else:
-                            failures.append(f"{j.source}: {r['uncuttable']}")
+                            fail_job(j, EXIT_FAILURE, f"{j.source}: {r['uncuttable']}")
                         continue
                     if j.whole or j not in whole:
                         j.manifests[k] = r["manifest"]
@@ -252,7 +292,7 @@ def run(args, say):
 
             take(as_completed(futures))
             # Inputs that cannot be cut: one piece each, the whole video, on one worker.
-            whole = list(dict.fromkeys(whole))
+            whole = [j for j in dict.fromkeys(whole) if not j.failure]
             if whole:
                 futures = {}
                 for j in whole:
@@ -271,11 +311,17 @@ def run(args, say):
                     futures[f] = (j, 0)
                 take(as_completed(futures))
             progress.end()
-            if failures:
-                raise RuntimeError("; ".join(failures) + " (the other pieces are kept: a rerun resumes)")
             stats["retried"] = sum(max(0, piece.attempts(j.work, k) - 1) for j, k, _, _ in todo)
         for j in jobs:
-            assemble_job(args, j, say, client)
+            if j.failure:  # its complete pieces stay for a rerun
+                j.failure = (j.failure[0], j.failure[1] + " (the other pieces are kept: a rerun resumes)")
+                continue
+            try:
+                assemble_job(args, j, say, client)
+            except assemble.AssembleError as e:
+                fail_job(j, EXIT_OUTPUT, str(e))
+            except RuntimeError as e:
+                fail_job(j, EXIT_FAILURE, str(e))
     finally:
         progress.end()
         if client:
@@ -284,14 +330,21 @@ def run(args, say):
             cluster.close()
     seconds = time.monotonic() - start
     frames = sum(j.index.frames for j in jobs)
-    return {"outputs": [j.target for j in jobs], "inputs": [j.source for j in jobs],
+    failed = unread + [{"input": j.source, "output": j.target, "code": j.failure[0], "error": j.failure[1]}
+                       for j in jobs if j.failure]
+    failed.sort(key=lambda f: args.input.index(f["input"]))  # in the command's order
+    written = [j for j in jobs if not j.failure]
+    return {"outputs": [j.target for j in jobs if not j.failure], "inputs": list(args.input),
             "pieces": sum(len(j.pieces) for j in jobs), "pieces_run": len(todo),
             "pieces_reused": sum(j.reused for j in jobs),
             "whole": [j.source for j in jobs if j.whole],
             "pieces_repaired": [[j.source, k] for j in jobs for k in j.repaired], "frames": frames, "frames_run": total_frames,
             "seconds": round(seconds, 3), "fps": round(total_frames / seconds, 2) if seconds > 0 else 0,
             "pieces_per_second": round(len(todo) / seconds, 4) if seconds > 0 else 0,
-            "workers": args.local if args.local else None, "retried": stats["retried"], "hosts": sorted(stats["hosts"]), "verified": True}
+            "workers": args.local if args.local else None, "retried": stats["retried"], "hosts": sorted(stats["hosts"]),
+            "verified": not failed, "failed": failed,
+            "decode_errors": sum(decode_errors(j) for j in written),
+            "decode_errors_by_input": {j.source: decode_errors(j) for j in written if decode_errors(j)}}
 
 
 def assemble_job(args, j, say, client=None):
@@ -305,7 +358,7 @@ def assemble_job(args, j, say, client=None):
         try:
             try:
                 assemble.concat_and_mux(args.ffmpeg, j.index, j.manifests, videos, temp, j.work)
-                problem = assemble.verify(args.ffmpeg, j.index, j.manifests, temp, j.whole)
+                problem = assemble.verify(args.ffmpeg, args.ffprobe, j.index, j.manifests, temp, j.whole)
             except assemble.AssembleError as e:
                 problem = str(e)
             if not problem:
@@ -335,7 +388,21 @@ def assemble_job(args, j, say, client=None):
                 os.remove(temp)
     if not args.keep_work:
         shutil.rmtree(j.work, ignore_errors=True)
-    say(f"{j.target}: {j.index.frames} frames in {len(j.pieces)} pieces, verified")
+    errors = decode_errors(j)
+    if errors:
+        say(f"{errors_text(errors)} (damaged packets or frames) in {j.source}: FFmpeg concealed them, the output "
+            "shows it there")
+    say(f"{j.target}: {j.index.frames} frames in {len(j.pieces)} pieces, verified"
+        + (f" ({errors_text(errors)})" if errors else ""))
+
+
+def decode_errors(j):
+    """The input's decode errors: its pieces' (each counts those in its own span)."""
+    return sum(m["decode_errors"] for m in j.manifests)
+
+
+def errors_text(n):
+    return f"{n} decode error" + ("s" if n != 1 else "")
 
 
 def main(argv=None):
@@ -363,12 +430,27 @@ def main(argv=None):
     except assemble.AssembleError as e:
         return fail(EXIT_OUTPUT, str(e))
     except KeyboardInterrupt:
-        return fail(130, "interrupted (the pieces done are kept: a rerun resumes)")
+        return fail(EXIT_INTERRUPTED, "interrupted (the pieces done are kept: a rerun resumes)")
     except Exception as e:
         return fail(EXIT_FAILURE, str(e))
+    failed = summary["failed"]
+    if failed:
+        # One input: its own code; several: the others were written.
+        code = failed[0]["code"] if len(args.input) == 1 else EXIT_SOME_FAILED
+        for f in failed:
+            print(f"cudadenoise-farm: {f['error']}", file=sys.stderr)
+        if len(args.input) > 1:
+            print(f"cudadenoise-farm: {len(failed)} of {len(args.input)} inputs failed, "
+                  f"{len(summary['outputs'])} written", file=sys.stderr)
+        if args.json:
+            summary["error"] = "; ".join(f["error"] for f in failed)
+            summary["code"] = code
+            print(json.dumps(summary))
+        return code
     if args.json:
         print(json.dumps(summary))
     else:
         say(f"{summary['frames_run']} frames in {summary['seconds']:.2f} s ({summary['fps']} fps, "
-            f"{summary['pieces_per_second']} pieces/s)")
+            f"{summary['pieces_per_second']} pieces/s)"
+            + (f" ({errors_text(summary['decode_errors'])})" if summary["decode_errors"] else ""))
     return 0

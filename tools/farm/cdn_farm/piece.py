@@ -26,7 +26,8 @@ def attempts(work_dir, number):
 
 
 def piece_complete(work_dir, number, a, b):
-    """The manifest exists, describes this range and the file beside it (size)."""
+    """The manifest exists, describes this range and the file beside it (size),
+    and counts the piece's decode errors (a tool before that did not)."""
     video, manifest = piece_paths(work_dir, number)
     try:
         with open(manifest) as f:
@@ -34,7 +35,8 @@ def piece_complete(work_dir, number, a, b):
         size = os.path.getsize(video)
     except (OSError, ValueError):
         return None
-    if m.get("range") != [a, b] or m.get("frames") != b - a or m.get("output_bytes") != size:
+    if (m.get("range") != [a, b] or m.get("frames") != b - a or m.get("output_bytes") != size
+            or not isinstance(m.get("decode_errors"), int)):
         return None
     return m
 

@@ -1,6 +1,7 @@
 """probe.py: what the farm needs to know about an input, from ffprobe: the video
 stream cudadenoise-transcode denoises (the first real video, never cover art),
-its time base, and every video packet's timestamp and key flag."""
+its time base, and every video packet's timestamp and key flag; and where each
+stream's first packets lie (the offset between the streams)."""
 import json
 import subprocess
 from fractions import Fraction
@@ -27,6 +28,7 @@ class VideoIndex:
                                 "stream=index,codec_type,time_base:stream_disposition=attached_pic",
                                 "-of", "json", path]))
         self.streams = info.get("streams", [])
+        self.ffprobe = ffprobe
         video = [s for s in self.streams if s.get("codec_type") == "video"
                  and not s.get("disposition", {}).get("attached_pic")]
         if not video:
@@ -63,3 +65,25 @@ class VideoIndex:
     def seconds(self, i):
         """Seconds from frame 0 to frame i."""
         return float((self.pts[i] - self.pts[0]) * self.time_base)
+
+    def stream_starts(self, seconds=5):
+        """{stream index: its earliest packet pts in seconds (a Fraction)} over the
+        packets of the file's first `seconds`, discarded ones (AAC priming, before
+        an MP4/MOV edit list) included: a stream copy carries them. Streams with
+        no timestamped packet there are left out."""
+        bases = {int(s["index"]): Fraction(*map(int, s["time_base"].split("/")))
+                 for s in self.streams if s.get("time_base", "0/0") != "0/0"}
+        out = _run([self.ffprobe, "-v", "error", "-read_intervals", f"%+{seconds}",
+                    "-show_entries", "packet=stream_index,pts", "-of", "csv=p=0", self.path])
+        starts = {}
+        for line in out.splitlines():
+            fields = line.strip().split(",")
+            if len(fields) < 2 or not fields[1] or fields[1] == "N/A" or int(fields[0]) not in bases:
+                continue
+            i, t = int(fields[0]), int(fields[1]) * bases[int(fields[0])]
+            if i not in starts or t < starts[i]:
+                starts[i] = t
+        return starts
+
+    def time_base_of(self, i):
+        return next(Fraction(*map(int, s["time_base"].split("/"))) for s in self.streams if int(s["index"]) == i)
