@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "ffmpeg_log.h"
 #include "gpu_device.h"
+#include "hdr_metadata.h"
 #include "pixel_format.h"
 
 extern "C" {
@@ -134,6 +135,13 @@ bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormat
   const EncoderSettings settings = encoder_settings(codec->name, o);
   AVDictionary* opts = nullptr;
   for (const auto& kv : settings.options) av_dict_set(&opts, kv.first.c_str(), kv.second.c_str(), 0);
+  // HDR10 metadata into the bitstream (hdr_metadata.h): appended to the encoder's parameter string.
+  const std::string hdr = hdr_encoder_params(codec->name, hdr_metadata_of(first, in_stream));
+  if (!hdr.empty()) {
+    const std::string key = std::string(codec->name) == "libx265" ? "x265-params" : "x264-params";
+    const AVDictionaryEntry* e = av_dict_get(opts, key.c_str(), nullptr, 0);
+    av_dict_set(&opts, key.c_str(), (e && *e->value ? std::string(e->value) + ":" : std::string()).append(hdr).c_str(), 0);
+  }
   if (settings.bit_rate > 0) ctx->bit_rate = settings.bit_rate;
   clear_ffmpeg_error();
   const int rc = avcodec_open2(ctx.get(), codec, &opts);

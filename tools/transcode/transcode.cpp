@@ -32,6 +32,7 @@
 #include "errors.h"
 #include "filter_step.h"
 #include "gpu_device.h"
+#include "hdr_metadata.h"
 #include "input.h"
 #include "interrupt.h"
 #include "output.h"
@@ -361,7 +362,13 @@ class Pipeline {
                                          output_->raw_video());
     summary_.encode = encoder_->path_name();
     if (!fallback.empty()) say(fallback + "; encoding with " + summary_.encode + " on the CPU");
-    output_->set_video(encoder_->context());
+    const HdrMetadata hdr = hdr_metadata_of(first, input_->video());
+    const std::string hdr_note = hdr_dropped_note(hdr, encoder_->context()->codec->name, output_->format_name());
+    if (!hdr_note.empty()) {
+      say(hdr_note);
+      summary_.notes.push_back(hdr_note);
+    }
+    output_->set_video(encoder_->context(), hdr);
     if (!o_.manifest.empty()) manifest_ = std::make_unique<PieceManifest>(encoder_->context());
     announce_path();
   }
