@@ -99,6 +99,7 @@ class Pipeline {
     decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
     for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) say(n);
     if (o_.autorotate) plan_rotation();
+    if (output_) check_encodable_size();
 
     const AVStream* video = input_->video();
     const long long nb = video->nb_frames > 0 ? video->nb_frames : 0;
@@ -206,6 +207,16 @@ class Pipeline {
     }
     quarter_turns_ = turns;
     if (turns > 0) say("--autorotate: the picture is turned " + std::to_string(90 * turns) + " degrees clockwise");
+  }
+
+  // Before any decoding: the encoder's limits on the frame size (encoder.h).
+  void check_encodable_size() const {
+    const AVCodecParameters* par = input_->video()->codecpar;
+    const bool turned = quarter_turns_ % 2 == 1;
+    const std::string problem =
+        encoder_size_problem(o_.codec, output_->raw_video(), static_cast<AVPixelFormat>(par->format),
+                             turned ? par->height : par->width, turned ? par->width : par->height);
+    if (!problem.empty()) throw Failure(kExitUsage, problem);
   }
 
   // A denoised frame turned upright (on the host: CUDA frames are downloaded first).
