@@ -386,3 +386,35 @@ TEST_F(Unusual, ProgressEtaOfTheTemporalModeIsSane) {
 }
 
 }  // namespace
+
+// Issue 33, item 7: a size the encoder cannot take (odd, for 4:2:0) is refused
+// before any frame is decoded (no "path:" line, which the first decoded frame
+// prints, and no filtering), with exit 2 and what to do; raw y4m output of
+// such a size works.
+TEST_F(Unusual, OddSizesAreRefusedBeforeDecodingWithWhatToDo) {
+  for (const std::string size : {"161x121", "17x9", "3x5", "1x1"}) {
+    const std::string in = path("odd" + size + ".mkv");
+    // nullsrc keeps an odd size in yuv420p (testsrc2 and color are cut to an even one).
+    make_with_ffmpeg("-f lavfi -i " + quote("nullsrc=s=" + size + ":r=10,format=yuv420p,geq=lum=X*7+Y*3:cb=128:cr=128,"
+                                             "noise=alls=20:allf=t") + " -frames:v 3 -c:v ffv1 " + quote(in));
+    ASSERT_EQ(probe_one(in, "-select_streams v:0 -show_entries stream=width,height,pix_fmt"),
+              std::regex_replace(size, std::regex("x"), ",") + ",yuv420p");
+    for (const std::string codec : {"h264", "hevc"}) {
+      const std::string out = path("o.mkv");
+      const ToolRun r = run_tool("-i " + quote(in) + " -o " + quote(out) + " --codec " + codec +
+                                 " --mode nlm3d --sigma 10 --backend cpu");
+      EXPECT_EQ(r.code, 2) << size << " " << codec << "\n" << r.all();
+      EXPECT_NE(r.err.find("the video is " + size + ": --codec " + codec + " cannot encode it as yuv420p, which needs "
+                           "an even width and height"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("crop or pad"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("-f yuv4mpegpipe"), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("path:"), std::string::npos) << "decoding started: " << r.err;
+      EXPECT_FALSE(fs::exists(out));
+    }
+  }
+  const std::string y4m = path("odd.y4m");
+  const ToolRun r = run_tool("-i " + quote(path("odd161x121.mkv")) + " -o " + quote(y4m) + " --mode pipd --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.all();
+  EXPECT_EQ(probe_one(y4m, "-select_streams v:0 -show_entries stream=width,height,pix_fmt"), "161,121,yuv420p");
+  EXPECT_EQ(count_video_frames(y4m), 3);
+}

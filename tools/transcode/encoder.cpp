@@ -8,11 +8,13 @@
 #include "errors.h"
 #include "ffmpeg_log.h"
 #include "gpu_device.h"
+#include "hdr_metadata.h"
 #include "pixel_format.h"
 
 extern "C" {
 #include <libavutil/hwcontext.h>
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 }
 
 namespace cdn::transcode {
@@ -63,6 +65,29 @@ AVPixelFormat encoder_format(const AVCodec* codec, AVPixelFormat src) {
 }
 
 }  // namespace
+
+std::string encoder_size_problem(const std::string& codec, bool raw, AVPixelFormat decoded, int width, int height) {
+  if (raw || decoded == AV_PIX_FMT_NONE || width <= 0 || height <= 0) return "";
+  PixelFormat layout;
+  const AVPixelFormat filtered = cdn_format_of(decoded, &layout) ? decoded : conversion_target(decoded);
+  // The software encoder's choice; NVENC takes the same subsampled layouts.
+  const AVCodec* enc = avcodec_find_encoder_by_name(codec == "hevc" ? "libx265" : "libx264");
+  const AVPixelFormat given = enc ? encoder_format(enc, filtered) : filtered;
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(given);
+  if (!d || d->nb_components < 3 || (d->flags & AV_PIX_FMT_FLAG_RGB)) return "";
+  const int step_w = 1 << d->log2_chroma_w, step_h = 1 << d->log2_chroma_h;
+  if (width % step_w == 0 && height % step_h == 0) return "";
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  const std::string need = step_h > 1 ? "an even width and height" : "an even width";
+  const int even_w = width + width % step_w, even_h = height + height % step_h;
+  const int crop_w = width - width % step_w, crop_h = height - height % step_h;
+  return "the video is " + size + ": --codec " + codec + " cannot encode it as " + pix_fmt_name(given) + ", which needs " +
+         need + "; crop or pad it to " + (crop_w > 0 && crop_h > 0 ? std::to_string(crop_w) + "x" + std::to_string(crop_h) + " or " : std::string()) +
+         std::to_string(even_w) + "x" + std::to_string(even_h) + " first (ffmpeg -vf crop=" +
+         std::to_string(crop_w > 0 ? crop_w : even_w) + ":" + std::to_string(crop_h > 0 ? crop_h : even_h) + ":0:0 or pad=" +
+         std::to_string(even_w) + ":" + std::to_string(even_h) + "), make it 4:4:4 (ffmpeg -pix_fmt yuv444p), "
+         "or write raw frames (-f yuv4mpegpipe or a .y4m output)";
+}
 
 Encoder::Encoder(const TranscodeOptions& o, AVFormatContext* in_format, AVStream* in_stream, const AVFrame* first,
                  const GpuDevice* gpu, bool global_header, std::string* fallback_note, AVFieldOrder field_order,
@@ -134,6 +159,13 @@ bool Encoder::try_open(const AVCodec* codec, const TranscodeOptions& o, AVFormat
   const EncoderSettings settings = encoder_settings(codec->name, o);
   AVDictionary* opts = nullptr;
   for (const auto& kv : settings.options) av_dict_set(&opts, kv.first.c_str(), kv.second.c_str(), 0);
+  // HDR10 metadata into the bitstream (hdr_metadata.h): appended to the encoder's parameter string.
+  const std::string hdr = hdr_encoder_params(codec->name, hdr_metadata_of(first, in_stream));
+  if (!hdr.empty()) {
+    const std::string key = std::string(codec->name) == "libx265" ? "x265-params" : "x264-params";
+    const AVDictionaryEntry* e = av_dict_get(opts, key.c_str(), nullptr, 0);
+    av_dict_set(&opts, key.c_str(), (e && *e->value ? std::string(e->value) + ":" : std::string()).append(hdr).c_str(), 0);
+  }
   if (settings.bit_rate > 0) ctx->bit_rate = settings.bit_rate;
   clear_ffmpeg_error();
   const int rc = avcodec_open2(ctx.get(), codec, &opts);

@@ -32,6 +32,14 @@ namespace cdn::transcode {
 
 class GpuDevice;
 
+// Checked before decoding starts: "" or why --codec `codec` cannot encode
+// frames of `width` x `height` decoded as `decoded` (a software decoder's
+// format), with what to do instead. The format the encoder will be given (after
+// the filter's conversion, as Encoder chooses it) must have a chroma
+// subsampling that divides the size: 4:2:0 needs an even width and height,
+// 4:2:2 an even width. `raw` (yuv4mpegpipe) has no such limit.
+std::string encoder_size_problem(const std::string& codec, bool raw, AVPixelFormat decoded, int width, int height);
+
 class Encoder {
  public:
   // Throws Failure(kExitCodec) when no encoder for o.codec exists or opens.

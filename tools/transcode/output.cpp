@@ -284,8 +284,9 @@ bool Output::needs_global_header() const { return ctx_->oformat->flags & AVFMT_G
 
 const char* Output::format_name() const { return ctx_->oformat->name; }
 
-void Output::set_video(const AVCodecContext* enc) {
+void Output::set_video(const AVCodecContext* enc, const HdrMetadata& hdr) {
   AVStream* ost = ctx_->streams[map_[input_.video_index()]];
+  add_hdr_stream_side_data(hdr, ost);  // what the first frame carries, for the header
   int rc = avcodec_parameters_from_context(ost->codecpar, enc);
   if (rc < 0) throw Failure(kExitFailure, "cannot set the video stream parameters: " + av_error(rc));
   // HEVC in MP4/MOV as 'hvc1' (parameter sets in the header), which Apple's players require.

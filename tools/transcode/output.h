@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "av_ptr.h"
+#include "hdr_metadata.h"
 #include "input.h"
 #include "options.h"
 
@@ -50,8 +51,9 @@ class Output {
   // The muxer takes raw frames (yuv4mpegpipe): the encoder is wrapped_avframe.
   bool raw_video() const;
 
-  // Gives the video stream the encoder's parameters and writes the header.
-  void set_video(const AVCodecContext* encoder);
+  // Gives the video stream the encoder's parameters and the HDR metadata of the
+  // first frame (where the input stream had none), and writes the header.
+  void set_video(const AVCodecContext* encoder, const HdrMetadata& hdr);
   bool header_written() const { return header_written_; }
 
   // A packet of the video encoder (time base: encoder_tb).

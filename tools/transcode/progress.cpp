@@ -79,6 +79,7 @@ std::string summary_json(const Summary& s) {
   j["sigma"] = s.sigma.empty() ? tools::Json() : tools::Json(s.sigma);
   j["sigma_estimated"] = s.sigma_estimated;
   j["decode_errors"] = s.decode_errors;
+  j["notes"] = s.notes;
   j["gpu"] = s.gpu.empty() ? tools::Json() : tools::Json(s.gpu);
   return tools::json_line(j);
 }

@@ -28,6 +28,7 @@ struct Summary {
   long long host_copies = 0;  // host frames the CUDA filter had to upload
   long long downloads = 0;    // frames downloaded for a CPU encoder
   long long decode_errors = 0;  // damaged packets and frames FFmpeg concealed (decoder.h)
+  std::vector<std::string> notes;  // what the output lost (HDR metadata the encoder or container cannot carry)
   double fps() const { return seconds > 0 ? frames / seconds : 0; }
 };
 

@@ -32,6 +32,7 @@
 #include "errors.h"
 #include "filter_step.h"
 #include "gpu_device.h"
+#include "hdr_metadata.h"
 #include "input.h"
 #include "interrupt.h"
 #include "output.h"
@@ -98,6 +99,7 @@ class Pipeline {
     decoder_ = std::make_unique<Decoder>(input_->format(), input_->video(), gpu_.get());
     for (const std::string& n : output_ ? output_->notes() : std::vector<std::string>{}) say(n);
     if (o_.autorotate) plan_rotation();
+    if (output_) check_encodable_size();
 
     const AVStream* video = input_->video();
     const long long nb = video->nb_frames > 0 ? video->nb_frames : 0;
@@ -211,6 +213,16 @@ class Pipeline {
     }
     quarter_turns_ = turns;
     if (turns > 0) say("--autorotate: the picture is turned " + std::to_string(90 * turns) + " degrees clockwise");
+  }
+
+  // Before any decoding: the encoder's limits on the frame size (encoder.h).
+  void check_encodable_size() const {
+    const AVCodecParameters* par = input_->video()->codecpar;
+    const bool turned = quarter_turns_ % 2 == 1;
+    const std::string problem =
+        encoder_size_problem(o_.codec, output_->raw_video(), static_cast<AVPixelFormat>(par->format),
+                             turned ? par->height : par->width, turned ? par->width : par->height);
+    if (!problem.empty()) throw Failure(kExitUsage, problem);
   }
 
   // A denoised frame turned upright (on the host: CUDA frames are downloaded first).
@@ -380,7 +392,13 @@ class Pipeline {
                                          output_->raw_video());
     summary_.encode = encoder_->path_name();
     if (!fallback.empty()) say(fallback + "; encoding with " + summary_.encode + " on the CPU");
-    output_->set_video(encoder_->context());
+    const HdrMetadata hdr = hdr_metadata_of(first, input_->video());
+    const std::string hdr_note = hdr_dropped_note(hdr, encoder_->context()->codec->name, output_->format_name());
+    if (!hdr_note.empty()) {
+      say(hdr_note);
+      summary_.notes.push_back(hdr_note);
+    }
+    output_->set_video(encoder_->context(), hdr);
     if (!o_.manifest.empty()) manifest_ = std::make_unique<PieceManifest>(encoder_->context());
     announce_path();
   }
