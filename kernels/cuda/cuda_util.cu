@@ -13,7 +13,12 @@ bool cuda_available(std::string* why) {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess) {
-    if (why) *why = std::string("no usable CUDA device: ") + cudaGetErrorString(rc);
+    // No GPU at all shows as either of the first two, depending on whether a driver is installed.
+    if (why)
+      *why = rc == cudaErrorNoDevice ? std::string("no CUDA device found")
+             : rc == cudaErrorInsufficientDriver
+                 ? std::string("no CUDA device found (no NVIDIA driver, or one older than this build's CUDA runtime)")
+                 : std::string("no usable CUDA device: ") + cudaGetErrorString(rc);
     cudaGetLastError();  // clear the error so later calls start clean
     return false;
   }

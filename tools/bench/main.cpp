@@ -197,16 +197,18 @@ double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames,
 }
 #endif
 
-bool parse(int argc, char** argv, Options* o) {
+// Returns "" or what is wrong, naming the flag (as the other tools' parser does).
+std::string parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const std::string needs_count = a + " needs a whole number of 1 or more";
     if (a == "--help" || a == "-h") {
       usage();
       std::exit(0);
     } else if (a == "--iterations" || a == "--cpu-iterations" || a == "--warmup") {
       const char* v = next();
-      if (!v || std::atoi(v) < 1) return false;
+      if (!v || std::atoi(v) < 1) return needs_count;
       (a == "--iterations" ? o->iterations : a == "--warmup" ? o->warmup : o->cpu_iterations) = std::atoi(v);
     } else if (a == "--no-cpu") {
       o->cpu = false;
@@ -226,13 +228,13 @@ bool parse(int argc, char** argv, Options* o) {
       o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = false;
     } else if (a == "--clip") {
       const char* v = next();
-      if (!v) return false;
+      if (!v) return a + " needs a value (a y4m file)";
       o->clips.push_back(v);
     } else if (a == "--clip-only") {
       o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->addnoise = false;
     } else if (a == "--clip-frames" || a == "--clip-length") {
       const char* v = next();
-      if (!v || std::atoi(v) < 1) return false;
+      if (!v || std::atoi(v) < 1) return needs_count;
       (a == "--clip-frames" ? o->clip_frames : o->clip_length) = std::atoi(v);
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
@@ -242,39 +244,40 @@ bool parse(int argc, char** argv, Options* o) {
       o->vbm3d_stream_only = true;
     } else if (a == "--vbm3d-iterations" || a == "--vbm3d-chunk") {
       const char* v = next();
-      if (!v || std::atoi(v) < 1) return false;
+      if (!v || std::atoi(v) < 1) return needs_count;
       (a == "--vbm3d-chunk" ? o->vbm3d_chunk : o->vbm3d_iterations) = std::atoi(v);
     } else if (a == "--bm3d-iterations") {
       const char* v = next();
-      if (!v || std::atoi(v) < 1) return false;
+      if (!v || std::atoi(v) < 1) return needs_count;
       o->bm3d_iterations = std::atoi(v);
     } else if (a == "--nlm-frames") {
       const char* v = next();
-      if (!v || std::atoi(v) < 1) return false;
+      if (!v || std::atoi(v) < 1) return needs_count;
       o->nlm_frames = std::atoi(v);
     } else if (a == "--data") {
       const char* v = next();
-      if (!v) return false;
+      if (!v) return a + " needs a value (a folder)";
       o->data_dir = v;
     } else if (a == "--size") {
       const char* v = next();
       int w, h;
-      if (!v || std::sscanf(v, "%dx%d", &w, &h) != 2 || w < 1 || h < 1) return false;
+      if (!v || std::sscanf(v, "%dx%d", &w, &h) != 2 || w < 1 || h < 1) return a + " needs WIDTHxHEIGHT";
       if (o->sizes.size() == 3 && o->sizes[0].first == 512) o->sizes.clear();  // first --size replaces the defaults
       o->sizes.push_back({w, h});
     } else {
-      return false;
+      return "unknown flag " + a;
     }
   }
-  return true;
+  return "";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  if (!parse(argc, argv, &o)) {
-    std::fprintf(stderr, "cudadenoise-bench: bad arguments (see --help)\n");
+  const std::string problem = parse(argc, argv, &o);
+  if (!problem.empty()) {
+    std::fprintf(stderr, "cudadenoise-bench: %s (see --help)\n", problem.c_str());
     return 2;
   }
   try {

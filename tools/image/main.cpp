@@ -6,8 +6,8 @@
 //   cudadenoise-image noisy.png --mode nlm3d --sigma auto    # a one-frame stream
 //
 // Exit codes: 0 ok, 2 bad arguments (also an output that is an input, or a
-// colour image for a .pgm), 3 unreadable input, 4 CUDA error, 5 output exists
-// (without -y) or not writable; with --json a failure prints
+// colour image for a .pgm), 3 unreadable input, 5 output exists (without -y) or
+// not writable, 6 CUDA error or no CUDA device for --backend cuda (exit_codes.h); with --json a failure prints
 // {"error":"...","code":N}. All the work is in kernels/ and tools/common/.
 // Outputs follow tools/common/output_path.h, as the transcode tool's do.
 #include <cctype>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "exit_codes.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/metrics.h"
 #include "cudadenoise/noise.h"
@@ -34,7 +35,7 @@ namespace {
 using namespace cdn;
 using namespace cdn::tools;
 
-enum Exit { kOk = 0, kUsage = 2, kUnreadable = 3, kCuda = 4, kUnwritable = 5 };
+enum Exit { kOk = 0, kUsage = 2, kUnreadable = 3, kUnwritable = 5, kGpu = kExitGpu };
 
 struct Failure {
   int code;
@@ -223,8 +224,10 @@ int main(int argc, char** argv) {
     return fail(options.json, f.code, f.message);
   } catch (const InvalidArgument& e) {
     return fail(options.json, kUsage, e.what());
-  } catch (const Error& e) {  // CUDA failures, including --backend cuda without a device
-    return fail(options.json, kCuda, e.what());
+  } catch (const NoCudaDevice& e) {
+    return fail(options.json, kGpu, std::string("--backend cuda: ") + e.what());
+  } catch (const Error& e) {  // CUDA failures
+    return fail(options.json, kGpu, e.what());
   } catch (const std::exception& e) {
     return fail(options.json, 1, e.what());
   }

@@ -131,7 +131,8 @@ std::string image_usage() {
          "Exit codes: 0 success, 2 bad arguments (an output that is the input, a name that\n"
          "is not .png/.pgm, a colour image for a .pgm), 3 unreadable input or reference\n"
          "(also a header larger than the limits: 65535 pixels a side, 2^28 in all),\n"
-         "4 CUDA error, 5 output exists (without -y) or not writable.\n";
+         "5 output exists (without -y) or not writable, 6 CUDA error or, with --backend\n"
+         "cuda, no CUDA device (as cudadenoise-transcode; 4 is no longer used).\n";
 }
 
 }  // namespace cdn::tools

@@ -3,6 +3,7 @@
 // docs/TRANSCODE.md; scripts rely on them, so never renumber).
 #pragma once
 
+#include "exit_codes.h"
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,7 @@ enum ExitCode : int {
   kExitInput = 3,         // missing, unreadable, corrupt or truncated input, decode errors
   kExitCodec = 4,         // no decoder for the input, no encoder for --codec
   kExitOutput = 5,        // output exists (without -y), cannot be created or written
-  kExitGpu = 6,           // GPU/CUDA failure, --backend cuda without a usable GPU
+  kExitGpu = tools::kExitGpu,  // 6: GPU/CUDA failure, --backend cuda without a usable GPU
   kExitInterrupted = 130  // SIGINT (SIGTERM: 143)
 };
 

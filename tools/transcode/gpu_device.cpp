@@ -2,6 +2,7 @@
 // context (gpu_device.h). Without CUDA in the build there is never a device.
 #include "gpu_device.h"
 
+#include "cudadenoise/backend.h"
 #include "errors.h"
 
 #ifdef CDN_HAVE_CUDA
@@ -19,7 +20,7 @@ namespace cdn::transcode {
 #ifndef CDN_HAVE_CUDA
 
 std::unique_ptr<GpuDevice> GpuDevice::open(int, std::string* why) {
-  if (why) *why = "cudadenoise was built without CUDA";
+  cuda_available(why);  // "no CUDA device (cudadenoise was built without CUDA)"
   return nullptr;
 }
 
@@ -50,6 +51,8 @@ CUcontext runtime_current_context() {
 }  // namespace
 
 std::unique_ptr<GpuDevice> GpuDevice::open(int index, std::string* why) {
+  // 0. No device at all: the library's words for it (the element's and the image tool's too).
+  if (!cuda_available(why)) return nullptr;
   // 1. FFmpeg first: it fixes the primary context's flags.
   AVBufferRef* dev = nullptr;
   const std::string name = std::to_string(index);

@@ -24,6 +24,13 @@ class InvalidArgument : public Error {
 
 // Thrown when a frame in progress is abandoned through its cancel flag
 // (StreamDenoiser::set_cancel_flag); the output frame is incomplete.
+// The CUDA backend was asked for and no CUDA device can be used (none, no
+// driver, or a driver too old): every tool and the element say so the same way.
+class NoCudaDevice : public Error {
+ public:
+  explicit NoCudaDevice(const std::string& why) : Error(why) {}
+};
+
 class Cancelled : public Error {
  public:
   Cancelled() : Error("cancelled") {}
