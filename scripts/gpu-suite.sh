@@ -84,7 +84,7 @@ if [ "$sanitize" = 1 ] && command -v compute-sanitizer >/dev/null; then
             # racecheck; through the element the same checks run past the timeout.
             echo "SKIP racecheck $t: its kernels are racechecked by test_kernels_gpu_*"; continue ;;
           test_kernels_gpu_bm3d) filter="GpuBm3d.RandomImagesOfOddSizesAndDepths:GpuBm3d.SmallBatchesGiveTheSameResult:GpuBm3d.RealPhotosMatchTheReference:GpuBm3d.ReferenceProfileMatchesTheCpu:GpuBm3d.FastKernelsGiveTheReferenceKernelsBytes" ;;
-          test_kernels_gpu_nlm3d) filter="GpuNlm3d.MatchesTheCpuReference:GpuNlm3d.EveryFormatAndOddSizes:GpuNlm3d.DeviceFramesStayOnTheDevice" ;;
+          test_kernels_gpu_nlm3d) filter="GpuNlm3d.MatchesTheCpuReference:GpuNlm3d.EveryFormatAndOddSizes:GpuNlm3d.DeviceFramesStayOnTheDevice:GpuNlm3d.TinyCleanFramesMatchTheCpuReference" ;;
           test_kernels_gpu_vbm3d) filter="GpuMotion.*:GpuVbm3d.TinyFramesMatchTheReference:GpuVbm3d.EveryFormatAndOddSizesMatchTheReference:GpuVbm3d.DeterministicWindowsChunksAndBatches" ;;
         esac
       fi
