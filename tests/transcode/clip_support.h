@@ -95,6 +95,16 @@ inline bool have_ffmpeg_cli(std::string* why) {
   return true;
 }
 
+// True when ffmpeg can encode with `encoder` (one frame to the null muxer); else
+// *why says so (the GPU host's runtime bundle ships libx265 as a stub, say).
+inline bool ffmpeg_can_encode(const std::string& encoder, std::string* why) {
+  const ToolRun r = shell(quote(ffmpeg()) + " -hide_banner -loglevel error -nostdin -f lavfi -i "
+                          "testsrc2=size=64x64:rate=25 -frames:v 1 -c:v " + encoder + " -f null -");
+  if (r.code == 0) return true;
+  *why = "ffmpeg cannot encode with " + encoder + " here: " + r.err.substr(0, r.err.find('\n'));
+  return false;
+}
+
 // ffmpeg with the given arguments (quiet, overwriting); fails the test on error.
 inline void make_with_ffmpeg(const std::string& args) {
   const ToolRun r = shell(quote(ffmpeg()) + " -hide_banner -loglevel error -nostdin -y " + args);

@@ -17,7 +17,8 @@ const char* kMasterDisplay = "G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,1
 
 class Hdr : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { have_ffmpeg_cli(&g_skip); }
+  // The clips are HEVC made by libx265 (HDR10 in its SEI).
+  static void SetUpTestSuite() { have_ffmpeg_cli(&g_skip) && ffmpeg_can_encode("libx265", &g_skip); }
 
   void SetUp() override {
     if (!g_skip.empty()) GTEST_SKIP() << g_skip;
