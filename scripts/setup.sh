@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # setup.sh: everything needed to build and test cudadenoise on Debian 12, GPU or
 # not: installs the packages (as root or through sudo; skipped when all are
-# installed already), fetches the test images, configures build/ and builds.
+# installed already), fetches the test images, configures build/ and builds the
+# product: the library, the tools, the plugin, the Python module (scripts/test.sh
+# builds the test programs before it runs them).
 #
 #   scripts/setup.sh [MESON_OPTIONS...]     e.g. scripts/setup.sh -Dgpu_archs=90
 #
@@ -73,4 +75,15 @@ if [ -f "$build/build.ninja" ]; then
 else
   meson setup "$build" "${native[@]}" "$@"
 fi
-meson compile -C "$build"
+# The product only (the library, the tools, the plugin, the Python module): the
+# targets built by default. Meson 1.0's default target also builds every test
+# program (its "all" depends on meson-test-prereq), which scripts/test.sh builds
+# when it runs them; so the default targets are named here, from meson's own list.
+mapfile -t product < <(meson introspect "$build" --targets | /usr/bin/python3 -c '
+import json, os, sys
+build = sys.argv[1]
+for t in json.load(sys.stdin):
+    if t["build_by_default"]:
+        for f in t["filename"]:
+            print(os.path.relpath(f, build))' "$build")
+ninja -C "$build" "${product[@]}"
