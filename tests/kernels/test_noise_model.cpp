@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -86,7 +87,7 @@ void print(const char* what, const NoiseModel& m, double a, double b) {
 TEST(NoiseModel, RealPhotosWithSignalDependentNoise) {
   for (const char* file : {"astronaut.png", "coffee.png", "chelsea.png", "camera.png"}) {
     const LumaSource source = photo_luma(file);
-    for (const double* c : {(const double[]){0.5, 4.0}, (const double[]){2.0, 2.0}}) {
+    for (const std::array<double, 2>& c : {std::array<double, 2>{0.5, 4.0}, std::array<double, 2>{2.0, 2.0}}) {
       SCOPED_TRACE(std::string(file) + " a " + std::to_string(c[0]) + " b " + std::to_string(c[1]));
       const NoisyPlane p = render_signal_dependent(source, c[0], c[1], 3);
       const NoiseModel m = estimate_noise_model(p.view);
@@ -103,7 +104,7 @@ TEST(NoiseModel, RealPhotosWithSignalDependentNoise) {
 
 TEST(NoiseModel, SmoothContentGivesAAndB) {
   const LumaSource s = smooth_ramp(1024, 512);
-  for (const double* c : {(const double[]){0.5, 4.0}, (const double[]){2.0, 2.0}, (const double[]){0.1, 9.0}}) {
+  for (const std::array<double, 2>& c : {std::array<double, 2>{0.5, 4.0}, std::array<double, 2>{2.0, 2.0}, std::array<double, 2>{0.1, 9.0}}) {
     SCOPED_TRACE("a " + std::to_string(c[0]) + " b " + std::to_string(c[1]));
     const NoisyPlane p = render_signal_dependent(s, c[0], c[1], 7);
     const NoiseModel m = estimate_noise_model(p.view);
