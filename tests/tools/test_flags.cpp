@@ -295,6 +295,10 @@ TEST(ImageOptions, UsageShowsParamFlags) {
   for (const cdn::ParamSpec& spec : cdn::param_specs())
     EXPECT_NE(u.find(std::string("--") + spec.name), std::string::npos) << spec.name;
   EXPECT_NE(u.find("Exit codes"), std::string::npos);
+  // Every code the tool returns (tools/image/main.cpp's Exit), 1 included (issue 33, item 12).
+  for (const char* code : {"0 success", "1 anything else", "2 bad arguments", "3 unreadable input",
+                           "5 output exists", "6 CUDA error", "no CUDA device"})
+    EXPECT_NE(u.find(code), std::string::npos) << code << "\n" << u;
 }
 
 TEST(ImageOptions, Nlm3dModeAndItsFlags) {

@@ -1,13 +1,17 @@
 // test_options.cpp: cudadenoise-transcode's command line (tools/transcode/options.h),
 // how its quality flags map onto each encoder (encoder_options.h) and the
-// progress line (progress.h). No FFmpeg.
+// progress line (progress.h), and that docs/TRANSCODE.md names every mode. No FFmpeg.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <initializer_list>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cudadenoise/presets.h"
+#include "cudadenoise/settings.h"
 #include "encoder_options.h"
 #include "flags.h"
 #include "options.h"
@@ -93,6 +97,8 @@ TEST(TranscodeOptions, EveryModeOfTheLibraryIsAccepted) {
   // --mode goes through cdn::parse_mode: modes added to the library appear by themselves.
   const std::string choices = mode_choices();
   EXPECT_EQ(choices.rfind("pipd|hybrid", 0), 0u) << choices;
+  for (cdn::Mode m : cdn::all_modes())
+    EXPECT_NE(("|" + choices + "|").find(std::string("|") + cdn::mode_name(m) + "|"), std::string::npos) << choices;
   std::size_t start = 0;
   for (std::size_t bar; start <= choices.size(); start = bar + 1) {
     bar = choices.find('|', start);
@@ -186,6 +192,25 @@ TEST(TranscodeOptions, Bitrates) {
   EXPECT_THROW(parse_bitrate("--bitrate", "fast"), UsageError);
   EXPECT_THROW(parse_bitrate("--bitrate", "10"), UsageError);  // below 1k: surely a mistake
   EXPECT_THROW(parse_bitrate("--bitrate", ""), UsageError);
+}
+
+// docs/TRANSCODE.md lacked vbm3d in its --mode list (issue 33, item 12): every
+// list of modes it gives names each of the library's modes.
+TEST(TranscodeOptions, TheDocNamesEveryModeOfTheLibrary) {
+  std::ifstream in(CDN_TRANSCODE_DOC);
+  ASSERT_TRUE(in) << CDN_TRANSCODE_DOC;
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  std::vector<std::string> lists;  // "--mode a|b|c" and the line that says what MODE is
+  const std::regex mode_list("--mode ([a-z0-9]+(\\|[a-z0-9]+)+)"), mode_line("\nMODE is [^\n]*");
+  for (std::sregex_iterator it(doc.begin(), doc.end(), mode_list), end; it != end; ++it) lists.push_back((*it)[1]);
+  for (std::sregex_iterator it(doc.begin(), doc.end(), mode_line), end; it != end; ++it) lists.push_back((*it)[0]);
+  ASSERT_FALSE(lists.empty()) << "no list of modes in " << CDN_TRANSCODE_DOC;
+  for (const std::string& list : lists)
+    for (cdn::Mode m : cdn::all_modes())
+      EXPECT_TRUE(std::regex_search(list, std::regex(std::string("(^|[^a-z0-9])") + cdn::mode_name(m) + "([^a-z0-9]|$)")))
+          << cdn::mode_name(m) << " is missing from: " << list;
 }
 
 TEST(TranscodeOptions, HelpListsEveryFlagAndExitCode) {

@@ -89,7 +89,7 @@ TEST_F(Hdr, SeiMetadataReachesContainerAndBitstream) {
   const std::string in = hevc_clip("hdr.mkv", "yuv420p10le",
                                    std::string(":master-display=") + kMasterDisplay + ":max-cll=1000,400");
   expect_hdr10(side_data(in, true), "the input's frames");
-  for (const std::string& out : {"out.mkv", "out.mp4"}) {
+  for (const std::string out : {"out.mkv", "out.mp4"}) {
     const ToolRun r = run_tool("-i " + quote(in) + " -o " + quote(path(out)) + " --codec hevc --mode pipd --backend cpu --json");
     ASSERT_EQ(r.code, 0) << r.all();
     EXPECT_EQ(r.out.find("\"notes\":[]"), r.out.find("\"notes\"")) << "nothing dropped: " << r.out;
@@ -117,7 +117,7 @@ TEST_F(Hdr, Mp4BoxMetadataReachesContainerAndBitstream) {
   const std::string boxed = path("boxed.mp4");
   ASSERT_EQ(remux_with_hdr10(plain, boxed, m, l), "");
   expect_hdr10(side_data(boxed, false), "the input's mdcv/clli boxes");
-  for (const std::string& out : {"out.mp4", "out.mkv"}) {
+  for (const std::string out : {"out.mp4", "out.mkv"}) {
     const ToolRun r = run_tool("-i " + quote(boxed) + " -o " + quote(path(out)) + " --codec hevc --mode pipd --backend cpu");
     ASSERT_EQ(r.code, 0) << r.all();
     expect_hdr10(side_data(path(out), false), out + "'s stream");

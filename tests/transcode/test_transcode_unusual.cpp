@@ -418,3 +418,28 @@ TEST_F(Unusual, OddSizesAreRefusedBeforeDecodingWithWhatToDo) {
   EXPECT_EQ(probe_one(y4m, "-select_streams v:0 -show_entries stream=width,height,pix_fmt"), "161,121,yuv420p");
   EXPECT_EQ(count_video_frames(y4m), 3);
 }
+
+// An even size below libx265's smallest picture was filtered in full and then
+// refused when the encoder opened (exit 4); it is found before decoding too.
+TEST_F(Unusual, SizesTheEncoderRefusesAreRefusedBeforeDecoding) {
+  std::string why;
+  if (!ffmpeg_can_encode("libx265", &why)) GTEST_SKIP() << why;
+  for (const std::string size : {"8x8", "16x8", "2x2"}) {
+    const std::string in = path("small" + size + ".mkv");
+    make_with_ffmpeg("-f lavfi -i " + quote("nullsrc=s=" + size + ":r=10,format=yuv420p,noise=alls=20:allf=t") +
+                     " -frames:v 3 -c:v ffv1 " + quote(in));
+    const std::string out = path("o.mkv");
+    const ToolRun r = run_tool("-i " + quote(in) + " -o " + quote(out) + " --codec hevc --mode nlm3d --sigma 10 --backend cpu");
+    EXPECT_EQ(r.code, 2) << size << "\n" << r.all();
+    EXPECT_NE(r.err.find("the video is " + size + ": --codec hevc cannot encode it (libx265: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("pad it"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("-f yuv4mpegpipe"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("path:"), std::string::npos) << "decoding started: " << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    // libx264 takes these sizes: nothing is refused that an encoder can take.
+    const ToolRun h = run_tool("-i " + quote(in) + " -o " + quote(out) + " --codec h264 --mode nlm3d --sigma 10 --backend cpu");
+    ASSERT_EQ(h.code, 0) << size << "\n" << h.all();
+    EXPECT_EQ(count_video_frames(out), 3);
+    fs::remove(out);
+  }
+}

@@ -9,8 +9,11 @@
 // events on the same stream; "end-to-end" is process on host frames: upload, filter, download.
 // Timings are medians over --iterations runs after --warmup runs.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -23,6 +26,8 @@
 #endif
 #include "content.h"
 #include "convert.h"
+#include "exit_codes.h"
+#include "cudadenoise/backend.h"
 #include "cudadenoise/host_frame.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/stream_pump.h"
@@ -92,7 +97,21 @@ void usage() {
       "counter-based one on the CPU, the counter-based one on the GPU). --addnoise: that table only.\n"
       "--clip: real footage (8-bit y4m, 4:2:0): its first --clip-frames frames (40) with AWGN sigma 20,\n"
       "played forwards and backwards for --clip-length frames (150) through the temporal modes' named\n"
-      "settings in GRAY8 and NV12 on the GPU, first; --clip-only: that table only.");
+      "settings in GRAY8 and NV12 on the GPU, first; --clip-only: that table only.\n"
+      "Without a CUDA device the GPU rows are left out (the first line says why).\n"
+      "Exit codes: 0 success, 2 bad arguments, 4 a failure while measuring, 6 no CUDA device\n"
+      "with --no-cpu (nothing else to measure; the same code and words as the other tools).");
+}
+
+// `v` as a whole number of 1 or more, all of it ("3x" is not one); false if not.
+bool count_from(const char* v, int* out) {
+  if (!v) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || errno == ERANGE || n < 1 || n > INT_MAX) return false;
+  *out = static_cast<int>(n);
+  return true;
 }
 
 double median(std::vector<double> v) {
@@ -207,9 +226,8 @@ std::string parse(int argc, char** argv, Options* o) {
       usage();
       std::exit(0);
     } else if (a == "--iterations" || a == "--cpu-iterations" || a == "--warmup") {
-      const char* v = next();
-      if (!v || std::atoi(v) < 1) return needs_count;
-      (a == "--iterations" ? o->iterations : a == "--warmup" ? o->warmup : o->cpu_iterations) = std::atoi(v);
+      if (!count_from(next(), &(a == "--iterations" ? o->iterations : a == "--warmup" ? o->warmup : o->cpu_iterations)))
+        return needs_count;
     } else if (a == "--no-cpu") {
       o->cpu = false;
     } else if (a == "--no-gpu") {
@@ -233,9 +251,7 @@ std::string parse(int argc, char** argv, Options* o) {
     } else if (a == "--clip-only") {
       o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->addnoise = false;
     } else if (a == "--clip-frames" || a == "--clip-length") {
-      const char* v = next();
-      if (!v || std::atoi(v) < 1) return needs_count;
-      (a == "--clip-frames" ? o->clip_frames : o->clip_length) = std::atoi(v);
+      if (!count_from(next(), &(a == "--clip-frames" ? o->clip_frames : o->clip_length))) return needs_count;
     } else if (a == "--no-bm3d") {
       o->bm3d = false;
     } else if (a == "--no-vbm3d") {
@@ -243,31 +259,27 @@ std::string parse(int argc, char** argv, Options* o) {
     } else if (a == "--vbm3d-stream-only") {
       o->vbm3d_stream_only = true;
     } else if (a == "--vbm3d-iterations" || a == "--vbm3d-chunk") {
-      const char* v = next();
-      if (!v || std::atoi(v) < 1) return needs_count;
-      (a == "--vbm3d-chunk" ? o->vbm3d_chunk : o->vbm3d_iterations) = std::atoi(v);
+      if (!count_from(next(), &(a == "--vbm3d-chunk" ? o->vbm3d_chunk : o->vbm3d_iterations))) return needs_count;
     } else if (a == "--bm3d-iterations") {
-      const char* v = next();
-      if (!v || std::atoi(v) < 1) return needs_count;
-      o->bm3d_iterations = std::atoi(v);
+      if (!count_from(next(), &o->bm3d_iterations)) return needs_count;
     } else if (a == "--nlm-frames") {
-      const char* v = next();
-      if (!v || std::atoi(v) < 1) return needs_count;
-      o->nlm_frames = std::atoi(v);
+      if (!count_from(next(), &o->nlm_frames)) return needs_count;
     } else if (a == "--data") {
       const char* v = next();
       if (!v) return a + " needs a value (a folder)";
       o->data_dir = v;
     } else if (a == "--size") {
       const char* v = next();
-      int w, h;
-      if (!v || std::sscanf(v, "%dx%d", &w, &h) != 2 || w < 1 || h < 1) return a + " needs WIDTHxHEIGHT";
+      int w, h, used = 0;
+      if (!v || std::sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] != '\0' || w < 1 || h < 1)
+        return a + " needs WIDTHxHEIGHT";
       if (o->sizes.size() == 3 && o->sizes[0].first == 512) o->sizes.clear();  // first --size replaces the defaults
       o->sizes.push_back({w, h});
     } else {
       return "unknown flag " + a;
     }
   }
+  if (!o->cpu && !o->gpu) return "--no-cpu and --no-gpu leave nothing to measure";
   return "";
 }
 
@@ -283,6 +295,10 @@ int main(int argc, char** argv) {
   try {
     std::string why;
     const bool gpu = o.gpu && cuda_available(&why);
+    if (!gpu && !o.cpu) {  // the GPU rows were all that was asked for
+      std::fprintf(stderr, "cudadenoise-bench: --no-cpu: %s\n", why.c_str());
+      return tools::kExitGpu;
+    }
 #ifdef CDN_HAVE_CUDA
     if (gpu) {
       cudaDeviceProp prop;

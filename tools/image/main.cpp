@@ -5,10 +5,9 @@
 //   cudadenoise-image noisy.png --reference clean.png --mode hybrid --json
 //   cudadenoise-image noisy.png --mode nlm3d --sigma auto    # a one-frame stream
 //
-// Exit codes: 0 ok, 2 bad arguments (also an output that is an input, or a
-// colour image for a .pgm), 3 unreadable input, 5 output exists (without -y) or
-// not writable, 6 CUDA error or no CUDA device for --backend cuda (exit_codes.h); with --json a failure prints
-// {"error":"...","code":N}. All the work is in kernels/ and tools/common/.
+// Exit codes: the Exit enum below, described in --help (image_usage() in
+// options.cpp); 6 is shared with the other tools (exit_codes.h). All the work
+// is in kernels/ and tools/common/.
 // Outputs follow tools/common/output_path.h, as the transcode tool's do.
 #include <cctype>
 #include <chrono>
@@ -35,7 +34,7 @@ namespace {
 using namespace cdn;
 using namespace cdn::tools;
 
-enum Exit { kOk = 0, kUsage = 2, kUnreadable = 3, kUnwritable = 5, kGpu = kExitGpu };
+enum Exit { kOk = 0, kFailure = 1, kUsage = 2, kUnreadable = 3, kUnwritable = 5, kGpu = kExitGpu };
 
 struct Failure {
   int code;
@@ -229,6 +228,6 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {  // CUDA failures
     return fail(options.json, kGpu, e.what());
   } catch (const std::exception& e) {
-    return fail(options.json, 1, e.what());
+    return fail(options.json, kFailure, e.what());
   }
 }

@@ -132,7 +132,8 @@ std::string image_usage() {
          "is not .png/.pgm, a colour image for a .pgm), 3 unreadable input or reference\n"
          "(also a header larger than the limits: 65535 pixels a side, 2^28 in all),\n"
          "5 output exists (without -y) or not writable, 6 CUDA error or, with --backend\n"
-         "cuda, no CUDA device (as cudadenoise-transcode; 4 is no longer used).\n";
+         "cuda, no CUDA device (as cudadenoise-transcode; 4 is no longer used),\n"
+         "1 anything else (out of memory, say).\n";
 }
 
 }  // namespace cdn::tools

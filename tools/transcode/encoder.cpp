@@ -64,6 +64,29 @@ AVPixelFormat encoder_format(const AVCodec* codec, AVPixelFormat src) {
   return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, src, 0, nullptr);
 }
 
+// A frame size every H.264 and HEVC encoder takes.
+constexpr int kOrdinaryWidth = 1280, kOrdinaryHeight = 720;
+
+// "" if `codec` opens for `width` x `height` frames of `fmt` with its defaults,
+// else its reason. Single-threaded and quiet: only the frame size is asked about.
+std::string size_refusal(const AVCodec* codec, AVPixelFormat fmt, int width, int height) {
+  CodecPtr ctx(avcodec_alloc_context3(codec));
+  if (!ctx) throw std::bad_alloc();
+  ctx->width = width;
+  ctx->height = height;
+  ctx->pix_fmt = fmt;
+  ctx->time_base = {1, 25};
+  ctx->framerate = {25, 1};
+  ctx->thread_count = 1;
+  AVDictionary* opts = nullptr;
+  // x265 prints to stderr by itself and starts thread pools unless told not to.
+  if (std::string(codec->name) == "libx265") av_dict_set(&opts, "x265-params", "log-level=error:pools=none:frame-threads=1", 0);
+  clear_ffmpeg_error();
+  const int rc = avcodec_open2(ctx.get(), codec, &opts);
+  av_dict_free(&opts);
+  return rc < 0 ? av_error(rc) : "";
+}
+
 }  // namespace
 
 std::string encoder_size_problem(const std::string& codec, bool raw, AVPixelFormat decoded, int width, int height) {
@@ -74,19 +97,30 @@ std::string encoder_size_problem(const std::string& codec, bool raw, AVPixelForm
   const AVCodec* enc = avcodec_find_encoder_by_name(codec == "hevc" ? "libx265" : "libx264");
   const AVPixelFormat given = enc ? encoder_format(enc, filtered) : filtered;
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(given);
-  if (!d || d->nb_components < 3 || (d->flags & AV_PIX_FMT_FLAG_RGB)) return "";
-  const int step_w = 1 << d->log2_chroma_w, step_h = 1 << d->log2_chroma_h;
-  if (width % step_w == 0 && height % step_h == 0) return "";
+  if (!d) return "";
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
-  const std::string need = step_h > 1 ? "an even width and height" : "an even width";
-  const int even_w = width + width % step_w, even_h = height + height % step_h;
-  const int crop_w = width - width % step_w, crop_h = height - height % step_h;
-  return "the video is " + size + ": --codec " + codec + " cannot encode it as " + pix_fmt_name(given) + ", which needs " +
-         need + "; crop or pad it to " + (crop_w > 0 && crop_h > 0 ? std::to_string(crop_w) + "x" + std::to_string(crop_h) + " or " : std::string()) +
-         std::to_string(even_w) + "x" + std::to_string(even_h) + " first (ffmpeg -vf crop=" +
-         std::to_string(crop_w > 0 ? crop_w : even_w) + ":" + std::to_string(crop_h > 0 ? crop_h : even_h) + ":0:0 or pad=" +
-         std::to_string(even_w) + ":" + std::to_string(even_h) + "), make it 4:4:4 (ffmpeg -pix_fmt yuv444p), "
-         "or write raw frames (-f yuv4mpegpipe or a .y4m output)";
+  const bool subsampled = d->nb_components >= 3 && !(d->flags & AV_PIX_FMT_FLAG_RGB);
+  const int step_w = subsampled ? 1 << d->log2_chroma_w : 1, step_h = subsampled ? 1 << d->log2_chroma_h : 1;
+  if (width % step_w != 0 || height % step_h != 0) {
+    const std::string need = step_h > 1 ? "an even width and height" : "an even width";
+    const int even_w = width + width % step_w, even_h = height + height % step_h;
+    const int crop_w = width - width % step_w, crop_h = height - height % step_h;
+    return "the video is " + size + ": --codec " + codec + " cannot encode it as " + pix_fmt_name(given) +
+           ", which needs " + need + "; crop or pad it to " +
+           (crop_w > 0 && crop_h > 0 ? std::to_string(crop_w) + "x" + std::to_string(crop_h) + " or " : std::string()) +
+           std::to_string(even_w) + "x" + std::to_string(even_h) + " first (ffmpeg -vf crop=" +
+           std::to_string(crop_w > 0 ? crop_w : even_w) + ":" + std::to_string(crop_h > 0 ? crop_h : even_h) +
+           ":0:0 or pad=" + std::to_string(even_w) + ":" + std::to_string(even_h) +
+           "), make it 4:4:4 (ffmpeg -pix_fmt yuv444p), or write raw frames (-f yuv4mpegpipe or a .y4m output)";
+  }
+  // The encoder's own limits (libx265's smallest picture, say): ask it. One
+  // that opens at no size (a stub build) is no size problem: Encoder reports it.
+  if (!enc) return "";
+  const std::string why = size_refusal(enc, given, width, height);
+  if (why.empty() || !size_refusal(enc, given, kOrdinaryWidth, kOrdinaryHeight).empty()) return "";
+  return "the video is " + size + ": --codec " + codec + " cannot encode it (" + enc->name + ": " + why +
+         "); pad it to a size " + enc->name + " takes first (ffmpeg -vf pad=W:H), try the other --codec, or "
+         "write raw frames (-f yuv4mpegpipe or a .y4m output)";
 }
 
 Encoder::Encoder(const TranscodeOptions& o, AVFormatContext* in_format, AVStream* in_stream, const AVFrame* first,

@@ -37,7 +37,9 @@ class GpuDevice;
 // format), with what to do instead. The format the encoder will be given (after
 // the filter's conversion, as Encoder chooses it) must have a chroma
 // subsampling that divides the size: 4:2:0 needs an even width and height,
-// 4:2:2 an even width. `raw` (yuv4mpegpipe) has no such limit.
+// 4:2:2 an even width. Then the software encoder (libx264 / libx265) is opened
+// once at that size, which finds its own limits (libx265's smallest picture).
+// `raw` (yuv4mpegpipe) has no such limit.
 std::string encoder_size_problem(const std::string& codec, bool raw, AVPixelFormat decoded, int width, int height);
 
 class Encoder {

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "cudadenoise/error.h"
@@ -170,13 +169,8 @@ struct Parser {
 }  // namespace
 
 std::string mode_choices() {
-  // Modes are numbered from 0; mode_name answers "?" past the last one.
   std::string list;
-  for (int i = 0; i < 64; ++i) {
-    const char* name = mode_name(static_cast<Mode>(i));
-    if (std::strcmp(name, "?") == 0) break;
-    list += (list.empty() ? "" : "|") + std::string(name);
-  }
+  for (Mode m : all_modes()) list += (list.empty() ? "" : "|") + std::string(mode_name(m));
   return list;
 }
 
@@ -223,7 +217,7 @@ TranscodeOptions parse_transcode_options(int argc, const char* const* argv) {
 std::string transcode_usage() {
   return "Usage: cudadenoise-transcode -i INPUT -o OUTPUT [options]\n"
          "\n"
-         "Denoises the video stream of INPUT (--mode: PI-PD, hybrid PI-PD, NLM-3D, BM3D, V-BM3D)\n"
+         "Denoises the video stream of INPUT with one of the library's modes (--mode)\n"
          "and writes OUTPUT, the video re-encoded as H.264 or HEVC. Audio, subtitles,\n"
          "cover art and other streams are copied untouched; timestamps, time base, frame\n"
          "rate, frame count, metadata, rotation (display matrix), colour range, matrix,\n"
@@ -239,12 +233,13 @@ std::string transcode_usage() {
          "\n"
          "Exit status:\n"
          "  0    success\n"
-         "  2    bad arguments or parameter values\n"
+         "  2    bad arguments or parameter values, or a frame size --codec cannot\n"
+         "       encode (checked before decoding; docs/TRANSCODE.md, 'Frame size')\n"
          "  3    input missing, unreadable, corrupt or truncated, or a decode error\n"
          "       with --fail-on-decode-error (without it they are counted and reported)\n"
          "  4    no decoder for the input's video codec, or no encoder for --codec\n"
          "  5    output exists (without -y), or cannot be created or written\n"
-         "  6    GPU/CUDA failure, or --backend cuda without a usable GPU\n"
+         "  6    GPU/CUDA failure, or --backend cuda with no CUDA device\n"
          "  130  interrupted (Ctrl-C; 143 for SIGTERM)\n"
          "  1    anything else\n"
          "On any failure the output file is left as it was: nothing is written under its\n"

@@ -59,7 +59,7 @@ std::int64_t parse_bitrate(const std::string& flag, const std::string& text);
 // "A:B" (frame numbers, 0 <= A < B) into *begin, *end; throws UsageError naming `flag`.
 void parse_range(const std::string& flag, const std::string& text, std::int64_t* begin, std::int64_t* end);
 
-// The names --mode accepts ("pipd|hybrid"), from cdn::mode_name.
+// The names --mode accepts ("pipd|hybrid|..."): the library's modes (cdn::all_modes).
 std::string mode_choices();
 
 // The --help text.

@@ -15,9 +15,8 @@ bool built_with_cuda();
 bool cuda_available(std::string* why = nullptr);
 // CUDA devices this process can use (0 without CUDA).
 int cuda_device_count();
-// Auto resolves to Cuda when cuda_available(), else Cpu. Cuda without a device throws.
-// Cuda or Cpu for Auto; throws NoCudaDevice (cuda_available's reason) for Cuda
-// when no device can be used.
+// Auto resolves to Cuda when cuda_available(), else Cpu. Cuda when no device can
+// be used throws NoCudaDevice (cuda_available's reason).
 Backend resolve_backend(Backend requested);
 
 }  // namespace cdn

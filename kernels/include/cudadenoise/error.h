@@ -22,8 +22,6 @@ class InvalidArgument : public Error {
   explicit InvalidArgument(const std::string& what) : Error(what) {}
 };
 
-// Thrown when a frame in progress is abandoned through its cancel flag
-// (StreamDenoiser::set_cancel_flag); the output frame is incomplete.
 // The CUDA backend was asked for and no CUDA device can be used (none, no
 // driver, or a driver too old): every tool and the element say so the same way.
 class NoCudaDevice : public Error {
@@ -31,6 +29,8 @@ class NoCudaDevice : public Error {
   explicit NoCudaDevice(const std::string& why) : Error(why) {}
 };
 
+// Thrown when a frame in progress is abandoned through its cancel flag
+// (StreamDenoiser::set_cancel_flag); the output frame is incomplete.
 class Cancelled : public Error {
  public:
   Cancelled() : Error("cancelled") {}
