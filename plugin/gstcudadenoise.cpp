@@ -639,7 +639,7 @@ gst_cuda_denoise_drain (GstCdnBaseTransform * base)
 {
   GstCudaDenoise *self = GST_CUDA_DENOISE (base);
   State *state = self->state;
-  if (!state->stream || state->window.held () == 0)
+  if (!state->stream || state->stream->held () == 0)
     return GST_FLOW_OK;
   const GstFlowReturn ret = state->window.drain (base, *state->stream, cuda_backend (self));
   update_active_latency (self);
@@ -688,7 +688,7 @@ gst_cuda_denoise_submit_input_buffer (GstBaseTransform * trans, gboolean is_disc
 
   State *state = self->state;
   /* A discontinuity ends the stream: the old frames go out first. */
-  if (GST_BUFFER_IS_DISCONT (inbuf) && state->window.held () > 0) {
+  if (GST_BUFFER_IS_DISCONT (inbuf) && state->stream && state->stream->held () > 0) {
     GST_DEBUG_OBJECT (self, "DISCONT buffer: draining the window");
     ret = gst_cuda_denoise_drain (base);
   }
@@ -743,7 +743,7 @@ gst_cuda_denoise_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_SEGMENT:
     case GST_EVENT_STREAM_START:
       /* The old stream's frames go out before the event (changed caps: set_caps). */
-      if (self->state->window.held () > 0) {
+      if (self->state->stream && self->state->stream->held () > 0) {
         GST_DEBUG_OBJECT (self, "%s: draining the window", GST_EVENT_TYPE_NAME (event));
         gst_cuda_denoise_drain (GST_CDN_BASE_TRANSFORM (trans));
       }

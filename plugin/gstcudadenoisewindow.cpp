@@ -18,15 +18,15 @@ struct NoBuffer
 
 /* Output frames in buffers of the negotiated pool, mapped on the device when
  * they are CUDA memory of our context; each taken frame gets the metadata of
- * its input and goes downstream, or (One) is handed to generate_output. */
+ * its input (its tag) and goes downstream, or (One) is handed to
+ * generate_output. */
 class OutputSink final : public cdn::FrameSink
 {
 public:
   enum class Deliver { Downstream, One };
 
-  OutputSink (GstCdnBaseTransform * element, std::deque<GstCdnBufferPtr> & metas, bool cuda_backend,
-      Deliver deliver)
-    : element_ (element), metas_ (metas), cuda_backend_ (cuda_backend), deliver_ (deliver) {}
+  OutputSink (GstCdnBaseTransform * element, bool cuda_backend, Deliver deliver)
+    : element_ (element), cuda_backend_ (cuda_backend), deliver_ (deliver) {}
 
   cdn::FrameView next () override
   {
@@ -58,15 +58,14 @@ public:
     return mapped_.view ();
   }
 
-  bool take () override
+  bool take (cdn::FrameTag tag) override
   {
     mapped_.unmap ();
     GstBuffer *out = buffer_.release ();
-    GstCdnBufferPtr meta = std::move (metas_.front ());
-    metas_.pop_front ();
+    GstBuffer *meta = static_cast < GstBuffer * >(tag.get ());
     GstBaseTransform *trans = GST_BASE_TRANSFORM (element_);
     GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (trans);
-    if (klass->copy_metadata && !klass->copy_metadata (trans, meta.get (), out))
+    if (klass->copy_metadata && !klass->copy_metadata (trans, meta, out))
       GST_WARNING_OBJECT (element_, "could not copy the metadata of a frame");
     GST_LOG_OBJECT (element_, "out pts %" GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (out)));
     if (deliver_ == Deliver::One) {
@@ -84,7 +83,6 @@ public:
 
 private:
   GstCdnBaseTransform *element_;
-  std::deque<GstCdnBufferPtr> &metas_;
   bool cuda_backend_;
   Deliver deliver_;
   GstCdnBufferPtr buffer_;   /* acquired and not yet taken */
@@ -119,7 +117,7 @@ GstCudaDenoiseWindow::push (GstCdnBaseTransform * element, cdn::StreamDenoiser &
   }
   /* Downstream refused a frame and the chain loop stopped asking: the frames
    * ready since go out now (their pushes' results do not matter any more). */
-  OutputSink late (element, metas_, cuda_backend, OutputSink::Deliver::Downstream);
+  OutputSink late (element, cuda_backend, OutputSink::Deliver::Downstream);
   GstFlowReturn ret = step (element, stream, "denoising", [&] {
     const int n = cdn::catch_up (stream, late);
     if (n > 0)
@@ -136,17 +134,18 @@ GstCudaDenoiseWindow::push (GstCdnBaseTransform * element, cdn::StreamDenoiser &
       GST_ELEMENT_ERROR (element, STREAM, FAILED, ("could not map a frame"), ("%s", error.c_str ()));
       return GST_FLOW_ERROR;
     }
+    /* What the output of this frame will carry (its tag): timestamps, offsets,
+     * flags and metas. */
+    cdn::FrameTag meta (gst_buffer_new (), [](void *b) { gst_buffer_unref (static_cast < GstBuffer * >(b)); });
+    GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (element);
+    if (klass->copy_metadata
+        && !klass->copy_metadata (GST_BASE_TRANSFORM (element), inbuf, static_cast < GstBuffer * >(meta.get ())))
+      GST_WARNING_OBJECT (element, "could not copy the metadata of an input buffer");
     /* The stream copies the frame: the input buffer can go back to upstream's pool. */
-    ret = step (element, stream, "denoising", [&] { stream.push (in.view ()); });
+    ret = step (element, stream, "denoising", [&] { stream.push (in.view (), nullptr, std::move (meta)); });
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  /* What the output of this frame will carry: timestamps, offsets, flags and metas. */
-  GstCdnBufferPtr meta (gst_buffer_new ());
-  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (element);
-  if (klass->copy_metadata && !klass->copy_metadata (GST_BASE_TRANSFORM (element), inbuf, meta.get ()))
-    GST_WARNING_OBJECT (element, "could not copy the metadata of an input buffer");
-  metas_.push_back (std::move (meta));
   in_++;
   GST_LOG_OBJECT (element, "in %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT " (%s), %d held", in_,
       GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), device ? "device" : "host", stream.held ());
@@ -158,14 +157,14 @@ GstCudaDenoiseWindow::pop (GstCdnBaseTransform * element, cdn::StreamDenoiser & 
     bool cuda_backend)
 {
   *outbuf = nullptr;
-  if (metas_.empty ())
+  if (stream.held () == 0)
     return GST_FLOW_OK;
   GstCdnContextGuard context (element);
   if (!context.ok ()) {
     GST_ELEMENT_ERROR (element, LIBRARY, FAILED, ("could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
   }
-  OutputSink one (element, metas_, cuda_backend, OutputSink::Deliver::One);
+  OutputSink one (element, cuda_backend, OutputSink::Deliver::One);
   const GstFlowReturn ret = step (element, stream, "denoising", [&] { cdn::pop_ready (stream, one); });
   if (one.one_)
     out_++;
@@ -176,16 +175,16 @@ GstCudaDenoiseWindow::pop (GstCdnBaseTransform * element, cdn::StreamDenoiser & 
 GstFlowReturn
 GstCudaDenoiseWindow::drain (GstCdnBaseTransform * element, cdn::StreamDenoiser & stream, bool cuda_backend)
 {
-  if (metas_.empty ())
+  if (stream.held () == 0)
     return GST_FLOW_OK;
   GstCdnContextGuard context (element);
   GST_DEBUG_OBJECT (element, "draining %d frames", stream.held ());
-  OutputSink downstream (element, metas_, cuda_backend, OutputSink::Deliver::Downstream);
+  OutputSink downstream (element, cuda_backend, OutputSink::Deliver::Downstream);
   GstFlowReturn ret = step (element, stream, "draining", [&] { out_ += cdn::drain (stream, downstream); });
   if (ret == GST_FLOW_OK)
     ret = downstream.flow_;
-  if (ret != GST_FLOW_OK || !metas_.empty ()) {
-    GST_INFO_OBJECT (element, "drain stopped (%s): dropping %d frames", gst_flow_get_name (ret), (int) metas_.size ());
+  if (ret != GST_FLOW_OK || stream.held () > 0) {
+    GST_INFO_OBJECT (element, "drain stopped (%s): dropping %d frames", gst_flow_get_name (ret), stream.held ());
     flush (element, stream);
   }
   GST_DEBUG_OBJECT (element, "stream ended: %" G_GUINT64_FORMAT " frames in, %" G_GUINT64_FORMAT " out", in_, out_);
@@ -196,9 +195,8 @@ GstCudaDenoiseWindow::drain (GstCdnBaseTransform * element, cdn::StreamDenoiser 
 void
 GstCudaDenoiseWindow::flush (GstCdnBaseTransform * element, cdn::StreamDenoiser & stream)
 {
-  GST_DEBUG_OBJECT (element, "dropping %d held frames", (int) metas_.size ());
+  GST_DEBUG_OBJECT (element, "dropping %d held frames", stream.held ());
   GstCdnContextGuard context (element);
   step (element, stream, "resetting", [&] { stream.reset (); });
-  metas_.clear ();
   in_ = out_ = 0;
 }

@@ -1,18 +1,18 @@
 /* gstcudadenoisewindow.h: cudadenoise's temporal path: a cdn::StreamDenoiser
  * that holds a window of frames, fed from submit_input_buffer and emptied by
  * generate_output, one output buffer per input buffer, in order. What stays here
- * is GStreamer's side: mapping buffers, output buffers from the negotiated pool,
- * and a queue of buffers without memory that carry each input's timestamps,
- * offsets, flags and metas to its output. When a frame is ready, how the window
- * catches up after a refused push and how it drains are the library's
- * (stream_pump.h). */
+ * is GStreamer's side: mapping buffers and output buffers from the negotiated
+ * pool. Each frame's tag in the stream (cdn::FrameTag) is a buffer without
+ * memory that carries its input's timestamps, offsets, flags and metas to its
+ * output. When a frame is ready, how the window catches up after a refused push
+ * and how it drains are the library's (stream_pump.h). */
 #pragma once
 
-#include <deque>
 #include <memory>
 
 #include "cudadenoise/stream_denoiser.h"
 #include "gstcdnbasetransform.h"
+
 
 struct GstCdnBufferUnref
 {
@@ -39,10 +39,6 @@ public:
   /* Flush: the held frames are dropped. */
   void flush (GstCdnBaseTransform * element, cdn::StreamDenoiser & stream);
 
-  /* Frames pushed and not yet out. */
-  int held () const { return (int) metas_.size (); }
-
 private:
-  std::deque<GstCdnBufferPtr> metas_;
   guint64 in_ = 0, out_ = 0;  /* frames of the current stream, for the log */
 };

@@ -29,7 +29,16 @@ namespace cdn::python {
 
 namespace {
 
-// A sink that gives every output frame a host frame of its own.
+// A Python object as a frame's tag (cdn::FrameTag): the stream may drop it
+// without the GIL (the deleter takes it).
+FrameTag tag_of(const py::object& o) {
+  return FrameTag(new py::object(o), [](void* p) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(p);
+  });
+}
+
+// A sink that gives every output frame a host frame of its own, kept with its tag.
 class CollectingSink final : public FrameSink {
  public:
   CollectingSink(PixelFormat f, int w, int h) : format_(f), width_(w), height_(h) {}
@@ -37,11 +46,13 @@ class CollectingSink final : public FrameSink {
     pending_ = std::make_unique<HostFrame>(format_, width_, height_);
     return pending_->view();
   }
-  bool take() override {
+  bool take(FrameTag tag) override {
     frames.push_back(std::move(pending_));
+    tags.push_back(std::move(tag));
     return true;
   }
   std::vector<std::unique_ptr<HostFrame>> frames;
+  std::vector<FrameTag> tags;  // the tag each frame was pushed with
 
  private:
   PixelFormat format_;
@@ -90,10 +101,10 @@ class Stream {
     }
     const std::unique_ptr<HostFrame> in = to_host_frame(frame, shape);
     CollectingSink sink(shape.format, shape.width, shape.height);
-    tags_.push_back(tag);
+    FrameTag t = tag_of(tag);
     {
       py::gil_scoped_release release;
-      feed(*denoiser_, in->view(), sink);
+      feed(*denoiser_, in->view(), sink, nullptr, std::move(t));
     }
     collect(sink);
   }
@@ -127,7 +138,6 @@ class Stream {
 
   void close() {
     denoiser_.reset();
-    tags_.clear();
     ready_.clear();
     closed_ = true;
   }
@@ -136,7 +146,7 @@ class Stream {
     return denoiser_ ? denoiser_->latency_frames() : StreamDenoiser::latency_frames_for(settings_);
   }
   std::vector<double> noise_sigma() const { return denoiser_ ? denoiser_->noise_sigma() : std::vector<double>{}; }
-  int held() const { return static_cast<int>(tags_.size() + ready_.size()); }
+  int held() const { return (denoiser_ ? denoiser_->held() : 0) + static_cast<int>(ready_.size()); }
   std::string mode() const { return mode_name(settings_.mode); }
 
  private:
@@ -144,11 +154,9 @@ class Stream {
     if (closed_) throw py::value_error("Stream: closed");
   }
   void collect(CollectingSink& sink) {
-    for (auto& f : sink.frames) {
-      if (tags_.empty()) throw Error("Stream: more frames out than in");
-      ready_.push_back(py::make_tuple(from_host_frame(f->view(), *shape_), tags_.front()));
-      tags_.pop_front();
-    }
+    for (std::size_t i = 0; i < sink.frames.size(); ++i)
+      ready_.push_back(py::make_tuple(from_host_frame(sink.frames[i]->view(), *shape_),
+                                      *static_cast<py::object*>(sink.tags[i].get())));
   }
 
   DenoiseSettings settings_;
@@ -156,7 +164,6 @@ class Stream {
   int bit_depth_;
   std::optional<FrameShape> shape_;
   std::unique_ptr<StreamDenoiser> denoiser_;
-  std::deque<py::object> tags_;   // of the frames in the denoiser, oldest first
   std::deque<py::object> ready_;  // (frame, tag) not yet taken
   bool closed_ = false;
 };

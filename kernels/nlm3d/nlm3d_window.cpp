@@ -1,4 +1,4 @@
-// nlm3d_window.cpp: NLM-3D as a temporal mode (temporal_mode.h) on the CPU: a
+// nlm3d_window.cpp: NLM-3D as a temporal mode (window_filter.h) on the CPU: a
 // chunk of output frames filtered by nlm3d_guided_reference, in the passes of
 // nlm3d_guide.h (nlm3d-gpu-cuomo-2014 eq. 8-9; docs/NLM3D.md), with the motion
 // fields of motion-search estimated by motion_reference.h and frame-confidence's
@@ -63,7 +63,7 @@ class Nlm3dCpuWindow final : public WindowFilter {
         if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
         const NlmMotion motion{views.empty() ? nullptr : views.data() + static_cast<std::size_t>(i) * nf, 1, 1};
         try {
-          factors[i] = nlm_frame_confidence(luma, job.out_first + i, params_, job.sigma[i],
+          factors[i] = nlm_frame_confidence(luma, job.out_first + i, params_, job.sigma[i][0],
                                             params_.motion_search ? &motion : nullptr, inner, job.cancel);
         } catch (const Cancelled&) {
         }
@@ -108,7 +108,7 @@ class Nlm3dCpuWindow final : public WindowFilter {
                                                              luma.width, luma.height, pass.fx, pass.fy);
         if (job.cancel && job.cancel->load()) return;  // thrown below, off the worker threads
         try {
-          nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i], inner,
+          nlm3d_guided_reference(guide, values, job.out_first + i, outs, params_, job.sigma[i][0], inner,
                                  params_.motion_search ? &motion : nullptr, job.cancel,
                                  factors.empty() ? nullptr : &confidence);
         } catch (const Cancelled&) {

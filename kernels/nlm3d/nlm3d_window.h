@@ -1,4 +1,4 @@
-// nlm3d_window.h: NLM-3D's hooks into the temporal window (temporal_mode.h): its
+// nlm3d_window.h: NLM-3D's hooks into the temporal window (window_filter.h): its
 // window (temporal radius + patch radius either side of a frame, chunks of
 // chunk-size frames) and its filter over a chunk on the CPU (nlm3d_reference.h)
 // and on CUDA (nlm3d_cuda.h). With motion-search the filter estimates the
@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "motion/motion_reference.h"
-#include "temporal/temporal_mode.h"
+#include "stream/window_filter.h"
 
 namespace cdn {
 

@@ -1,4 +1,4 @@
-// nlm3d_window_cuda.cu: NLM-3D as a temporal mode (temporal_mode.h) on CUDA: a
+// nlm3d_window_cuda.cu: NLM-3D as a temporal mode (window_filter.h) on CUDA: a
 // chunk's window and output planes go into a device table of pointers, then one
 // nlm3d_cuda_chunk launch per pass (nlm3d_guide.h) and per run of output frames
 // of equal sigma, all queued on the lane's stream. With motion-search, first the
@@ -85,7 +85,7 @@ class Nlm3dCudaWindow final : public WindowFilter {
       k.window_count = static_cast<int>(nw);
       k.stream_length = job.stream_length;
       for (int begin = 0, end; begin < count; begin = end) {
-        for (end = begin + 1; end < count && job.sigma[end] == job.sigma[begin];) ++end;
+        for (end = begin + 1; end < count && job.sigma[end][0] == job.sigma[begin][0];) ++end;
         for (int v = 0; v < k.values; ++v) {
           const int c = pass.values[v];
           k.value_proto[v] = components(*job.window[0])[c];
@@ -103,10 +103,10 @@ class Nlm3dCudaWindow final : public WindowFilter {
         if (params_.frame_confidence > 0) {
           float* factors = factors_ + static_cast<std::size_t>(begin) * per_frame;
           // The luma pass comes first: it computes the factors of its frames for every pass.
-          if (pass.fx == 1 && pass.fy == 1) nlm3d_cuda_confidence(k, params_, job.sigma[begin], factors, stream);
+          if (pass.fx == 1 && pass.fy == 1) nlm3d_cuda_confidence(k, params_, job.sigma[begin][0], factors, stream);
           k.confidence = nlm_confidence_view(factors, params_, luma.width, luma.height, pass.fx, pass.fy);
         }
-        nlm3d_cuda_chunk(k, params_, job.sigma[begin], stream);
+        nlm3d_cuda_chunk(k, params_, job.sigma[begin][0], stream);
       }
     }
   }

@@ -1,12 +1,14 @@
 // stream_denoiser.cpp: the front door (stream_denoiser.h): which stream runs
-// (PerFrameStream or TemporalStream, frame_stream.h), and when new settings make
-// a new one.
+// (DirectStream for a per-frame mode's window {0, 0}, TemporalStream for a
+// window of frames: frame_stream.h), when new settings make a new one, the
+// noise level of every frame and the frames' tags.
 #include "cudadenoise/stream_denoiser.h"
 
 #include <algorithm>
 
 #include "cudadenoise/error.h"
 #include "cudadenoise/noise_tracker.h"
+#include "stream/direct_stream.h"
 #include "stream/frame_stream.h"
 #include "temporal/temporal_stream.h"
 
@@ -84,6 +86,7 @@ void StreamDenoiser::build(const DenoiseSettings& settings) {
   // The old stream goes first: its frames (device memory) are not needed any more.
   impl_.reset();
   per_frame_ = nullptr;
+  tags_.clear();
   const DenoiseSettings s = runnable(settings);
   if (is_temporal(s.mode)) {
     if (backend_ == Backend::Cpu) {
@@ -94,12 +97,18 @@ void StreamDenoiser::build(const DenoiseSettings& settings) {
 #endif
     }
   } else {
-    auto stream = std::make_unique<PerFrameStream>(make_frame_denoiser(backend_, s), format_, width_, height_);
-    per_frame_ = &stream->denoiser();
-    per_frame_->set_cancel_flag(cancel_);
+    std::unique_ptr<DirectStream> stream;
+    if (backend_ == Backend::Cpu) {
+      stream = make_cpu_direct_stream(s, format_, width_, height_);
+    } else {
+#ifdef CDN_HAVE_CUDA
+      stream = make_cuda_direct_stream(s, format_, width_, height_);
+#endif
+    }
+    per_frame_ = stream.get();
     impl_ = std::move(stream);
   }
-  if (!impl_) throw Error("no temporal stream for this backend in this build");
+  if (!impl_) throw Error("no stream for this backend in this build");
   impl_->set_cancel_flag(cancel_);
   settings_ = settings;
   has_pending_ = false;
@@ -130,6 +139,7 @@ void StreamDenoiser::set_settings(const DenoiseSettings& s) {
 
 void StreamDenoiser::start_over() {
   impl().reset();
+  tags_.clear();
   in_stream_ = finished_ = false;
 }
 
@@ -185,7 +195,7 @@ void StreamDenoiser::enqueue(const FrameView& in, const FrameView& out, void* st
   per_frame_->enqueue(in, out, stream);
 }
 
-void StreamDenoiser::push(const FrameView& in, void* stream) {
+void StreamDenoiser::push(const FrameView& in, void* stream, FrameTag tag) {
   if (finished_) {
     if (impl().held() > 0) throw InvalidArgument("push() after finish(): pop() every frame first, or reset()");
     start_over();
@@ -194,11 +204,15 @@ void StreamDenoiser::push(const FrameView& in, void* stream) {
   start_pending();
   observe_noise(in, stream);
   impl().push(in, stream);
+  tags_.push_back(std::move(tag));
   in_stream_ = !per_frame_;
 }
 
-bool StreamDenoiser::pop(const FrameView& out, void* stream) {
+bool StreamDenoiser::pop(const FrameView& out, void* stream, FrameTag* tag) {
   if (!impl().pop(out, stream)) return false;
+  if (tags_.empty()) throw Error("stream: a frame came out that was never pushed");
+  if (tag) *tag = std::move(tags_.front());
+  tags_.pop_front();
   if (finished_ && impl_->held() == 0) start_over();  // the last frame of the stream is out
   return true;
 }
@@ -216,7 +230,6 @@ void StreamDenoiser::reset() { start_over(); }
 
 void StreamDenoiser::set_cancel_flag(const std::atomic<bool>* flag) {
   cancel_ = flag;
-  if (per_frame_) per_frame_->set_cancel_flag(flag);
   if (impl_) impl_->set_cancel_flag(flag);
 }
 

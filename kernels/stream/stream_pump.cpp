@@ -12,8 +12,9 @@ namespace {
 // Pops one ready frame into the sink; returns what take() said.
 bool pop_one(StreamDenoiser& d, FrameSink& sink, void* stream) {
   const FrameView out = sink.next();
-  if (!d.pop(out, stream)) throw Error("stream: a frame was ready but pop() gave none");
-  return sink.take();
+  FrameTag tag;
+  if (!d.pop(out, stream, &tag)) throw Error("stream: a frame was ready but pop() gave none");
+  return sink.take(std::move(tag));
 }
 
 }  // namespace
@@ -36,14 +37,14 @@ int catch_up(StreamDenoiser& d, FrameSink& sink, void* stream) {
   return n;
 }
 
-int feed(StreamDenoiser& d, const FrameView& in, FrameSink& sink, void* stream) {
+int feed(StreamDenoiser& d, const FrameView& in, FrameSink& sink, void* stream, FrameTag tag) {
   const int n = catch_up(d, sink, stream);
   if (d.per_frame()) {
     d.process(in, sink.next(), stream);
-    sink.take();
+    sink.take(std::move(tag));
     return n + 1;
   }
-  d.push(in, stream);
+  d.push(in, stream, std::move(tag));
   return n + pop_ready(d, sink, stream);
 }
 

@@ -1,12 +1,12 @@
 // chunk_scheduler.h: the bookkeeping of the temporal window (temporal_stream.h),
 // shared by the CPU and CUDA backends: which frames can be filtered, in which
 // chunk, and which input frames are still needed, for a window of `before`
-// frames before and `after` frames after each output frame (temporal_mode.h).
+// frames before and `after` frames after each output frame (window_filter.h).
 #pragma once
 
 #include <algorithm>
 
-#include "temporal/temporal_mode.h"
+#include "stream/window_filter.h"
 
 namespace cdn {
 

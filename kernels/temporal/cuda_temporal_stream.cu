@@ -1,7 +1,7 @@
 // cuda_temporal_stream.cu: the CUDA backend of the temporal window (temporal_stream.h),
 // on one or several devices (the split of the video along time of
 // nlm3d-multigpu-palma: each chunk goes whole to one device); each lane runs the
-// mode's CUDA WindowFilter (temporal_mode.h).
+// mode's CUDA WindowFilter (window_filter.h).
 //
 // The window lives in device frames of a bounded CudaFramePool on the home device
 // (the current context's), in the stream's own format (no float copies); host
@@ -29,7 +29,6 @@
 #include "cudadenoise/error.h"
 #include "cudadenoise/frame_pool.h"
 #include "cudadenoise/host_frame.h"
-#include "cudadenoise/noise_estimate.h"
 #include "temporal/temporal_stream.h"
 
 namespace cdn {
@@ -155,15 +154,6 @@ class CudaTemporalStream final : public TemporalStream {
   void copy_plane(const FrameView& from, const FrameView& to, int p, void* stream) override {
     copy_plane_async(from, to, p, s(stream));
   }
-  double estimate_sigma(const FrameView& frame, void* stream) override {
-    // The frame's luma plane comes to the host for the estimator (which reads
-    // only the luma; the other planes stay unread).
-    HostFrame host(frame.format, frame.width, frame.height);
-    copy_plane(frame, host.view(), 0, stream);
-    synchronize(stream);
-    return luma_sigma(host.view(), 0);
-  }
-
   void launch(Chunk& chunk, int filtered, void* stream) override {
     Lane& lane = *workers_[chunk.lane];
     // The lane starts after what the caller queued (output frames taken from the

@@ -5,7 +5,6 @@
 #include "core/plane_copy.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/host_frame.h"
-#include "cudadenoise/noise_estimate.h"
 #include "cudadenoise/noise_tracker.h"
 
 namespace cdn {
@@ -49,22 +48,18 @@ void TemporalStream::reset() {
   first_input_ = 0;
   popped_ = 0;
   launched_ = 0;
-  first_sigma_ = -1;
-  held_sigma_ = -1;
+  held_sigma_.clear();
 }
 
-double TemporalStream::sigma_of(const FrameView& f, void* stream) {
+std::vector<double> TemporalStream::next_sigma() {
   // The stream's measurement for this frame (StreamDenoiser's tracker, or the
-  // given sigma, times strength), in luma code values. Without one: given, or the
-  // first frame's estimate for every frame.
-  if (!noise_.empty()) {
-    const double measured = in_code_values(noise_, format_)[0];
-    if (held_sigma_ <= 0 || measured > held_sigma_ * kSigmaHoldRatio || measured < held_sigma_ / kSigmaHoldRatio)
-      held_sigma_ = measured;
-    return held_sigma_;
-  }
-  if (first_sigma_ < 0) first_sigma_ = settings_.sigma > 0 ? luma_sigma(f, settings_.sigma) : estimate_sigma(f, stream);
-  return first_sigma_;
+  // given sigma, times strength), in code values.
+  if (!uses_sigma(settings_.mode)) return {};
+  if (noise_.empty()) throw Error(std::string("mode ") + mode_name(settings_.mode) + ": no noise level set");
+  const std::vector<double> measured = in_code_values(noise_, format_);
+  const double held = held_sigma_.empty() ? 0 : held_sigma_[0];
+  if (held <= 0 || measured[0] > held * kSigmaHoldRatio || measured[0] < held / kSigmaHoldRatio) held_sigma_ = measured;
+  return held_sigma_;
 }
 
 void TemporalStream::push(const FrameView& in, void* stream) {
@@ -73,10 +68,10 @@ void TemporalStream::push(const FrameView& in, void* stream) {
     throw InvalidArgument("temporal denoiser: frame format or size changed; reset() or make a new denoiser");
   Frame f = new_frame(stream);
   copy_frame(in, *f, stream);
-  const double sigma = sigma_of(*f, stream);
+  std::vector<double> sigma = next_sigma();
   synchronize(stream);  // `in` may be reused as soon as push() returns
   inputs_.push_back(std::move(f));
-  sigmas_.push_back(sigma);
+  sigmas_.push_back(std::move(sigma));
   sched_.pushed();
   dispatch(stream);
 }
@@ -167,7 +162,6 @@ class CpuTemporalStream final : public TemporalStream {
   }
   void copy_frame(const FrameView& from, const FrameView& to, void*) override { copy_host_frame(from, to); }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
-  double estimate_sigma(const FrameView& frame, void*) override { return luma_sigma(frame, 0); }
   void launch(Chunk& chunk, int filtered, void*) override {
     ChunkJob job = job_of(chunk, chunk.window, chunk.outputs, filtered);
     job.cancel = cancel_;

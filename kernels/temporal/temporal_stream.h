@@ -1,4 +1,4 @@
-// temporal_stream.h: a window of frames for a temporal mode (temporal_mode.h):
+// temporal_stream.h: a window of frames for a temporal mode (window_filter.h):
 // one implementation of the window's bookkeeping (ChunkScheduler) over backend
 // hooks for memory and lanes: CpuTemporalStream (host frames) and the CUDA one
 // (device frames from a CudaFramePool, on one or several devices,
@@ -27,7 +27,7 @@
 
 #include "stream/frame_stream.h"
 #include "temporal/chunk_scheduler.h"
-#include "temporal/temporal_mode.h"
+#include "stream/window_filter.h"
 
 namespace cdn {
 
@@ -76,7 +76,7 @@ class TemporalStream : public FrameStream {
     int stream_length;                  // frames that exist for clamping
     std::vector<Frame> window;          // input frames window_begin ..
     std::vector<Frame> outputs;         // one per output frame
-    std::vector<double> sigma;          // per output frame: luma noise std, in luma code values
+    std::vector<std::vector<double>> sigma;  // per output frame (ChunkJob::sigma)
     int lane;                           // the worker it runs on
     std::vector<Frame> lane_frames;     // what the lane holds while it runs (backend's)
   };
@@ -88,8 +88,6 @@ class TemporalStream : public FrameStream {
   virtual Frame new_frame(void* stream) = 0;
   virtual void copy_frame(const FrameView& from, const FrameView& to, void* stream) = 0;
   virtual void copy_plane(const FrameView& from, const FrameView& to, int plane, void* stream) = 0;
-  // The luma noise of a frame, in luma code values, from the frame itself.
-  virtual double estimate_sigma(const FrameView& frame, void* stream) = 0;
   // Starts filtering components [0, filtered) of every output frame of the chunk
   // on lane chunk.lane, after the work queued so far on `stream` (the caller's);
   // may return before it is done.
@@ -106,10 +104,10 @@ class TemporalStream : public FrameStream {
   int width_, height_;
 
  private:
-  // The noise level frame `f` is filtered with: the stream's measurement
-  // (set_noise()) held while it stays within kSigmaHoldRatio of the value held;
-  // without one, given, or the first frame's estimate.
-  double sigma_of(const FrameView& f, void* stream);
+  // The noise level the next frame is filtered with (ChunkJob::sigma): the
+  // stream's measurement (set_noise()) held while its luma stays within
+  // kSigmaHoldRatio of the value held; empty for modes that take none.
+  std::vector<double> next_sigma();
   // Launches the chunks that can be filtered while lanes are free.
   void dispatch(void* stream);
   // pop() must wait for the oldest chunk rather than ask for more input.
@@ -119,14 +117,13 @@ class TemporalStream : public FrameStream {
   int lanes_;
   int launched_ = 0;           // chunks launched since the stream began
   std::deque<Frame> inputs_;   // stream frames first_input_ .. pushed - 1
-  std::deque<double> sigmas_;  // their noise levels
+  std::deque<std::vector<double>> sigmas_;  // their noise levels
   std::deque<Chunk> running_;  // launched and not wholly popped, oldest first
   int front_popped_ = 0;       // outputs of running_.front() already popped
   int first_input_ = 0;
   int popped_ = 0;
-  double first_sigma_ = -1;  // < 0: not known yet
-  std::vector<double> noise_;  // set_noise(): the next frame's, 8-bit code values
-  double held_sigma_ = -1;     // the measurement's value frames are filtered with (< 0: none yet)
+  std::vector<double> noise_;       // set_noise(): the next frame's, 8-bit code values
+  std::vector<double> held_sigma_;  // the measurement frames are filtered with, code values (empty: none yet)
 };
 
 std::unique_ptr<TemporalStream> make_cpu_temporal_stream(const DenoiseSettings& s, PixelFormat f, int w, int h);

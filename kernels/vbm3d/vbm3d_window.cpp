@@ -1,4 +1,4 @@
-// vbm3d_window.cpp: V-BM3D as a temporal mode (temporal_mode.h) on the CPU: a
+// vbm3d_window.cpp: V-BM3D as a temporal mode (window_filter.h) on the CPU: a
 // chunk of output frames filtered by vbm3d_reference over the chunk's window
 // (Dabov et al. 2007; docs/VBM3D.md). The window holds every stream frame
 // within reach of the chunk's frames, so each output frame depends on its own
@@ -21,8 +21,8 @@ template <typename F>
 void for_sigma_runs(const ChunkJob& job, F run) {
   const int count = static_cast<int>(job.outputs.size());
   for (int begin = 0, end; begin < count; begin = end) {
-    for (end = begin + 1; end < count && job.sigma[end] == job.sigma[begin];) ++end;
-    run(begin, end, std::vector<double>(job.filtered, job.sigma[begin]));
+    for (end = begin + 1; end < count && job.sigma[end][0] == job.sigma[begin][0];) ++end;
+    run(begin, end, std::vector<double>(job.filtered, job.sigma[begin][0]));
   }
 }
 

@@ -1,4 +1,4 @@
-// vbm3d_window.h: V-BM3D's hooks into the temporal window (temporal_mode.h):
+// vbm3d_window.h: V-BM3D's hooks into the temporal window (window_filter.h):
 // its window (reach() frames either side of a frame, chunks of vbm3d-chunk
 // frames; the causal window: reach() frames before it, none after, chunks of
 // one frame) and its filter over a chunk on the CPU (vbm3d_reference.h) and on
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "cudadenoise/vbm3d_params.h"
-#include "temporal/temporal_mode.h"
+#include "stream/window_filter.h"
 
 namespace cdn {
 

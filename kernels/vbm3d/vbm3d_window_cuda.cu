@@ -1,4 +1,4 @@
-// vbm3d_window_cuda.cu: V-BM3D as a temporal mode (temporal_mode.h) on CUDA:
+// vbm3d_window_cuda.cu: V-BM3D as a temporal mode (window_filter.h) on CUDA:
 // each chunk's window of device frames goes to Vbm3dCuda::run (vbm3d_cuda.h),
 // one call per run of output frames of equal sigma, queued on the lane's
 // stream. One Vbm3dCuda per lane: its buffers and rings are reused from chunk
@@ -20,11 +20,11 @@ class Vbm3dCudaWindow final : public WindowFilter {
     for (const FrameView* f : job.window) window.push_back(*f);
     const int first = job.out_first - job.window_first, count = static_cast<int>(job.outputs.size());
     for (int begin = 0, end; begin < count; begin = end) {
-      for (end = begin + 1; end < count && job.sigma[end] == job.sigma[begin];) ++end;
+      for (end = begin + 1; end < count && job.sigma[end][0] == job.sigma[begin][0];) ++end;
       std::vector<FrameView> outs;
       for (int i = begin; i < end; ++i) outs.push_back(*job.outputs[i]);
       filter_.run(window, first + begin, first + end, outs, job.filtered, params_,
-                  std::vector<double>(job.filtered, job.sigma[begin]), stream, job.cancel);
+                  std::vector<double>(job.filtered, job.sigma[begin][0]), stream, job.cancel);
     }
   }
 

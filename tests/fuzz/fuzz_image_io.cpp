@@ -18,7 +18,7 @@
 #include "cudadenoise/host_frame.h"
 #include "fuzz_support.h"
 #include "image_io.h"
-#include "stream/frame_denoiser.h"
+#include "cudadenoise/stream_denoiser.h"
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
 
@@ -64,11 +64,6 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static cdn::fuzz::MemFile file;
-  static const std::unique_ptr<cdn::FrameDenoiser> denoiser = [] {
-    cdn::DenoiseSettings s;
-    s.mode = cdn::Mode::Hybrid;
-    return cdn::make_cpu_denoiser(s);
-  }();
   file.set(data, size);
   cdn::tools::Image img;
   try {
@@ -83,7 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check(in);
   const cdn::HostFrame frame = cdn::tools::image_to_frame(in);
   cdn::HostFrame out(frame.view().format, frame.view().width, frame.view().height);
-  denoiser->process(frame.view(), out.view(), nullptr);
+  cdn::DenoiseSettings s;
+  s.mode = cdn::Mode::Hybrid;
+  cdn::StreamDenoiser::create(cdn::Backend::Cpu, s, frame.view().format, frame.view().width, frame.view().height)
+      ->process(frame.view(), out.view());
   cdn::tools::frame_to_image(out.view(), in);
   check(in);
   return 0;

@@ -19,7 +19,7 @@
 #include "cudadenoise/presets.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "noise_test_support.h"
-#include "stream/frame_denoiser.h"
+#include "stream/direct_stream.h"
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
@@ -54,7 +54,7 @@ TEST(GpuStreamNoise, DefaultPresetOnDeviceFramesTracksTheNoiseAndEqualsTheCpu) {
     const DenoiseSettings s = SettingsChoice().resolve();  // standard: bm3d rapid, sigma auto
     auto den = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
     auto cpu_stream = StreamDenoiser::create(Backend::Cpu, s, f, w, h);  // the same frames in host memory
-    auto cpu = make_cpu_denoiser(s);
+    auto cpu = make_cpu_direct_stream(s, f, w, h);  // the CPU reference, given the GPU stream's sigma
     CudaFramePool pool(f, w, h, 4);
     NoiseTracker host;
     std::vector<CudaFramePool::Handle> held;

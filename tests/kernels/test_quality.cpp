@@ -16,7 +16,7 @@
 #include "cudadenoise/metrics.h"
 #include "cudadenoise/noise.h"
 #include "image_io.h"
-#include "stream/frame_denoiser.h"
+#include "cudadenoise/stream_denoiser.h"
 #include "test_support.h"
 
 namespace cdn {
@@ -151,7 +151,7 @@ TEST(Quality, OutermostRingIsDenoisedLikeTheInterior) {
       DenoiseSettings s;
       s.mode = c.mode;
       s.pipd = c.params;
-      make_cpu_denoiser(s)->process(noisy.view(), out.view(), nullptr);
+      StreamDenoiser::create(Backend::Cpu, s, PixelFormat::GRAY8, w, h)->process(noisy.view(), out.view());
       Region ring, inner;
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {

@@ -27,7 +27,9 @@ namespace {
 class ThreadLanes final : public TemporalStream {
  public:
   ThreadLanes(const DenoiseSettings& s, const WindowShape& w, int lanes)
-      : TemporalStream(s, w, PixelFormat::GRAY8, 1, 1, lanes), workers_(lanes) {}
+      : TemporalStream(s, w, PixelFormat::GRAY8, 1, 1, lanes), workers_(lanes) {
+    set_noise({1.0});  // as StreamDenoiser does before every frame
+  }
   ~ThreadLanes() override { reset(); }
   Backend backend() const override { return Backend::Cpu; }
 
@@ -47,11 +49,10 @@ class ThreadLanes final : public TemporalStream {
   }
   void copy_frame(const FrameView& from, const FrameView& to, void*) override { copy_host_frame(from, to); }
   void copy_plane(const FrameView& from, const FrameView& to, int p, void*) override { copy_host_plane(from, to, p); }
-  double estimate_sigma(const FrameView&, void*) override { return 1.0; }
   void launch(Chunk& chunk, int, void*) override {
     Worker& w = workers_[chunk.lane];
     ASSERT_FALSE(w.thread.joinable()) << "lane " << chunk.lane << " given a chunk while busy";
-    sigmas_.insert(sigmas_.end(), chunk.sigma.begin(), chunk.sigma.end());
+    for (const std::vector<double>& s : chunk.sigma) sigmas_.push_back(s.at(0));
     w.finished = false;
     {
       std::lock_guard<std::mutex> g(lock_);

@@ -11,7 +11,7 @@
 // "bm3d-profile=balanced,bm3d-step=3") and for each --measure LABEL:FILE reads a
 // peer's output. Prints one line per run: the mean over the frames of the luma
 // PSNR against the clean frames, and on the GPU the median milliseconds per frame
-// of the kernels (device frames, CUDA events around FrameDenoiser::enqueue) and
+// of the kernels (device frames, CUDA events around StreamDenoiser::enqueue) and
 // end to end (host frames: upload, filter, download).
 #include <algorithm>
 #include <chrono>

@@ -115,16 +115,13 @@ FramePtr FilterStep::new_output(const AVFrame* like, MemoryKind memory) {
     out->height = like->height;
     check_av(av_frame_get_buffer(out.get(), 0), "cannot allocate a frame");
   }
-  check_av(av_frame_copy_props(out.get(), like), "cannot copy frame properties");
-  out->width = like->width;
-  out->height = like->height;
   return out;
 }
 
 void* FilterStep::stream() const { return gpu_ ? gpu_->stream() : nullptr; }
 
 FrameView FilterStep::OneFrameSink::next() {
-  const AVFrame* like = step_.shells_.front().get();
+  const AVFrame* like = step_.layout_.get();
   if (!frame_) frame_ = step_.new_output(like, step_.memory_);  // a bottom field goes into its top's frame
   PixelFormat format;
   cdn_format_of(layout_of(like), &format);
@@ -132,14 +129,14 @@ FrameView FilterStep::OneFrameSink::next() {
   return step_.fields_ ? field_view(whole, parity_) : whole;
 }
 
-bool FilterStep::OneFrameSink::take() {
+bool FilterStep::OneFrameSink::take(FrameTag tag) {
   if (step_.fields_ && parity_ == 0) {  // the top field is in; the bottom one completes the frame
     parity_ = 1;
     return true;
   }
   parity_ = 0;
+  check_av(av_frame_copy_props(frame_.get(), static_cast<const AVFrame*>(tag.get())), "cannot copy frame properties");
   step_.ready_.push_back(std::move(frame_));
-  step_.shells_.pop_front();
   return false;  // one at a time: pop() asks for the next
 }
 
@@ -153,8 +150,8 @@ void FilterStep::push(const AVFrame* in) {
     return;
   }
   const Prepared p = prepare(in);
-  // What the frame leaves behind until it comes out: its properties and layout.
-  FramePtr shell = alloc_frame();
+  // What the frame leaves behind until it comes out (its tag): its properties and layout.
+  std::shared_ptr<AVFrame> shell(alloc_frame().release(), [](AVFrame* f) { av_frame_free(&f); });
   check_av(av_frame_copy_props(shell.get(), p.frame), "cannot copy frame properties");
   shell->format = p.frame->format;
   shell->width = p.frame->width;
@@ -172,17 +169,17 @@ void FilterStep::push(const AVFrame* in) {
                                          stream_height(p.frame), gpu_ ? devices_ : std::vector<int>{});
       denoiser_->set_cancel_flag(interrupt_flag());  // Ctrl-C stops the frame or chunk being filtered
       memory_ = p.memory;
+      layout_ = shell;
     }
     if (p.memory != memory_)
       throw Failure(kExitInput, "the video switched between NVDEC and software decoding mid-stream: not supported");
-    shells_.push_back(std::move(shell));
     // A per-frame mode filters straight into a new output frame; a window keeps
     // the frame (copied before feed() returns: the NVDEC surface may go back).
     const FrameView in_view = frame_view(p.frame, p.format, p.memory);
     if (fields_) {  // interlaced: the top field, then the bottom one, each a frame of the stream
-      for (int parity = 0; parity < 2; ++parity) feed(*denoiser_, field_view(in_view, parity), sink_, stream());
+      for (int parity = 0; parity < 2; ++parity) feed(*denoiser_, field_view(in_view, parity), sink_, stream(), shell);
     } else {
-      feed(*denoiser_, in_view, sink_, stream());
+      feed(*denoiser_, in_view, sink_, stream(), shell);
     }
   } catch (const InvalidArgument& e) {
     throw Failure(kExitInput, std::string("the denoiser cannot take this frame: ") + e.what());

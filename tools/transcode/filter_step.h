@@ -12,7 +12,8 @@
 // filtered into new host frames; on the CUDA backend the denoiser uploads and
 // downloads them itself, and each such frame counts as a host copy: on the
 // zero-copy path (nvdec -> cuda) host_copies() stays 0. Frame properties (pts,
-// duration, colour, side data) follow each frame through the filter.
+// duration, colour, side data) follow each frame through the filter as its tag
+// (cdn::FrameTag: a shell of the input frame, handed back with its output).
 //
 // Interlaced video (set_fields): the per-frame modes filter each field on its
 // own, as a half-height frame of every other line (field_view, no copy), so
@@ -75,13 +76,13 @@ class FilterStep {
     MemoryKind memory = MemoryKind::Host;
   };
   // Output frames, one per take() (two with fields: the top field's, then the
-  // bottom field's, into the same frame): each like the oldest frame still in
-  // the stream (its properties and layout), into ready_; then it stops for now.
+  // bottom field's, into the same frame): each in the stream's layout, with the
+  // properties of its input (the tag), into ready_; then it stops for now.
   class OneFrameSink final : public FrameSink {
    public:
     explicit OneFrameSink(FilterStep& step) : step_(step) {}
     FrameView next() override;
-    bool take() override;
+    bool take(FrameTag tag) override;
 
    private:
     FilterStep& step_;
@@ -90,7 +91,8 @@ class FilterStep {
   };
 
   Prepared prepare(const AVFrame* in);
-  // An empty frame like `like`: from our CUDA pool for device frames, else host.
+  // An empty frame of `like`'s layout and size (no properties): from our CUDA
+  // pool for device frames, else host.
   FramePtr new_output(const AVFrame* like, MemoryKind memory);
   void ensure_pool(const AVFrame* like);
   void* stream() const;
@@ -105,7 +107,7 @@ class FilterStep {
   MemoryKind memory_ = MemoryKind::Host;      // where the stream's frames are
   OneFrameSink sink_{*this};
   std::deque<FramePtr> ready_;   // filtered frames (--no-denoise: the input frames)
-  std::deque<FramePtr> shells_;  // properties of the frames in the denoiser, oldest first
+  std::shared_ptr<AVFrame> layout_;  // the layout and size of the stream's frames (its first frame's shell)
   BufferPtr pool_;               // our AVHWFramesContext for device output frames
   FormatConverter converter_;
   long long host_copies_ = 0;

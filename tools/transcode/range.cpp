@@ -5,7 +5,7 @@
 
 #include "errors.h"
 #include "input.h"
-#include "temporal/temporal_mode.h"
+#include "stream/window_filter.h"
 
 namespace cdn::transcode {
 

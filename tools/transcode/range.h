@@ -3,7 +3,7 @@
 // presentation order, as the decoder gives them; frame i is found by its
 // timestamp, from an index of every video packet's pts (a scan of the packets,
 // no decoding; packets marked discard, outside an MP4 edit list, give no frame). Output frame t of a temporal mode reads input frames
-// t - before .. t + after (the library's WindowShape, temporal_mode.h), so the
+// t - before .. t + after (the library's WindowShape, window_filter.h), so the
 // piece decodes and filters the context [max(0, A - before), min(N, B + after))
 // and writes only [A, B): each written frame then sees exactly the frames it
 // sees in a run over the whole video, clamped at the video's own ends only.

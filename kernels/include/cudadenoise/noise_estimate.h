@@ -1,6 +1,6 @@
 // noise_estimate.h: the `sigma = auto` of one frame, for the callers that
-// estimate once per stream (FirstFrameSigma) or once per image. Streams should
-// use NoiseTracker (noise_tracker.h), which follows the noise frame by frame.
+// estimate once per image. Streams use NoiseTracker (noise_tracker.h), which
+// follows the noise frame by frame.
 //
 // The estimator is noise_level.h (weak-texture patch PCA, Liu, Tanaka &
 // Okutomi 2013, with the split-sample and clipping options); the floor and the
@@ -28,24 +28,5 @@ double estimate_noise_sigma(const PlaneView& plane);
 std::vector<double> component_sigmas(const FrameView& host_frame, double given);
 // component_sigmas()[0].
 double luma_sigma(const FrameView& host_frame, double given);
-
-// component_sigmas of the first frame a per-frame denoiser sees, kept for the
-// frames after it (of the same format) until reset().
-class FirstFrameSigma {
- public:
-  const std::vector<double>& get(const FrameView& host_frame, double given) {
-    if (sigma_.empty() || format_ != host_frame.format) {
-      sigma_ = component_sigmas(host_frame, given);
-      format_ = host_frame.format;
-    }
-    return sigma_;
-  }
-  bool known(PixelFormat f) const { return !sigma_.empty() && format_ == f; }
-  void reset() { sigma_.clear(); }
-
- private:
-  std::vector<double> sigma_;
-  PixelFormat format_ = PixelFormat::GRAY8;
-};
 
 }  // namespace cdn

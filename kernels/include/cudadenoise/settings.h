@@ -20,8 +20,9 @@ namespace cdn {
 
 enum class Mode { Pipd, Hybrid, Nlm3d, Bm3d, Vbm3d };
 
-// Modes that filter each frame on its own (pipd, hybrid, bm3d); the others hold a temporal window.
-inline bool is_temporal(Mode m) { return m == Mode::Nlm3d || m == Mode::Vbm3d; }
+// Whether the mode holds a temporal window (nlm3d, vbm3d); the others filter each
+// frame on its own. The modes' facts come from the mode registry (kernels/core/mode_spec.h).
+bool is_temporal(Mode m);
 enum class Backend { Auto, Cuda, Cpu };
 enum class PlaneSelection { Luma, All };
 
@@ -198,8 +199,8 @@ struct DenoiseSettings {
 // Whether a mode takes a noise sigma (and so `sigma` and `strength`).
 bool uses_sigma(Mode m);
 // Whether a temporal mode has a causal window in this build: its filter reads
-// only the frames of the window it is given (t - before .. t). Set per mode in
-// temporal_modes.cpp, by the mode's engineers once their causal filter exists.
+// only the frames of the window it is given (t - before .. t). Set in the mode's
+// registration, by the mode's engineers once their causal filter exists.
 bool has_causal_window(Mode m);
 // Whether these settings can run the mode's causal window (nlm3d: 2D patches
 // only, a cube spans later frames). Auto takes the causal window only then.

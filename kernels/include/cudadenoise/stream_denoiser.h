@@ -2,13 +2,17 @@
 // come out in the same order and number; host or device frames, on the CUDA
 // backend or the CPU one (the same output).
 //
-// Per-frame modes (pipd, hybrid, bm3d) filter each frame on its own: process()
-// writes it straight into the caller's output frame (device frames stay where
-// they are: zero-copy). The temporal mode (nlm3d) holds a window of frames
-// (temporal_stream.h): push() copies a frame in, pop() hands out the next frame
-// once the frames it needs have arrived, latency_frames() later at most. Most
-// callers use neither directly but the loop of stream_pump.h, which does the
-// right thing for both.
+// Every mode is a filter over a window of frames (kernels/stream/window_filter.h,
+// the modes' registry kernels/core/mode_spec.h). Per-frame modes (pipd, hybrid,
+// bm3d) have the window {0, 0}: process() hands the caller's input and output
+// frames straight to the filter (device frames stay where they are: zero-copy).
+// Temporal modes (nlm3d, vbm3d) hold a window of frames: push() copies a frame
+// in, pop() hands out the next frame once the frames it needs have arrived,
+// latency_frames() later at most. push() and pop() work for every mode, and
+// carry a tag per frame (the caller's metadata: the element's buffer, the
+// tool's frame properties) from the push to the pop of that frame. Most callers
+// use neither directly but the loop of stream_pump.h, which does the right
+// thing for both.
 //
 // The stream owns the stream-level rules: settings changed while frames flow
 // take effect from the next frame when they can, else at the next stream start
@@ -19,6 +23,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -29,8 +34,14 @@
 namespace cdn {
 
 class FrameStream;
-class FrameDenoiser;
+class DirectStream;
 class NoiseTracker;
+
+// What a caller attaches to a frame it pushes: the stream keeps it while it
+// holds the frame and hands it back with that frame's output (pop()); reset()
+// and the end of the stream's life drop it. Anything the caller likes: the
+// element's input buffer (its timestamps and metas), the tool's frame shell.
+using FrameTag = std::shared_ptr<void>;
 
 class StreamDenoiser {
  public:
@@ -107,14 +118,15 @@ class StreamDenoiser {
   // as the work is queued on `stream`: the caller synchronizes before reading `out`.
   void enqueue(const FrameView& in, const FrameView& out, void* stream);
 
-  // Every mode. push() takes a frame; `in` may be reused as soon as it returns.
-  // pop() writes the next frame into `out` and returns true, or returns false
-  // when it is not ready yet; synchronous. Call pop() until it returns false
-  // after every push(): then a temporal stream holds a bounded number of frames
-  // whatever the stream's length (temporal_stream.h). A per-frame mode filters on
-  // push() into a frame of its own that pop() copies: process() avoids the copy.
-  void push(const FrameView& in, void* stream = nullptr);
-  bool pop(const FrameView& out, void* stream = nullptr);
+  // Every mode. push() takes a frame and its tag; `in` may be reused as soon as
+  // it returns. pop() writes the next frame into `out`, gives its tag (when
+  // `tag` is not null) and returns true, or returns false when it is not ready
+  // yet; synchronous. Call pop() until it returns false after every push(): then
+  // a temporal stream holds a bounded number of frames whatever the stream's
+  // length (temporal_stream.h). A per-frame mode filters on push() into a frame
+  // of its own that pop() copies: process() avoids the copy.
+  void push(const FrameView& in, void* stream = nullptr, FrameTag tag = nullptr);
+  bool pop(const FrameView& out, void* stream = nullptr, FrameTag* tag = nullptr);
   // Whether pop() would hand out a frame now.
   bool ready() const;
   // Frames pushed and not yet popped.
@@ -122,7 +134,7 @@ class StreamDenoiser {
   // End of the stream: every held frame becomes ready; once they are popped the
   // next push() starts a new stream (with settings waiting for one).
   void finish();
-  // Drops every held frame (flush); the next push() starts a new stream.
+  // Drops every held frame and its tag (flush); the next push() starts a new stream.
   void reset();
 
   // A flag another thread (or a signal handler) may set to abandon the frame or
@@ -160,7 +172,8 @@ class StreamDenoiser {
   bool in_stream_ = false;  // a temporal stream has taken frames since it started
   bool finished_ = false;   // finish() called; the stream ends when its frames are out
   std::unique_ptr<FrameStream> impl_;
-  FrameDenoiser* per_frame_ = nullptr;  // impl_'s denoiser while a per-frame mode runs
+  DirectStream* per_frame_ = nullptr;  // impl_ while a per-frame mode runs
+  std::deque<FrameTag> tags_;          // of the frames pushed and not yet popped, oldest first
   const std::atomic<bool>* cancel_ = nullptr;
   bool live_ = false;
   std::unique_ptr<NoiseTracker> tracker_;  // made at the first frame that needs it

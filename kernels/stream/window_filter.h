@@ -1,12 +1,15 @@
-// temporal_mode.h: what a temporal mode (one that filters a window of frames,
-// e.g. nlm3d) adds to the window machinery of temporal_stream.h: the shape of
-// its window and its filter over one chunk of output frames, on each backend.
-// The window itself (which frames are held, when a chunk can run, latency,
-// lanes, the end of the stream, memory and copies) is the same for every mode.
+// window_filter.h: the one filter interface of every mode. A mode filters a
+// window of input frames into output frames: output frame t reads input frames
+// t - before .. t + after (WindowShape). Per-frame modes (pipd, hybrid, bm3d)
+// are the window {0 back, 0 ahead}: the stream hands them the caller's input and
+// output frames straight (direct_stream.h: no copy); temporal modes (nlm3d,
+// vbm3d) get frames of the window the stream holds (temporal_stream.h).
 //
-// Adding a temporal mode is: a WindowShape for its settings, a WindowFilter for
-// the CPU and one for CUDA, and a case in temporal_modes.cpp. The element and the
-// tools do not change.
+// Each mode makes its filters for the CPU and for CUDA through its registration
+// (mode_spec.h); the stream around them (which frames are held, when a chunk
+// can run, latency, lanes, the end of the stream, memory and copies, the noise
+// level) is the same for every mode. The element and the tools do not change
+// when a mode is added.
 #pragma once
 
 #include <atomic>
@@ -21,7 +24,8 @@ namespace cdn {
 // Output frame t reads input frames t - before .. t + after (clamped to the
 // stream); chunk output frames are filtered per launch. A centred window has
 // before == after; a causal one (current and past frames only) has after == 0,
-// so a frame can come out as soon as it is pushed (with chunk 1).
+// so a frame can come out as soon as it is pushed (with chunk 1). Per-frame
+// modes: {0, 0, 1}.
 struct WindowShape {
   int before = 0;
   int after = 0;
@@ -38,9 +42,12 @@ struct ChunkJob {
   int window_first = 0;
   int out_first = 0;
   int stream_length = 0;  // frames that exist (reads beyond it are clamped or skipped, as the mode says)
-  // Noise std of each output frame's luma, in luma code values (given, or
-  // estimated: today the first frame's for every frame).
-  std::vector<double> sigma;
+  // The noise std of each output frame, per component (luma first), each in its
+  // own component's code values: the stream's measurement times strength
+  // (StreamDenoiser: the given sigma or the tracked estimate). Empty for modes
+  // that take no noise level. Temporal streams hold it in runs (TemporalStream::
+  // kSigmaHoldRatio); the temporal filters read the luma's, sigma[i][0].
+  std::vector<std::vector<double>> sigma;
   int filtered = 1;  // components [0, filtered) of every output are filtered; the others are copied already
   // When it becomes true the filter throws Cancelled (StreamDenoiser::set_cancel_flag)
   // and the outputs are incomplete. CPU filters stop within a band of rows of a
@@ -57,8 +64,10 @@ class WindowFilter {
   virtual void run(const ChunkJob& job, void* stream) = 0;
 };
 
-// The window of a temporal mode's settings (throws InvalidArgument for a per-frame mode).
+// The window of settings whose `window` is resolved (Centred or Causal): the
+// mode's (mode_spec.h), {0, 0, 1} for per-frame modes.
 WindowShape window_shape(const DenoiseSettings& s);
+// The mode's filter for these (resolved) settings.
 std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, PixelFormat format);
 #ifdef CDN_HAVE_CUDA
 // For CUDA device `device` (made current by the caller); throws Error, naming the
