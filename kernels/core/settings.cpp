@@ -55,7 +55,7 @@ bool operator==(const NlmParams& a, const NlmParams& b) {
          a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
          a.distance_offset == b.distance_offset && a.causal == b.causal &&
          a.frame_confidence == b.frame_confidence && a.confidence_cell == b.confidence_cell &&
-         a.self_weight_floor == b.self_weight_floor && a.strength == b.strength && a.chunk_size == b.chunk_size;
+         a.self_weight_floor == b.self_weight_floor && a.beta == b.beta && a.chunk_size == b.chunk_size;
 }
 
 NlmParams nlm_paper_params() {
@@ -69,7 +69,7 @@ NlmParams nlm_paper_params() {
   p.distance_offset = false;
   p.frame_confidence = 0.0;
   p.self_weight_floor = 0.0;
-  p.strength = 0.4;
+  p.beta = 0.4;
   return p;
 }
 

@@ -117,7 +117,7 @@ std::vector<ParamSpec> params() {
        false, 0.0, 1.0, 0.01, [](const DenoiseSettings& s) { return s.nlm.self_weight_floor; },
        [](DenoiseSettings& s, double v) { s.nlm.self_weight_floor = v; }},
       {ParamGroup::Nlm, "nlm-beta", "NLM-3D filter parameter beta in h^2 = 2 beta sigma^2 |patch| (paper's cubes: 0.4; the strength knob scales sigma for every mode)", false, 0.05, 20.0, 0.2,
-       [](const DenoiseSettings& s) { return s.nlm.strength; }, [](DenoiseSettings& s, double v) { s.nlm.strength = v; }},
+       [](const DenoiseSettings& s) { return s.nlm.beta; }, [](DenoiseSettings& s, double v) { s.nlm.beta = v; }},
       {ParamGroup::Nlm, "chunk-size", "NLM-3D frames filtered per batch (the output never depends on it; 1 with window=causal)", true, 1, 500, 50,
        [](const DenoiseSettings& s) { return double(s.nlm.chunk_size); },
        [](DenoiseSettings& s, double v) { s.nlm.chunk_size = int(v); }},

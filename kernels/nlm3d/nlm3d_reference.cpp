@@ -19,7 +19,7 @@ const PlaneView& FrameWindow::at(int t) const {
   return frames[i];
 }
 
-double nlm_h2(const NlmParams& p, double sigma) { return 2.0 * p.strength * sigma * sigma * p.patch_samples(); }
+double nlm_h2(const NlmParams& p, double sigma) { return 2.0 * p.beta * sigma * sigma * p.patch_samples(); }
 
 double nlm_distance_offset(const NlmParams& p, double sigma) {
   return p.distance_offset ? 2.0 * sigma * sigma * p.patch_samples() : 0.0;

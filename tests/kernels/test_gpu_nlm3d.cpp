@@ -260,7 +260,7 @@ DenoiseSettings planar(int R, int Rt, int r, int chunk, bool offset = false) {
   DenoiseSettings s = nlm(R, Rt, r, chunk);
   s.nlm.patch_shape = NlmPatchShape::Planar;
   s.nlm.distance_offset = offset;
-  s.nlm.strength = 0.25;
+  s.nlm.beta = 0.25;
   return s;
 }
 

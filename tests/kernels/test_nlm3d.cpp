@@ -37,7 +37,7 @@ double brute_force(const FrameWindow& win, int t, int x, int y, const NlmParams&
     return double(f.get(clamp_coord(xx, w), clamp_coord(yy, h)));
   };
   auto V = [&](int xx, int yy, int tt) { return values ? double(values->at(tt).get(xx, yy)) : X(xx, yy, tt); };
-  const double h2 = 2.0 * p.strength * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2);
+  const double h2 = 2.0 * p.beta * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2);
   const double offset = p.distance_offset ? 2.0 * sigma * sigma * std::pow(2 * r + 1, cube ? 3 : 2) : 0.0;
   double num = 0, den = 0, wmax = 0;
   for (int dt = -p.temporal_radius; dt <= p.temporal_radius; ++dt) {
@@ -93,7 +93,7 @@ TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
     p.search_radius = 2;
     p.temporal_radius = 1;
     p.patch_radius = patch;
-    p.strength = 0.7;
+    p.beta = 0.7;
     const int frames = 4, w = 9, h = 7;
     auto clip = random_clip(frames, w, h, 11);
     FrameWindow win;
@@ -168,7 +168,7 @@ TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
     p.temporal_radius = Rt;
     p.patch_radius = patch;
     p.patch_shape = NlmPatchShape::Planar;
-    p.strength = 0.5;
+    p.beta = 0.5;
     for (bool with_motion : {false, true}) {
       p.motion_search = with_motion;
       p.distance_offset = with_motion;  // both forms of the weight

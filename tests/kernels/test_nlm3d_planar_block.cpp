@@ -222,7 +222,7 @@ NlmParams planar(int R, int Rt, int r, bool motion = false) {
   p.patch_radius = r;
   p.patch_shape = NlmPatchShape::Planar;
   p.motion_search = motion;
-  p.strength = 0.35;
+  p.beta = 0.35;
   return p;
 }
 

@@ -468,7 +468,7 @@ TEST(Nlm3dElement, SettingsChangeAppliesAtTheNextStreamStartAndPostsLatency) {
   EXPECT_EQ(gst_harness_query_latency(hs), gst_util_uint64_scale(kLatencyFrames - 1, GST_SECOND, 30));
   cdn::DenoiseSettings s = nlm_settings();
   s.nlm.temporal_radius = 1;
-  s.nlm.strength = 0.8;
+  s.nlm.beta = 0.8;
   Inputs second;
   for (int i = 0; i < 6; ++i) {
     GstBuffer* b = timed_frame(info, 20 + i, 60);

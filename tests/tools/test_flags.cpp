@@ -309,7 +309,7 @@ TEST(ImageOptions, Nlm3dModeAndItsFlags) {
   EXPECT_EQ(o.settings.nlm.temporal_radius, 0);
   EXPECT_EQ(o.settings.nlm.patch_radius, 2);
   EXPECT_DOUBLE_EQ(o.settings.sigma, 0);
-  EXPECT_DOUBLE_EQ(o.settings.nlm.strength, 0.7);
+  EXPECT_DOUBLE_EQ(o.settings.nlm.beta, 0.7);
   EXPECT_EQ(o.settings.nlm.chunk_size, 1);
   EXPECT_DOUBLE_EQ(image_options({"--mode", "nlm3d", "--sigma", "12.5"}).settings.sigma, 12.5);
   EXPECT_THROW(image_options({"--mode", "nlm3d", "--search-radius", "0"}), UsageError);

@@ -101,7 +101,7 @@ struct NlmParams {
   // clean or lightly noisy texture) the papers' rule still gives the best of them
   // p's own weight; the floor keeps p there (docs/NLM3D.md, "Self-weight floor").
   double self_weight_floor = 0.01;
-  double strength = 0.2;     // parameter nlm-beta: beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
+  double beta = 0.2;         // nlm-beta: beta of h^2 = 2 beta sigma^2 |patch| (the papers: "beta ~ 1, to be tuned"; their cubes: 0.4; docs/NLM3D.md)
   int chunk_size = 50;       // frames filtered per batch (1 with the causal window)
 
   // The spatial search radius in frame t + dt.
