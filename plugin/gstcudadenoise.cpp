@@ -57,12 +57,13 @@
  * and downloads itself, and without a GPU (or with backend=cpu) the CPU backend
  * filters the same frames to the same values.
  *
- * Progressive video only: interlaced caps (interlace-mode other than
- * progressive) are refused with an error that says so, since filtering a
- * woven frame as one picture mixes its two fields; deinterlace first.
+ * Interlaced video (interlace-mode interleaved or mixed) is never filtered as
+ * if progressive: what a mode does with it is the library's
+ * (cudadenoise/interlace.h): the per-frame modes filter each field on its own,
+ * the temporal modes refuse it with an error that says to deinterlace first.
  *
  * Per-frame parameters may change while playing; they apply from the next
- * frame. While nlm3d or vbm3d runs, changes of the mode, of planes and of the
+ * frame. While a temporal mode runs, changes of the mode, of planes and of the
  * mode's parameters apply at the next stream start (the window is drained with the old
  * settings first). Video metas that do not depend on the pixels (crop, regions
  * of interest, orientation, colorimetry) stay on the buffers.
@@ -110,6 +111,7 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/interlace.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "gstcudadenoiseproperties.h"
 #include "gstcudadenoisewindow.h"
@@ -140,6 +142,7 @@ struct State
   /* Made at the first buffer of the negotiated caps. */
   std::unique_ptr<cdn::StreamDenoiser> stream;
   guint64 generation = G_MAXUINT64;  /* settings generation the stream has */
+  bool fields = false;               /* interlaced: each field filtered on its own (the stream's frames are fields) */
   GstCudaDenoiseWindow window;       /* frames held by a temporal mode and their metadata */
   guint64 frames = 0;
   bool host_fallback_logged = false;
@@ -421,11 +424,16 @@ gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps *
   GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (trans);
 
-  /* Progressive video only: a woven frame filtered as one picture mixes its
-   * fields (gstcdncaps.h). Refused saying what to do. */
+  /* Interlaced input: what the mode does with it is the library's
+   * (gstcdncaps.h); refused here, at negotiation, saying what to do. */
   GstVideoInfo info;
-  if (gst_video_info_from_caps (&info, incaps)) {
-    const std::string refusal = gst_cdn_interlace_refusal (&info);
+  cdn::PixelFormat format;
+  if (gst_video_info_from_caps (&info, incaps) && gst_cdn_pixel_format (GST_VIDEO_INFO_FORMAT (&info), &format)) {
+    g_mutex_lock (&self->lock);
+    const cdn::Mode mode = self->settings->settings.mode;
+    g_mutex_unlock (&self->lock);
+    gboolean fields;
+    const std::string refusal = gst_cdn_interlace_refusal (&info, format, mode, &fields);
     if (!refusal.empty ()) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", refusal.c_str ()), ("caps %" GST_PTR_FORMAT, incaps));
       return FALSE;
@@ -508,11 +516,22 @@ ensure_stream (GstCudaDenoise * self)
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
   }
+  /* Settings changed while playing (a temporal mode on interlaced input) are
+   * judged like the caps were (set_caps). */
+  gboolean fields;
+  const std::string refusal = gst_cdn_interlace_refusal (&base->in_info, base->format, settings.mode, &fields);
+  if (!refusal.empty ()) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", refusal.c_str ()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
   const int width = GST_VIDEO_INFO_WIDTH (&base->in_info), height = GST_VIDEO_INFO_HEIGHT (&base->in_info);
   const bool first = !state->stream;
+  if (first)
+    state->fields = fields;
   GstFlowReturn ret = gst_cdn_guarded (base, "starting the denoiser", backend_text (self), [&] {
     if (!state->stream) {
-      state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width, height);
+      state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width,
+          state->fields ? height / 2 : height);
       state->stream->set_cancel_flag (self->cancel);
       state->stream->set_live_source (live);
     } else {
@@ -522,9 +541,9 @@ ensure_stream (GstCudaDenoise * self)
   if (ret != GST_FLOW_OK)
     return ret;
   state->generation = generation;
-  GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d (%s, %s window, %s source), latency %d frames",
+  GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d%s (%s, %s window, %s source), latency %d frames",
       cdn::mode_name (state->stream->settings ().mode), backend_text (self), cdn::format_name (base->format), width,
-      height, state->stream->per_frame ()? "per frame" : "a window",
+      height, state->fields ? " interlaced, field by field" : "", state->stream->per_frame ()? "per frame" : "a window",
       cdn::temporal_window_name (state->stream->window ()), live ? "live" : "non-live",
       state->stream->latency_frames ());
   if (first)
@@ -616,7 +635,12 @@ gst_cuda_denoise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuff
   GstFlowReturn ret;
   try {
     ret = gst_cdn_guarded (base, "denoising", backend_text (self), [&] {
-      state->stream->process (in.view (), out.view ());
+      if (state->fields) {      /* the top field, then the bottom one: each a frame of the stream */
+        for (int parity = 0; parity < 2; parity++)
+          state->stream->process (cdn::field_view (in.view (), parity), cdn::field_view (out.view (), parity));
+      } else {
+        state->stream->process (in.view (), out.view ());
+      }
     });
     if (ret == GST_FLOW_OK)
       note_noise (self, inbuf);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/interlace.h"
 #include "plugin_test_support.h"
 
 using namespace cdn_test;
@@ -603,29 +604,100 @@ TEST(CudaDenoiseElement, CudaMemoryWithoutContextFailsWithReadableMessage) {
   gst_object_unref(pipeline);
 }
 
-// Interlaced caps: refused with an error that says so (filtering a woven frame
-// as one picture would mix its fields), never filtered as if progressive.
-TEST(CudaDenoiseElement, InterlacedCapsAreRefusedWithAMessage) {
-  for (const char* mode : {"interleaved", "mixed"}) {
-    SCOPED_TRACE(mode);
-    GstElement* pipeline = gst_parse_launch(
-        ("appsrc name=src format=time caps=" + caps_string("I420", 64, 48) + ",interlace-mode=" + mode +
-         " ! cudadenoise name=dn backend=cpu ! fakesink")
-            .c_str(),
-        nullptr);
-    ASSERT_NE(pipeline, nullptr);
-    GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
-    gst_element_set_state(pipeline, GST_STATE_PAUSED);
-    gst_app_src_push_buffer(GST_APP_SRC(src), make_frame(video_info("I420", 64, 48), 1));
-    gst_app_src_end_of_stream(GST_APP_SRC(src));
-    const BusResult r = run_to_end(pipeline);
-    ASSERT_FALSE(r.errors.empty()) << "interlaced caps were taken";
-    EXPECT_EQ(r.errors[0].rfind("dn: ", 0), 0u) << r.errors[0];
-    EXPECT_NE(r.errors[0].find(std::string("the input is interlaced (interlace-mode=") + mode + ")"),
-              std::string::npos) << r.errors[0];
-    gst_object_unref(src);
-    gst_object_unref(pipeline);
+// Interlaced input (both fields in each buffer): what a mode does with it is
+// the library's (cudadenoise/interlace.h), as in the transcode tool. A mode
+// that filters fields apart (the default, bm3d) gives exactly what one stream of
+// fields gives: the top field of each frame, then its bottom field, each a
+// frame of half the height (sigma auto tracked over the fields).
+TEST(CudaDenoiseElement, InterlacedInputIsFilteredFieldByField) {
+  const int w = 64, h = 48;
+  for (const char* layout : {"interleaved", "mixed"}) {
+    SCOPED_TRACE(layout);
+    const std::string caps = caps_string("I420", w, h) + ",interlace-mode=" + layout;
+    GstHarness* hs = gst_harness_new_parse("cudadenoise name=dn backend=cpu");
+    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+    GstVideoInfo info;
+    GstCaps* c = gst_caps_from_string(caps.c_str());
+    ASSERT_TRUE(gst_video_info_from_caps(&info, c));
+    gst_caps_unref(c);
+    const cdn::DenoiseSettings s = element_defaults();
+    ASSERT_EQ(cdn::interlaced_input(s.mode), cdn::InterlacedInput::FilterFields);
+    auto fields = cdn::StreamDenoiser::create(cdn::Backend::Cpu, s, cdn::PixelFormat::I420, w, h / 2);
+    for (int i = 0; i < 3; ++i) {
+      GstBuffer* in = make_frame(info, 700 + i, false, i == 0 ? 8.0 : 20.0);
+      HostFrame want(cdn::PixelFormat::I420, w, h);
+      {
+        MappedView m(in, info, GST_MAP_READ);
+        ASSERT_TRUE(m.ok());
+        for (int parity = 0; parity < 2; ++parity)
+          fields->process(cdn::field_view(m.view(), parity), cdn::field_view(want.view, parity));
+      }
+      ASSERT_EQ(gst_harness_push(hs, in), GST_FLOW_OK);
+      GstBuffer* out = gst_harness_pull(hs);
+      ASSERT_NE(out, nullptr);
+      {
+        MappedView m(out, info, GST_MAP_READ);
+        ASSERT_TRUE(m.ok());
+        const Diff d = compare(want.view, m.view());
+        EXPECT_EQ(d.count, 0) << "frame " << i << ": max |diff| " << d.max_abs;
+      }
+      gst_buffer_unref(out);
+    }
+    gst_harness_teardown(hs);
   }
+}
+
+// Interlaced caps a mode does not take (the temporal modes), a height whose
+// fields do not split, and a temporal mode set while interlaced input plays:
+// refused with an error in the library's words, never filtered as if progressive.
+TEST(CudaDenoiseElement, InterlacedInputTheModeRefusesIsAnErrorWithAMessage) {
+  struct Case {
+    const char* mode;
+    int height;
+    std::string want;
+  };
+  const Case cases[] = {
+      {"nlm3d", 48, "mode=nlm3d filters whole frames"},
+      {"vbm3d", 48, "mode=vbm3d filters whole frames"},
+      {"hybrid", 54, "the input is interlaced with a height (54) whose chroma lines do not split evenly"},
+  };
+  for (const Case& c : cases) {
+    for (const char* layout : {"interleaved", "mixed"}) {
+      SCOPED_TRACE(std::string(c.mode) + " " + layout);
+      GstElement* pipeline = gst_parse_launch(
+          ("appsrc name=src format=time caps=" + caps_string("I420", 64, c.height) + ",interlace-mode=" + layout +
+           " ! cudadenoise name=dn backend=cpu mode=" + c.mode + " ! fakesink")
+              .c_str(),
+          nullptr);
+      ASSERT_NE(pipeline, nullptr);
+      GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+      gst_element_set_state(pipeline, GST_STATE_PAUSED);
+      gst_app_src_push_buffer(GST_APP_SRC(src), make_frame(video_info("I420", 64, c.height), 1));
+      gst_app_src_end_of_stream(GST_APP_SRC(src));
+      const BusResult r = run_to_end(pipeline);
+      ASSERT_FALSE(r.errors.empty()) << "interlaced caps were taken";
+      EXPECT_EQ(r.errors[0].rfind("dn: ", 0), 0u) << r.errors[0];
+      EXPECT_NE(r.errors[0].find(c.want), std::string::npos) << r.errors[0];
+      if (c.height == 48) {
+        EXPECT_NE(r.errors[0].find(std::string("the input is interlaced (interlace-mode=") + layout + "): mode="),
+                  std::string::npos) << r.errors[0];
+      }
+      gst_object_unref(src);
+      gst_object_unref(pipeline);
+    }
+  }
+  // Switched to a temporal mode while interlaced frames play: an error, not a woven window.
+  const std::string caps = caps_string("I420", 64, 48) + ",interlace-mode=interleaved";
+  GstHarness* hs = gst_harness_new_parse("cudadenoise name=dn backend=cpu mode=hybrid");
+  gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+  const GstVideoInfo info = video_info("I420", 64, 48);
+  ASSERT_EQ(gst_harness_push(hs, make_frame(info, 2)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(hs));
+  GstElement* e = harness_element(hs);
+  gst_util_set_object_arg(G_OBJECT(e), "mode", "nlm3d");
+  EXPECT_EQ(gst_harness_push(hs, make_frame(info, 3)), GST_FLOW_ERROR);
+  gst_object_unref(e);
+  gst_harness_teardown(hs);
 }
 
 TEST(CudaDenoiseElement, BackendCudaWithoutDeviceFailsToStart) {
