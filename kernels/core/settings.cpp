@@ -73,7 +73,7 @@ const char* mode_description(Mode m) {
     case Mode::Pipd: return "PI-PD isoline filter, per frame (real time)";
     case Mode::Hybrid: return "hybrid PI-PD with the edge detector, per frame (real time)";
     case Mode::Nlm3d: return "3D non-local means over a temporal window (quality mode for video)";
-    case Mode::Bm3d: return "two-phase BM3D, per frame (offline: best quality, a few frames per second)";
+    case Mode::Bm3d: return "two-phase BM3D, per frame (the default; its profile sets speed against quality)";
     case Mode::Vbm3d:
       return "video BM3D: groups from the frame and its neighbours, the search following the motion (recorded video: "
              "best quality; window=causal for live sources)";
@@ -257,8 +257,8 @@ const std::vector<ParamSpec>& param_specs() {
        [](DenoiseSettings& s, double v) { s.bm3d.group2 = int(v); }, "profile", 0.0},
       {ParamGroup::Vbm3d, "vbm3d-profile",
        "V-BM3D profile: quality (the default), fast (one phase, fewer frames), paper (Dabov et al. 2007 as far as "
-       "ours expresses it: no motion), wide (39x39 windows in the frame itself in both phases at step 3: 1.7x "
-       "the quality profile's time at 1080p); the vbm3d-* parameters below override it (docs/VBM3D.md)",
+       "ours expresses it: no motion), wide (39x39 windows in the frame itself in both phases at step 3: "
+       "slower than quality); the vbm3d-* parameters below override it (docs/VBM3D.md)",
        true, 0, 3, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.profile); },
        [](DenoiseSettings& s, double v) { s.vbm3d.profile = int(v); }, nullptr, 0, kVbm3dProfileNames},
       {ParamGroup::Vbm3d, "vbm3d-radius",
