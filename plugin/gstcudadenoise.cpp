@@ -1,4 +1,5 @@
-/* cudadenoise: PI-PD, hybrid PI-PD, BM3D and NLM-3D denoising on the GPU or the CPU.
+/* cudadenoise: the library's denoising modes (per frame and over a window of
+ * frames) on the GPU or the CPU.
  *
  * A thin layer over kernels/: one cdn::StreamDenoiser per negotiated stream
  * (kernels/include/cudadenoise/stream_denoiser.h) decides what each frame needs. Per-frame modes go
@@ -12,7 +13,7 @@
 /**
  * SECTION:element-cudadenoise
  * @title: cudadenoise
- * @short_description: PI-PD / hybrid PI-PD / NLM-3D / BM3D video denoiser on CUDA or the CPU
+ * @short_description: video denoiser on CUDA or the CPU, every mode of the cudadenoise library
  *
  * By default it runs the `standard` preset (docs/PRESETS.md): BM3D's rapid
  * profile on every frame, with the noise sigma measured on the frames and
@@ -23,33 +24,25 @@
  * For a live source (its LATENCY answer) `window=auto` gives a temporal mode
  * its causal window where the mode has one, and the latency reported counts it.
  *
- * Per-frame modes denoise every frame on its own, with no latency:
- * PI-PD (poly-isoline pixel denoising: each pixel becomes the mean along the
- * most likely iso-grey-level polyline through it, grown segment by segment while
- * a GLRT accepts it) or hybrid PI-PD, which adds an edge detector: in locally
- * smooth regions it averages the whole window, on a single edge the pixel's
- * half-plane, elsewhere it keeps the PI-PD value. The numeric parameters follow
- * the paper (segment length l = 5, maximum isoline length n = 25, Tmax = 1,
- * T2max = 2).
+ * The modes, their descriptions and which properties apply to each are the
+ * library's (gst-inspect-1.0 cudadenoise lists them; docs/ELEMENT.md).
  *
- * The offline mode, bm3d (two-phase BM3D: block matching, collaborative hard
- * thresholding, then Wiener filtering), is per frame too, and the best and by
- * far the slowest; see docs/BM3D.md.
+ * Per-frame modes denoise every frame on its own, with no latency: pipd and
+ * hybrid (PI-PD, poly-isoline pixel denoising, and its hybrid with an edge
+ * detector, at the paper's parameters; docs/PIPD.md) and bm3d (BM3D's two
+ * phases: block matching, collaborative hard thresholding, then Wiener
+ * filtering; docs/BM3D.md), the default.
  *
- * The temporal mode, nlm3d (3D non-local means), averages similar patches of
- * the neighbouring frames too. It holds a window of frames: it reports its
- * latency (chunk-size - 1 + temporal-radius frames; + patch-radius for cubes), drains the
- * window on EOS, caps changes, segments, stream starts and discontinuities,
- * drops it on flush, and sends every frame out once, in order, with its
- * timestamps and flags.
- *
- * The video mode, vbm3d (Video BM3D, Dabov et al. 2007, its search guided by
- * motion estimated between the frames), groups similar patches of the frame and
- * of its neighbours along their motion and filters them with BM3D's two phases:
- * the best quality on recorded video (docs/VBM3D.md). It runs in the same
- * window machinery: latency vbm3d-chunk - 1 + its reach frames. With
- * window=causal (or auto on a live source) it reads only the frame and those
- * before it, and each frame leaves at once (latency 0): for live sources.
+ * Temporal modes filter each frame with its neighbours: nlm3d (3D non-local
+ * means; docs/NLM3D.md) and vbm3d (Video BM3D along the motion; docs/VBM3D.md).
+ * They hold a window of frames: the element reports the latency the library
+ * gives for it (StreamDenoiser::latency_frames: the frames a chunk holds and
+ * those it reads after the frame), drains the window on EOS, caps changes,
+ * segments, stream starts and discontinuities, drops it on flush, and sends
+ * every frame out once, in order, with its timestamps and flags. With
+ * window=causal (or auto on a live source) a mode that has a causal window
+ * reads only the frame and those before it, and each frame leaves at once
+ * (latency 0): for live sources.
  *
  * With CUDA memory on both pads (for example after nvh264dec) frames stay on the
  * GPU: the element shares the decoder's CUDA context and reads and writes its
@@ -77,14 +70,13 @@
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=hybrid direction-prefilter=1 thickness=3 t2max=1 ! \
  *     cudadownload ! videoconvert ! autovideosink
- * ]| The same with the quality settings of docs/PIPD.md: 1.24 ms per 1080p luma
- * plane on an H200 instead of 0.48, and 0.4 to 3.2 dB more on its photos at
- * sigma 25.
+ * ]| The same with the quality settings of docs/PIPD.md (the `isoline` preset):
+ * slower and better on its photos (docs/PIPD.md has the figures).
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
- * ]| The temporal mode: chunk-size - 1 + temporal-radius frames of latency
- * (window=causal, or auto on a live source: only past frames, no added latency).
+ * ]| A temporal mode, nlm3d: its window's frames of latency (window=causal, or
+ * auto on a live source: only past frames, no added latency).
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! cudaaddnoise sigma=15 ! \
  *     cudadenoise strength=1.2 ! videoconvert ! autovideosink
@@ -97,11 +89,6 @@
  *
  * Since: 0.1
  */
-
-#include "gstcudadenoise.h"
-
-#include <algorithm>
-#include <atomic>
 
 #include "gstcudadenoise.h"
 
@@ -849,11 +836,15 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   gobject_class->finalize = gst_cuda_denoise_finalize;
   gst_cuda_denoise_install_properties (gobject_class);
 
-  gst_element_class_set_static_metadata (element_class, "CUDA video denoiser", "Filter/Effect/Video",
-      "Denoises video frame by frame with PI-PD or hybrid PI-PD (isoline filters, real time) or BM3D "
-      "(offline, the best quality), or over a temporal window with 3D non-local means (NLM-3D) or Video BM3D "
-      "along the motion (V-BM3D), on "
-      "CUDA memory without copies or on system memory, on the GPU or the CPU",
+  /* The modes as the library lists them (a new mode appears without an edit here). */
+  std::string per_frame, temporal;
+  for (cdn::Mode m : cdn::all_modes ()) {
+    std::string & list = cdn::is_temporal (m) ? temporal : per_frame;
+    list += (list.empty ()? "" : ", ") + std::string (cdn::mode_name (m));
+  }
+  const std::string description = "Denoises video frame by frame (" + per_frame + ") or over a window of frames (" +
+      temporal + "), on CUDA memory without copies or on system memory, on the GPU or the CPU";
+  gst_element_class_set_metadata (element_class, "CUDA video denoiser", "Filter/Effect/Video", description.c_str (),
       "cudadenoise developers");
   gst_cdn_base_transform_add_pad_templates (element_class);
 
@@ -875,7 +866,7 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_DENOISE_PLANES, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_DENOISE_BACKEND, (GstPluginAPIFlags) 0);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_denoise_debug, "cudadenoise", 0, "PI-PD, BM3D and NLM-3D video denoiser");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_denoise_debug, "cudadenoise", 0, "cudadenoise video denoiser (every mode)");
 }
 
 static void

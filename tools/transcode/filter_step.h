@@ -40,7 +40,7 @@ class FilterStep {
   // `gpu` non-null selects the CUDA backend (made on the device's primary
   // context, current after GpuDevice::open, at the first frame), else the CPU.
   // `denoise` false passes frames through (--no-denoise). `devices`: the CUDA
-  // devices the temporal mode spreads its chunks over (StreamDenoiser::create).
+  // devices a temporal mode spreads its chunks over (StreamDenoiser::create).
   // Throws Failure.
   FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices = {});
   ~FilterStep();
