@@ -50,7 +50,7 @@ parse_common_option() {
   case "$1" in
     --num-buffers) NUM_BUFFERS="${2:?--num-buffers needs a number}" ;;
     --sink) SINK="${2:?--sink needs an element}" ;;
-    --mode) MODE="${2:?--mode needs pipd, hybrid, nlm3d or bm3d}" ;;
+    --mode) MODE="${2:?--mode needs a mode (gst-inspect-1.0 cudadenoise lists them)}" ;;
     --preset) PRESET="${2:?--preset needs a preset name (gst-inspect-1.0 cudadenoise)}" ;;
     --backend) BACKEND="${2:?--backend needs auto, cuda or cpu}" ;;
     --props) PROPS="${2?--props needs a string}" ;;
@@ -60,19 +60,32 @@ parse_common_option() {
   return 0
 }
 
+# The nicks of one of cudadenoise's enum properties (mode, preset), as
+# gst-inspect-1.0 lists them: the library's own list, joined by "|"; empty
+# where the element is not found.
+cudadenoise_choices() {
+  gst-inspect-1.0 cudadenoise 2>/dev/null | awk -v prop="$1" '
+    /^  [a-z0-9-]+ +: / { inside = ($1 == prop); next }
+    inside && match($0, /^ +\([0-9]+\): [^ ]+/) { split(substr($0, RSTART, RLENGTH), w, ": "); out = out (out ? "|" : "") w[2] }
+    END { print out }'
+}
+
 # The options every script takes, for its --help; the default preset and mode
-# are the script's own ($PRESET, $MODE when it is called).
+# are the script's own ($PRESET, $MODE when it is called). The modes and
+# presets come from the element (gst-inspect-1.0 cudadenoise describes each).
 common_help() {
+  local modes presets
+  modes=$(cudadenoise_choices mode)
+  presets=$(cudadenoise_choices preset)
   cat <<EOF
-  --preset NAME          cudadenoise preset (default: $PRESET): standard (BM3D rapid, real
-                         time at 4K on a GPU), draft, quality, best, isoline; explicit
-                         --mode and --props override it (docs/PRESETS.md)
-  --mode pipd|hybrid|nlm3d|bm3d
-                         denoising algorithm (default: ${MODE:-from the preset}); nlm3d holds a window of
-                         frames (latency chunk-size - 1 + temporal-radius frames: 52 at
-                         the defaults; --props "window=causal" for live sources: latency 0,
-                         only past frames); bm3d is
-                         the offline mode: the best quality, tens of ms a frame on a GPU
+  --preset ${presets:-NAME}
+                         cudadenoise preset (default: $PRESET); explicit --mode and
+                         --props override it (gst-inspect-1.0 cudadenoise, docs/PRESETS.md)
+  --mode ${modes:-MODE}
+                         denoising algorithm (default: ${MODE:-from the preset}); a temporal
+                         mode holds a window of frames, and the element reports its latency
+                         (--props "window=causal" for live sources: latency 0, only past
+                         frames)
   --backend auto|cuda|cpu
                          where cudadenoise filters (default: auto)
   --props "k=v ..."      more cudadenoise properties (e.g. "tmax=1.5 planes=luma"; PI-PD's

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "cudadenoise/interlace.h"
+
 #ifdef CDN_GST_CUDA
 #include <gst/cuda/gstcudamemory.h>
 #endif
@@ -160,13 +162,25 @@ gst_cdn_explain_unsupported (GstCaps * caps)
 }
 
 std::string
-gst_cdn_interlace_refusal (const GstVideoInfo * in)
+gst_cdn_interlace_refusal (const GstVideoInfo * in, cdn::PixelFormat format, cdn::Mode mode, gboolean * fields)
 {
+  *fields = FALSE;
   if (!GST_VIDEO_INFO_IS_INTERLACED (in))
     return "";
-  return std::string ("cudadenoise filters progressive video only, and the input is interlaced (interlace-mode=") +
-      gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE (in)) +
-      "): deinterlace it first (e.g. deinterlace or videoconvert ! deinterlace before cudadenoise)";
+  const GstVideoInterlaceMode layout = GST_VIDEO_INFO_INTERLACE_MODE (in);
+  const std::string interlaced = std::string ("the input is interlaced (interlace-mode=") +
+      gst_video_interlace_mode_to_string (layout) + ")";
+  if (layout != GST_VIDEO_INTERLACE_MODE_INTERLEAVED && layout != GST_VIDEO_INTERLACE_MODE_MIXED)
+    return interlaced + ": cudadenoise takes both fields of a frame in one buffer (interleaved or mixed) only; "
+        "deinterlace it first (e.g. deinterlace before cudadenoise)";
+  const std::string refusal = cdn::interlaced_refusal (mode, "e.g. deinterlace before cudadenoise");
+  if (!refusal.empty ())
+    return interlaced + ": mode=" + refusal;
+  const std::string misfit = cdn::fields_misfit (format, GST_VIDEO_INFO_HEIGHT (in));
+  if (!misfit.empty ())
+    return "the input is interlaced with " + misfit;
+  *fields = TRUE;
+  return "";
 }
 
 std::string

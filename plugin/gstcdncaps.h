@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cudadenoise/frame.h"
+#include "cudadenoise/settings.h"
 
 /* Formats in CUDA memory are those of the 1.22 CUDA allocator that the kernels
  * know; its allocator has no gray layouts, so GRAY8 and GRAY16_LE are system
@@ -38,11 +39,16 @@ GstCaps *gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda,
  * when they are not raw video or something in them is supported. */
 std::string gst_cdn_explain_unsupported (GstCaps * caps);
 
-/* Why an element that filters whole pictures (cudadenoise) cannot take `in`
- * ("" when it can): interlaced video (interlace-mode other than progressive)
- * holds two instants, a field each, line by line, and filtering a woven frame
- * as one picture mixes them. cudaaddnoise takes interlaced video. */
-std::string gst_cdn_interlace_refusal (const GstVideoInfo * in);
+/* Why cudadenoise cannot run `mode` on input `in` of library format `format`
+ * ("" when it can). Progressive video runs as it is. Interlaced video
+ * (interleaved or mixed: both fields in each buffer, line by line) is the
+ * library's call (cudadenoise/interlace.h): a mode that filters the fields apart
+ * gets *fields = TRUE (each buffer is filtered field by field), one that
+ * does not is refused with the library's words; so are a height whose fields do
+ * not split evenly and the layouts with a field per buffer (alternate).
+ * cudaaddnoise takes interlaced video as it is (its noise is per pixel). */
+std::string gst_cdn_interlace_refusal (const GstVideoInfo * in, cdn::PixelFormat format, cdn::Mode mode,
+    gboolean * fields);
 
 /* Why negotiated caps cannot be filtered ("" when they can), with *format set
  * when they can: input and output must have one format and size the library

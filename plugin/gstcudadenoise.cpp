@@ -1,4 +1,5 @@
-/* cudadenoise: PI-PD, hybrid PI-PD, BM3D and NLM-3D denoising on the GPU or the CPU.
+/* cudadenoise: the library's denoising modes (per frame and over a window of
+ * frames) on the GPU or the CPU.
  *
  * A thin layer over kernels/: one cdn::StreamDenoiser per negotiated stream
  * (kernels/include/cudadenoise/stream_denoiser.h) decides what each frame needs. Per-frame modes go
@@ -12,7 +13,7 @@
 /**
  * SECTION:element-cudadenoise
  * @title: cudadenoise
- * @short_description: PI-PD / hybrid PI-PD / NLM-3D / BM3D video denoiser on CUDA or the CPU
+ * @short_description: video denoiser on CUDA or the CPU, every mode of the cudadenoise library
  *
  * By default it runs the `standard` preset (docs/PRESETS.md): BM3D's rapid
  * profile on every frame, with the noise sigma measured on the frames and
@@ -23,33 +24,25 @@
  * For a live source (its LATENCY answer) `window=auto` gives a temporal mode
  * its causal window where the mode has one, and the latency reported counts it.
  *
- * Per-frame modes denoise every frame on its own, with no latency:
- * PI-PD (poly-isoline pixel denoising: each pixel becomes the mean along the
- * most likely iso-grey-level polyline through it, grown segment by segment while
- * a GLRT accepts it) or hybrid PI-PD, which adds an edge detector: in locally
- * smooth regions it averages the whole window, on a single edge the pixel's
- * half-plane, elsewhere it keeps the PI-PD value. The numeric parameters follow
- * the paper (segment length l = 5, maximum isoline length n = 25, Tmax = 1,
- * T2max = 2).
+ * The modes, their descriptions and which properties apply to each are the
+ * library's (gst-inspect-1.0 cudadenoise lists them; docs/ELEMENT.md).
  *
- * The offline mode, bm3d (two-phase BM3D: block matching, collaborative hard
- * thresholding, then Wiener filtering), is per frame too, and the best and by
- * far the slowest; see docs/BM3D.md.
+ * Per-frame modes denoise every frame on its own, with no latency: pipd and
+ * hybrid (PI-PD, poly-isoline pixel denoising, and its hybrid with an edge
+ * detector, at the paper's parameters; docs/PIPD.md) and bm3d (BM3D's two
+ * phases: block matching, collaborative hard thresholding, then Wiener
+ * filtering; docs/BM3D.md), the default.
  *
- * The temporal mode, nlm3d (3D non-local means), averages similar patches of
- * the neighbouring frames too. It holds a window of frames: it reports its
- * latency (chunk-size - 1 + temporal-radius frames; + patch-radius for cubes), drains the
- * window on EOS, caps changes, segments, stream starts and discontinuities,
- * drops it on flush, and sends every frame out once, in order, with its
- * timestamps and flags.
- *
- * The video mode, vbm3d (Video BM3D, Dabov et al. 2007, its search guided by
- * motion estimated between the frames), groups similar patches of the frame and
- * of its neighbours along their motion and filters them with BM3D's two phases:
- * the best quality on recorded video (docs/VBM3D.md). It runs in the same
- * window machinery: latency vbm3d-chunk - 1 + its reach frames. With
- * window=causal (or auto on a live source) it reads only the frame and those
- * before it, and each frame leaves at once (latency 0): for live sources.
+ * Temporal modes filter each frame with its neighbours: nlm3d (3D non-local
+ * means; docs/NLM3D.md) and vbm3d (Video BM3D along the motion; docs/VBM3D.md).
+ * They hold a window of frames: the element reports the latency the library
+ * gives for it (StreamDenoiser::latency_frames: the frames a chunk holds and
+ * those it reads after the frame), drains the window on EOS, caps changes,
+ * segments, stream starts and discontinuities, drops it on flush, and sends
+ * every frame out once, in order, with its timestamps and flags. With
+ * window=causal (or auto on a live source) a mode that has a causal window
+ * reads only the frame and those before it, and each frame leaves at once
+ * (latency 0): for live sources.
  *
  * With CUDA memory on both pads (for example after nvh264dec) frames stay on the
  * GPU: the element shares the decoder's CUDA context and reads and writes its
@@ -57,12 +50,13 @@
  * and downloads itself, and without a GPU (or with backend=cpu) the CPU backend
  * filters the same frames to the same values.
  *
- * Progressive video only: interlaced caps (interlace-mode other than
- * progressive) are refused with an error that says so, since filtering a
- * woven frame as one picture mixes its two fields; deinterlace first.
+ * Interlaced video (interlace-mode interleaved or mixed) is never filtered as
+ * if progressive: what a mode does with it is the library's
+ * (cudadenoise/interlace.h): the per-frame modes filter each field on its own,
+ * the temporal modes refuse it with an error that says to deinterlace first.
  *
  * Per-frame parameters may change while playing; they apply from the next
- * frame. While nlm3d or vbm3d runs, changes of the mode, of planes and of the
+ * frame. While a temporal mode runs, changes of the mode, of planes and of the
  * mode's parameters apply at the next stream start (the window is drained with the old
  * settings first). Video metas that do not depend on the pixels (crop, regions
  * of interest, orientation, colorimetry) stay on the buffers.
@@ -76,14 +70,13 @@
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=hybrid direction-prefilter=1 thickness=3 t2max=1 ! \
  *     cudadownload ! videoconvert ! autovideosink
- * ]| The same with the quality settings of docs/PIPD.md: 1.24 ms per 1080p luma
- * plane on an H200 instead of 0.48, and 0.4 to 3.2 dB more on its photos at
- * sigma 25.
+ * ]| The same with the quality settings of docs/PIPD.md (the `isoline` preset):
+ * slower and better on its photos (docs/PIPD.md has the figures).
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
  *     cudadenoise mode=nlm3d sigma=15 ! cudadownload ! videoconvert ! autovideosink
- * ]| The temporal mode: chunk-size - 1 + temporal-radius frames of latency
- * (window=causal, or auto on a live source: only past frames, no added latency).
+ * ]| A temporal mode, nlm3d: its window's frames of latency (window=causal, or
+ * auto on a live source: only past frames, no added latency).
  * |[
  * gst-launch-1.0 -m videotestsrc is-live=true pattern=ball ! cudaaddnoise sigma=15 ! \
  *     cudadenoise strength=1.2 ! videoconvert ! autovideosink
@@ -101,15 +94,11 @@
 
 #include <algorithm>
 #include <atomic>
-
-#include "gstcudadenoise.h"
-
-#include <algorithm>
-#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cudadenoise/interlace.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "gstcudadenoiseproperties.h"
 #include "gstcudadenoisewindow.h"
@@ -140,6 +129,7 @@ struct State
   /* Made at the first buffer of the negotiated caps. */
   std::unique_ptr<cdn::StreamDenoiser> stream;
   guint64 generation = G_MAXUINT64;  /* settings generation the stream has */
+  bool fields = false;               /* interlaced: each field filtered on its own (the stream's frames are fields) */
   GstCudaDenoiseWindow window;       /* frames held by a temporal mode and their metadata */
   guint64 frames = 0;
   bool host_fallback_logged = false;
@@ -421,11 +411,16 @@ gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps *
   GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (trans);
 
-  /* Progressive video only: a woven frame filtered as one picture mixes its
-   * fields (gstcdncaps.h). Refused saying what to do. */
+  /* Interlaced input: what the mode does with it is the library's
+   * (gstcdncaps.h); refused here, at negotiation, saying what to do. */
   GstVideoInfo info;
-  if (gst_video_info_from_caps (&info, incaps)) {
-    const std::string refusal = gst_cdn_interlace_refusal (&info);
+  cdn::PixelFormat format;
+  if (gst_video_info_from_caps (&info, incaps) && gst_cdn_pixel_format (GST_VIDEO_INFO_FORMAT (&info), &format)) {
+    g_mutex_lock (&self->lock);
+    const cdn::Mode mode = self->settings->settings.mode;
+    g_mutex_unlock (&self->lock);
+    gboolean fields;
+    const std::string refusal = gst_cdn_interlace_refusal (&info, format, mode, &fields);
     if (!refusal.empty ()) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", refusal.c_str ()), ("caps %" GST_PTR_FORMAT, incaps));
       return FALSE;
@@ -508,11 +503,22 @@ ensure_stream (GstCudaDenoise * self)
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
   }
+  /* Settings changed while playing (a temporal mode on interlaced input) are
+   * judged like the caps were (set_caps). */
+  gboolean fields;
+  const std::string refusal = gst_cdn_interlace_refusal (&base->in_info, base->format, settings.mode, &fields);
+  if (!refusal.empty ()) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", refusal.c_str ()), (nullptr));
+    return GST_FLOW_ERROR;
+  }
   const int width = GST_VIDEO_INFO_WIDTH (&base->in_info), height = GST_VIDEO_INFO_HEIGHT (&base->in_info);
   const bool first = !state->stream;
+  if (first)
+    state->fields = fields;
   GstFlowReturn ret = gst_cdn_guarded (base, "starting the denoiser", backend_text (self), [&] {
     if (!state->stream) {
-      state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width, height);
+      state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width,
+          state->fields ? height / 2 : height);
       state->stream->set_cancel_flag (self->cancel);
       state->stream->set_live_source (live);
     } else {
@@ -522,9 +528,9 @@ ensure_stream (GstCudaDenoise * self)
   if (ret != GST_FLOW_OK)
     return ret;
   state->generation = generation;
-  GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d (%s, %s window, %s source), latency %d frames",
+  GST_INFO_OBJECT (self, "%s on the %s backend, %s %dx%d%s (%s, %s window, %s source), latency %d frames",
       cdn::mode_name (state->stream->settings ().mode), backend_text (self), cdn::format_name (base->format), width,
-      height, state->stream->per_frame ()? "per frame" : "a window",
+      height, state->fields ? " interlaced, field by field" : "", state->stream->per_frame ()? "per frame" : "a window",
       cdn::temporal_window_name (state->stream->window ()), live ? "live" : "non-live",
       state->stream->latency_frames ());
   if (first)
@@ -616,7 +622,12 @@ gst_cuda_denoise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuff
   GstFlowReturn ret;
   try {
     ret = gst_cdn_guarded (base, "denoising", backend_text (self), [&] {
-      state->stream->process (in.view (), out.view ());
+      if (state->fields) {      /* the top field, then the bottom one: each a frame of the stream */
+        for (int parity = 0; parity < 2; parity++)
+          state->stream->process (cdn::field_view (in.view (), parity), cdn::field_view (out.view (), parity));
+      } else {
+        state->stream->process (in.view (), out.view ());
+      }
     });
     if (ret == GST_FLOW_OK)
       note_noise (self, inbuf);
@@ -825,11 +836,15 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   gobject_class->finalize = gst_cuda_denoise_finalize;
   gst_cuda_denoise_install_properties (gobject_class);
 
-  gst_element_class_set_static_metadata (element_class, "CUDA video denoiser", "Filter/Effect/Video",
-      "Denoises video frame by frame with PI-PD or hybrid PI-PD (isoline filters, real time) or BM3D "
-      "(offline, the best quality), or over a temporal window with 3D non-local means (NLM-3D) or Video BM3D "
-      "along the motion (V-BM3D), on "
-      "CUDA memory without copies or on system memory, on the GPU or the CPU",
+  /* The modes as the library lists them (a new mode appears without an edit here). */
+  std::string per_frame, temporal;
+  for (cdn::Mode m : cdn::all_modes ()) {
+    std::string & list = cdn::is_temporal (m) ? temporal : per_frame;
+    list += (list.empty ()? "" : ", ") + std::string (cdn::mode_name (m));
+  }
+  const std::string description = "Denoises video frame by frame (" + per_frame + ") or over a window of frames (" +
+      temporal + "), on CUDA memory without copies or on system memory, on the GPU or the CPU";
+  gst_element_class_set_metadata (element_class, "CUDA video denoiser", "Filter/Effect/Video", description.c_str (),
       "cudadenoise developers");
   gst_cdn_base_transform_add_pad_templates (element_class);
 
@@ -851,7 +866,7 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_DENOISE_PLANES, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_DENOISE_BACKEND, (GstPluginAPIFlags) 0);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_denoise_debug, "cudadenoise", 0, "PI-PD, BM3D and NLM-3D video denoiser");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_denoise_debug, "cudadenoise", 0, "cudadenoise video denoiser (every mode)");
 }
 
 static void

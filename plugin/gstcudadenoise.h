@@ -1,4 +1,5 @@
-/* cudadenoise: PI-PD, hybrid PI-PD and BM3D per frame, NLM-3D over a temporal window (kernels/include/cudadenoise/stream_denoiser.h). */
+/* cudadenoise: the library's per-frame and temporal denoising modes as a
+ * GStreamer element (kernels/include/cudadenoise/stream_denoiser.h). */
 #pragma once
 
 #include "gstcdnbasetransform.h"

@@ -116,6 +116,18 @@ param_blurb (const cdn::ParamSpec & p)
   return g_intern_string (blurb.c_str ());
 }
 
+/* The mode property's blurb, naming the temporal modes as the library lists them. */
+static const gchar *
+mode_blurb (void)
+{
+  std::string temporal;
+  for (cdn::Mode m : cdn::all_modes ())
+    if (cdn::is_temporal (m))
+      temporal += std::string (temporal.empty ()? "" : ", ") + cdn::mode_name (m);
+  return g_intern_string (("Denoising algorithm (default: the preset's); into or out of a temporal mode (" + temporal +
+          ") while playing it applies at the next stream start, between per-frame modes from the next frame").c_str ());
+}
+
 /* The enum type of an enumerated table entry (ParamSpec::choices), its values'
  * nicks the choices: e.g. GstCudaDenoiseBm3dProfile for bm3d-profile. */
 static GType
@@ -164,9 +176,7 @@ gst_cuda_denoise_install_properties (GObjectClass * klass)
           g_param_spec_double ("sigma", "sigma", "one component's sigma", 0.0, 255.0, 0.0, G_PARAM_READABLE),
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_MODE,
-      g_param_spec_enum ("mode", "Mode", "Denoising algorithm (default: the preset's); into or out of a temporal mode "
-          "(nlm3d, vbm3d) while playing it applies at the next stream start, between per-frame modes from the next frame",
-          GST_TYPE_CUDA_DENOISE_MODE, (gint) defaults.mode, live));
+      g_param_spec_enum ("mode", "Mode", mode_blurb (), GST_TYPE_CUDA_DENOISE_MODE, (gint) defaults.mode, live));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_PLANES,
       g_param_spec_enum ("planes", "Planes", "Colour components to filter", GST_TYPE_CUDA_DENOISE_PLANES,
           (gint) defaults.planes, live));

@@ -38,5 +38,5 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudadenoise,
-    "GPU video denoising: PI-PD, hybrid PI-PD, NLM-3D, BM3D and V-BM3D on CUDA memory or system memory",
+    "GPU video denoising (the cudadenoise library's per-frame and temporal modes) on CUDA memory or system memory",
     plugin_init, VERSION, "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

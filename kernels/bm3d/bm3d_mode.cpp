@@ -66,7 +66,7 @@ const char* bm3d_profile_name(Bm3dProfile p) { return kBm3dProfileNames[static_c
 const ModeSpec& bm3d_mode() {
   static const ModeSpec spec{Mode::Bm3d,
                              "bm3d",
-                             "two-phase BM3D, per frame (offline: best quality)",
+                             "two-phase BM3D, per frame (the default; its profile sets speed against quality)",
                              {ParamGroup::Bm3d},
                              params(),
                              true,

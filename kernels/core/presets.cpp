@@ -7,45 +7,40 @@
 namespace cdn {
 
 const std::vector<Preset>& preset_table() {
-  // 1080p figures: one luma plane, kernel time on an H200 (docs/BM3D.md); a
-  // 3840x2160 NV12 frame is about 6 of them (4 luma planes' area, chroma half of
-  // that). The default must keep 25 fps at 3840x2160 NV12 on one H100/H200.
+  // Each row's job says what the preset is for, never a measured figure (the
+  // help texts print it, and figures go stale): its speed and quality are in
+  // docs/PRESETS.md (test_presets checks). The default must keep 25 fps at
+  // 3840x2160 NV12 on one H100/H200 (issue 16; measured there).
   static const std::vector<Preset> table = {
       {"standard", "bm3d",
-       "the default: BM3D's rapid profile, every frame with the noise measured on it; 1.5 ms a 1080p luma "
-       "plane (H200), about 9 ms a 3840x2160 NV12 frame (estimate); +0.8 to +6.8 dB at sigma 2, +9.5 to +18.6 at "
-       "40 on the evaluation photos and clip frames, clean and compressed frames kept",
+       "the default: BM3D's rapid profile, every frame with the noise measured on it: everything, real time up to "
+       "3840x2160 NV12 on one GPU; clean and compressed frames kept",
        {{"bm3d-profile", "rapid"}}},
-      {"draft", "bm3d", "the fastest BM3D (draft profile, 0.6 ms a 1080p luma plane, H200): 8K or several streams; 0.3 to 0.8 "
-       "dB below standard, above BM3DCUDA's defaults",
+      {"draft", "bm3d", "the fastest BM3D (draft profile): 8K or several streams, a little below standard",
        {{"bm3d-profile", "draft"}}},
-      {"quality", "bm3d", "BM3D's quick profile (3.3 ms a 1080p luma plane, H200): about 0.1 to 0.3 dB over standard, real time up to "
-       "3840x2160 NV12 on one GPU",
+      {"quality", "bm3d", "BM3D's quick profile: a little above standard, at a higher cost",
        {{"bm3d-profile", "quick"}}},
       {"best", "bm3d",
-       "BM3D at the reference implementation's quality (balanced profile, 6.8 ms a 1080p luma plane, H200): files, "
-       "photos, post-production",
+       "BM3D at the reference implementation's quality (balanced profile): files, photos, post-production",
        {{"bm3d-profile", "balanced"}}},
       {"isoline", "hybrid",
-       "hybrid PI-PD at docs/PIPD.md's quality settings: the cheapest filter (about 1.2 ms a 1080p luma plane), "
-       "no noise level needed; far below BM3D, may lower PSNR at low noise",
+       "hybrid PI-PD at docs/PIPD.md's quality settings: the cheapest filter, no noise level needed; far below BM3D, "
+       "may lower PSNR at low noise",
        {{"direction-prefilter", "1"}, {"thickness", "3"}, {"t2max", "1"}}},
       // The video modes (docs/VBM3D.md, docs/NLM3D.md): offered whenever their mode
       // and parameters exist in the build (preset_available).
       {"video", "nlm3d",
        "NLM-3D at its video defaults (9x9 2D patches, windows centred by estimated motion over 9 frames, each "
-       "weighed by how well it matches): recorded moving video; 101 to 125 fps at 1080p NV12 on real footage on "
-       "an H100, about 3 dB above itself without other frames",
+       "weighed by how well it matches): recorded moving video",
        {}},
       {"live", "nlm3d",
-       "NLM-3D's causal window (the current and 4 past frames, no frame of latency): live sources and previews; "
-       "140 to 200 fps at 1080p NV12 on real footage on an H100",
+       "NLM-3D's causal window (the current and 4 past frames, no frame of latency): live sources and previews",
        {{"window", "causal"}}},
       {"static-video", "vbm3d",
        "V-BM3D (quality profile) along the motion: static or slow cameras (surveillance, tripod, screen capture), "
-       "+1.2 to +2.1 dB over per-frame BM3D there; 27 fps at 1080p NV12 on an H200",
+       "files",
        {{"vbm3d-profile", "quality"}}},
-      {"video-fast", "vbm3d", "V-BM3D, fast profile (one phase, fewer frames): 258 fps at 1080p NV12 on an H200, about 2 dB below standard",
+      {"video-fast", "vbm3d", "V-BM3D, fast profile (one phase, fewer frames): moving video in real time",
        {{"vbm3d-profile", "fast"}}},
   };
   return table;

@@ -52,8 +52,8 @@ std::vector<ParamSpec> params() {
   return {
       {ParamGroup::Vbm3d, "vbm3d-profile",
        "V-BM3D profile: quality (the default), fast (one phase, fewer frames), paper (Dabov et al. 2007 as far as "
-       "ours expresses it: no motion), wide (39x39 windows in the frame itself in both phases at step 3: 1.7x "
-       "the quality profile's time at 1080p); the vbm3d-* parameters below override it (docs/VBM3D.md)",
+       "ours expresses it: no motion), wide (39x39 windows in the frame itself in both phases at step 3: "
+       "slower than quality); the vbm3d-* parameters below override it (docs/VBM3D.md)",
        true, 0, 3, 0, [](const DenoiseSettings& s) { return double(s.vbm3d.profile); },
        [](DenoiseSettings& s, double v) { s.vbm3d.profile = int(v); }, nullptr, 0, kVbm3dProfileNames},
       {ParamGroup::Vbm3d, "vbm3d-radius",

@@ -1,8 +1,10 @@
 // test_mode_runner.cpp: the harness runs every cudadenoise mode (from
 // cdn::all_modes(), so a new mode is covered when it lands) exactly as the
-// library does on its own, gives each mode the noise sigma only through its
-// sigma parameters, and plays short clips back and forth for timing.
+// library does on its own, gives the noise sigma only to the modes the library
+// says take one (uses_sigma), and plays short clips back and forth for timing.
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "eval_test_support.h"
 
@@ -48,22 +50,24 @@ std::vector<HostFrame> reference(const std::vector<HostFrame>& clip, const Denoi
   return out;
 }
 
+// Which modes take a sigma is the library's (uses_sigma): the known sigma goes
+// to `sigma` of exactly those modes, and nothing else changes.
 TEST(ModeSettings, SigmaGoesOnlyToModesThatTakeOne) {
   for (Mode m : all_modes()) {
+    SCOPED_TRACE(mode_name(m));
     const DenoiseSettings s = settings_for(m, 17);
     EXPECT_EQ(s.mode, m);
     EXPECT_EQ(s.planes, PlaneSelection::All);
     const DenoiseSettings d = settings_for(m, 0);
-    bool differs = false;
-    for (const ParamSpec& p : param_specs()) differs |= p.get(s) != p.get(d);
-    EXPECT_EQ(differs, takes_sigma(m)) << mode_name(m);
+    for (const ParamSpec& p : param_specs())
+      EXPECT_EQ(p.get(s) != p.get(d), uses_sigma(m) && std::string(p.name) == "sigma") << p.name;
+    EXPECT_DOUBLE_EQ(sigma_given(s), uses_sigma(m) ? 17 : 0);
   }
-  EXPECT_TRUE(takes_sigma(Mode::Nlm3d));
   EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 17).sigma, 17);
-  EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Nlm3d, 17)), 17);
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Bm3d, 17).sigma, 17);
   EXPECT_DOUBLE_EQ(settings_for(Mode::Nlm3d, 1000).sigma, find_param("sigma")->max);  // clamped to the range
   EXPECT_DOUBLE_EQ(sigma_given(settings_for(Mode::Pipd, 17)), 0);
-  EXPECT_FALSE(takes_sigma(Mode::Pipd));
+  EXPECT_DOUBLE_EQ(settings_for(Mode::Pipd, 17).sigma, 0);
 }
 
 TEST(ModeRunner, EveryModeGivesTheLibrarysOutputAndATime) {

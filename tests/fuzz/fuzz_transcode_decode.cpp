@@ -26,6 +26,7 @@ extern "C" {
 }
 
 #include "av_ptr.h"
+#include "cudadenoise/interlace.h"
 #include "decoder.h"
 #include "errors.h"
 #include "filter_step.h"
@@ -90,11 +91,11 @@ class Run {
     const bool interlaced = (declared != AV_FIELD_UNKNOWN && declared != AV_FIELD_PROGRESSIVE) ||
                             first->interlaced_frame;
     if (!interlaced) return true;
-    if (cdn::is_temporal(settings_.mode)) return false;
+    if (cdn::interlaced_input(settings_.mode) == cdn::InterlacedInput::Refuse) return false;
     cdn::PixelFormat layout;
     const auto f = static_cast<AVPixelFormat>(first->format);
     if (!cdn_format_of(f, &layout)) cdn_format_of(conversion_target(f), &layout);
-    if (!fields_fit(layout, first->height)) return false;
+    if (!cdn::fields_fit(layout, first->height)) return false;
     filter_->set_fields(true);
     return true;
   }

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "cudadenoise/counter_noise.h"
+#include "cudadenoise/interlace.h"
 #include "plugin_test_support.h"
 
 using namespace cdn_test;
@@ -536,6 +537,60 @@ TEST_P(GpuCudaAddNoise, KernelOnCudaMemoryEqualsCpuPath) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, GpuCudaAddNoise, ::testing::Values("NV12", "I420", "P010_10LE", "P016_LE", "Y444"));
+
+// Interlaced CUDA memory (issue 34): a per-frame mode filters each field on
+// the device as a strided view of the buffer (cdn::field_view, no copy), to the
+// values of one CPU stream of the fields, top then bottom of each frame.
+TEST(GpuCudaMemoryInterlaced, FieldsOnTheDeviceEqualTheCpuStreamOfFields) {
+  const std::string skip = gpu_skip_reason({"cudaupload", "cudadownload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const int w = 96, h = 64;
+  cdn::DenoiseSettings settings = element_defaults();
+  settings.mode = cdn::Mode::Hybrid;
+  for (const char* fmt : {"NV12", "P010_10LE"}) {
+    SCOPED_TRACE(fmt);
+    const GstVideoInfo info = video_info(fmt, w, h);
+    const std::string sys = caps_string(fmt, w, h) + ",interlace-mode=interleaved";
+    const std::string cuda = caps_string(fmt, w, h, true) + ",interlace-mode=interleaved";
+    GstElement* p = launch("appsrc name=src format=time caps=\"" + sys + "\" ! cudaupload ! " + cuda +
+                           " ! cudadenoise name=dn backend=cuda mode=hybrid ! " + cuda + " ! cudadownload ! " + sys +
+                           " ! appsink name=out sync=false");
+    ASSERT_NE(p, nullptr);
+    GstElement* src = by_name(p, "src");
+    std::vector<std::unique_ptr<HostFrame>> refs;
+    std::unique_ptr<cdn::StreamDenoiser> fields;
+    for (int i = 0; i < 3; ++i) {
+      GstBuffer* b = make_frame(info, 900 + i);
+      GST_BUFFER_PTS(b) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+      {
+        MappedView m(b, info, GST_MAP_READ);
+        if (!fields) fields = cdn::StreamDenoiser::create(cdn::Backend::Cpu, settings, m.view().format, w, h / 2);
+        refs.push_back(std::make_unique<HostFrame>(m.view().format, w, h));
+        for (int parity = 0; parity < 2; ++parity)
+          fields->process(cdn::field_view(m.view(), parity), cdn::field_view(refs.back()->view, parity));
+      }
+      ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream(GST_APP_SRC(src));
+    ASSERT_EQ(play_to_eos(p), "");
+    GstElement* sink = by_name(p, "out");
+    auto outs = drain(sink);
+    ASSERT_EQ(outs.size(), refs.size());
+    int i = 0;
+    for (auto& [pts, b] : outs) {
+      MappedView m(b, info, GST_MAP_READ);
+      const Diff d = compare(refs[i]->view, m.view());
+      EXPECT_LE(d.max_abs, kTolerance) << "frame " << i << ": " << d.count << " samples differ";
+      ++i;
+    }
+    free_frames(outs);
+    gst_element_set_state(p, GST_STATE_NULL);
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(p);
+  }
+}
 
 TEST(GpuCudaMemoryI420, OddHeightIsRefusedWithReason) {
   // GStreamer 1.22's CUDA allocator overlaps I420's U and V planes by a row at odd heights.

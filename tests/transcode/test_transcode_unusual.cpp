@@ -12,6 +12,7 @@
 
 #include "clip_remux.h"
 #include "clip_support.h"
+#include "cudadenoise/interlace.h"
 
 namespace {
 
@@ -271,6 +272,12 @@ TEST_F(Unusual, InterlacedInputIsFilteredFieldByFieldAndKeepsItsFieldOrder) {
   EXPECT_EQ(t.code, 2) << t.all();
   EXPECT_NE(t.err.find("is interlaced (field order " + order + "): --mode nlm3d filters whole frames"),
             std::string::npos) << t.err;
+  // Every temporal mode, in the library's words (cudadenoise/interlace.h), which the element shares.
+  t = run_tool("-i " + quote(in) + " -o " + quote(path("t.mkv")) + " --backend cpu --mode vbm3d");
+  EXPECT_EQ(t.code, 2) << t.all();
+  EXPECT_NE(t.err.find("--mode " + cdn::interlaced_refusal(cdn::Mode::Vbm3d, "e.g. ffmpeg -vf bwdif")),
+            std::string::npos) << t.err;
+  EXPECT_NE(t.err.find("or use a per-frame mode (pipd, hybrid, bm3d)"), std::string::npos) << t.err;
   t = run_tool("-i " + quote(in) + " -o " + quote(path("t.mkv")) + " --backend cpu --codec hevc");
   EXPECT_EQ(t.code, 2) << t.all();
   EXPECT_FALSE(fs::exists(path("t.mkv")));

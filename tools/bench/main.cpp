@@ -177,7 +177,7 @@ Result time_gpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, 
 #endif
 
 #ifdef CDN_HAVE_CUDA
-// The temporal mode: a stream of device frames through StreamDenoiser, pushing
+// A temporal mode: a stream of device frames through StreamDenoiser, pushing
 // and popping every ready frame (stream_pump.h) as the element does; ms per
 // frame over `frames` frames after a
 // warm-up stream, the 50-frame chunk included whole. Making the denoiser (its

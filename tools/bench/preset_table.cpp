@@ -120,9 +120,9 @@ void preset_table(const FrameView& source, int iterations, bool gpu, bool cpu) {
   const DenoiseSettings s = preset_settings(*find_preset(default_preset_name()));
   std::printf("\n%s on the CPU, %u hardware threads (NV12, sigma auto)\n", default_preset_name(), threads);
   std::printf("%-10s %12s %8s\n", "size", "CPU ms/frame", "fps");
-  // The time is not linear in the area at small frames (H200 host, 16 threads:
-  // 320x180 took 49 ms, 1280x720 493 ms), so no size is extrapolated: the answer
-  // is the largest size measured at 25 fps or more.
+  // The time is not linear in the area at small frames (docs/PRESETS.md, "The
+  // CPU path", has the runs), so no size is extrapolated: the answer is the
+  // largest size measured at 25 fps or more.
   std::pair<int, int> largest{0, 0};
   double smallest_fps = 0;
   for (auto [w, h] : {std::pair{160, 90}, std::pair{320, 180}, std::pair{640, 360}, std::pair{1280, 720}}) {

@@ -35,7 +35,7 @@ int cmd_info(int argc, const char* const* argv) {
   }
   j["hardware_threads"] = static_cast<int>(std::thread::hardware_concurrency());
   for (Mode m : all_modes())
-    j["modes"].push_back({{"name", mode_name(m)}, {"temporal", is_temporal(m)}, {"takes_sigma", takes_sigma(m)},
+    j["modes"].push_back({{"name", mode_name(m)}, {"temporal", is_temporal(m)}, {"takes_sigma", uses_sigma(m)},
                           {"description", mode_description(m)}});
   std::printf("%s\n", tools::json_line(j).c_str());
   return kOk;

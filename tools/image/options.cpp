@@ -112,14 +112,14 @@ ImageOptions parse_image_options(int argc, const char* const* argv) {
 std::string image_usage() {
   return "Usage: cudadenoise-image [INPUT] [-o OUTPUT] [options]\n"
          "\n"
-         "Denoises a PNG or binary PGM image with PI-PD, hybrid PI-PD, NLM-3D or BM3D and\n"
+         "Denoises a PNG or binary PGM image with one of the library's modes (--mode) and\n"
          "prints the PSNR and SSIM of the noisy input and of the output against a clean\n"
          "reference and the time of the denoising call. Gray images are filtered as GRAY8\n"
          "or GRAY16_LE, colour images as Y444 (BT.601 full-range YCbCr). Without INPUT the\n"
-         "built-in test picture is used with --add-noise 25 --seed 1. --mode nlm3d, the\n"
-         "video mode, filters the image as a stream of one frame (pushed, finished and\n"
-         "popped): its window shrinks to the image, so it is 2D non-local means. Each\n"
-         "mode reads only its own parameter flags.\n"
+         "built-in test picture is used with --add-noise 25 --seed 1. A temporal mode\n"
+         "filters the image as a stream of one frame (pushed, finished and popped): its\n"
+         "window shrinks to the image (nlm3d is then 2D non-local means). Each mode reads\n"
+         "only its own parameter flags.\n"
          "\n"
          "Options:\n" +
          Parser().flags.help() +

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cudadenoise/error.h"
+#include "cudadenoise/interlace.h"
 #include "cudadenoise/noise_estimate.h"
 #include "errors.h"
 #include "gpu_device.h"

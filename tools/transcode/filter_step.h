@@ -1,9 +1,10 @@
 // filter_step.h: decoded frames in, denoised frames out, in the same order and
 // number: the only place the tool touches pixels, through cdn::StreamDenoiser
 // and its loop (stream_pump.h) for every mode. Stream-shaped (push, pop,
-// finish) because the temporal mode (nlm3d) holds a window of frames and gives
-// each back later; per-frame modes (pipd, hybrid, bm3d) filter each frame
-// straight into its output frame (device frames where they are: zero-copy).
+// finish) because a temporal mode holds a window of frames and gives each back
+// later; a per-frame mode filters each frame straight into its output frame
+// (device frames where they are: zero-copy). Which modes are which is the
+// library's (cdn::is_temporal).
 // Output frames are made one at a time, as pop() asks for them.
 //
 // CUDA frames (from NVDEC) are filtered on the device into frames of our own
@@ -15,12 +16,12 @@
 // duration, colour, side data) follow each frame through the filter as its tag
 // (cdn::FrameTag: a shell of the input frame, handed back with its output).
 //
-// Interlaced video (set_fields): the per-frame modes filter each field on its
-// own, as a half-height frame of every other line (field_view, no copy), so
-// the two moments a frame holds are never mixed: the stream is then one of
-// fields (half the height), the top field of each frame before its bottom
-// field, each written into its field of the output frame. The temporal mode
-// takes whole frames only; the transcode refuses interlaced input for it.
+// Interlaced video (set_fields), for the modes that take it (the library
+// decides: cudadenoise/interlace.h): each field is filtered on its own, as a
+// half-height frame of every other line (cdn::field_view, no copy), so the two
+// moments a frame holds are never mixed: the stream is then one of fields
+// (half the height), the top field of each frame before its bottom field, each
+// written into its field of the output frame.
 #pragma once
 
 #include <deque>
@@ -40,7 +41,7 @@ class FilterStep {
   // `gpu` non-null selects the CUDA backend (made on the device's primary
   // context, current after GpuDevice::open, at the first frame), else the CPU.
   // `denoise` false passes frames through (--no-denoise). `devices`: the CUDA
-  // devices the temporal mode spreads its chunks over (StreamDenoiser::create).
+  // devices a temporal mode spreads its chunks over (StreamDenoiser::create).
   // Throws Failure.
   FilterStep(const DenoiseSettings& settings, bool denoise, const GpuDevice* gpu, std::vector<int> devices = {});
   ~FilterStep();

@@ -24,7 +24,7 @@ struct TranscodeOptions {
   bool denoise = true;  // --no-denoise: decode and re-encode only (a benchmark baseline)
   Backend backend = Backend::Auto;
   int gpu = 0;            // decoding, encoding, per-frame filtering: the first of --gpu
-  std::vector<int> gpus;  // every device of --gpu (nlm3d's workers); empty: gpu alone
+  std::vector<int> gpus;  // every device of --gpu (a temporal mode's lanes); empty: gpu alone
   std::string codec = "h264";  // h264 | hevc
   double crf = -1;             // < 0: not given
   std::int64_t bitrate = 0;    // bits per second; 0: not given

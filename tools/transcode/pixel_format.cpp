@@ -44,18 +44,6 @@ FrameView frame_view(const AVFrame* frame, PixelFormat format, MemoryKind memory
   return v;
 }
 
-FrameView field_view(const FrameView& frame, int parity) {
-  FrameView f = frame;
-  f.height = frame.height / 2;
-  for (int p = 0; p < format_info(frame.format).planes; ++p) {
-    f.data[p] = static_cast<std::uint8_t*>(frame.data[p]) + frame.pitch[p] * parity;
-    f.pitch[p] = frame.pitch[p] * 2;
-  }
-  return f;
-}
-
-bool fields_fit(PixelFormat format, int height) { return height % (2 << format_info(format).chroma_shift_y) == 0; }
-
 const char* pix_fmt_name(int av) {
   const char* n = av_get_pix_fmt_name(static_cast<AVPixelFormat>(av));
   return n ? n : "none";

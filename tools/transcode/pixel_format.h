@@ -25,14 +25,6 @@ AVPixelFormat conversion_target(AVPixelFormat av);
 // MemoryKind::Device) as a cdn frame of format `format`.
 FrameView frame_view(const AVFrame* frame, PixelFormat format, MemoryKind memory);
 
-// One field of an interlaced frame as a frame of half the height: every
-// other line of each plane (parity 0: the top field, lines 0, 2, 4, ...; 1:
-// the bottom field), no copy. 4:2:0 chroma lines alternate between the fields
-// the same way, so the frame's height must be a multiple of 4 for it
-// (fields_fit), of 2 otherwise.
-FrameView field_view(const FrameView& frame, int parity);
-bool fields_fit(PixelFormat format, int height);
-
 // "yuv420p", or "none".
 const char* pix_fmt_name(int av);
 

@@ -39,8 +39,8 @@ class Progress {
   Progress(bool show, double duration_seconds, long long total_frames);
   // At most a few times a second; the first call draws at once. frames_in:
   // decoded frames given to the filter; frames_out: denoised frames written
-  // (fewer while the temporal mode fills its window). Call it after draining
-  // the filter, not for each frame of a burst: the temporal mode gives back a
+  // (fewer while a temporal mode fills its window). Call it after draining
+  // the filter, not for each frame of a burst: a temporal mode gives back a
   // chunk of frames at once, and a line drawn at the first of them would show
   // one frame done and an ETA many times too long.
   void update(long long frames_in, long long frames_out, double media_seconds);

@@ -5,14 +5,12 @@
 
 #include "errors.h"
 #include "input.h"
-#include "stream/window_filter.h"
 
 namespace cdn::transcode {
 
 Reach context_reach(const DenoiseSettings& s, bool denoise) {
-  if (!denoise || !is_temporal(s.mode)) return {};
-  const WindowShape w = window_shape(s);
-  return {w.before, w.after};
+  if (!denoise) return {};
+  return temporal_reach(s, /*live_source=*/false);
 }
 
 RangePlan plan_range(Input& input, std::int64_t begin, std::int64_t end, const Reach& reach) {

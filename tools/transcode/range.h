@@ -2,10 +2,10 @@
 // decodes, filters and writes. The video's frames are numbered 0.. in
 // presentation order, as the decoder gives them; frame i is found by its
 // timestamp, from an index of every video packet's pts (a scan of the packets,
-// no decoding; packets marked discard, outside an MP4 edit list, give no frame). Output frame t of a temporal mode reads input frames
-// t - before .. t + after (the library's WindowShape, window_filter.h), so the
-// piece decodes and filters the context [max(0, A - before), min(N, B + after))
-// and writes only [A, B): each written frame then sees exactly the frames it
+// no decoding; packets marked discard, outside an MP4 edit list, give no frame).
+// Output frame t of a temporal mode reads input frames t - before .. t + after
+// (the library's cdn::temporal_reach, temporal_reach.h), so the piece decodes
+// and filters the context [max(0, A - before), min(N, B + after)) and writes only [A, B): each written frame then sees exactly the frames it
 // sees in a run over the whole video, clamped at the video's own ends only.
 #pragma once
 
@@ -13,17 +13,16 @@
 #include <vector>
 
 #include "cudadenoise/settings.h"
+#include "cudadenoise/temporal_reach.h"
 
 namespace cdn::transcode {
 
 class Input;
 
-// Frames a mode reads before and after the frame it filters (0, 0 for the
-// per-frame modes and without denoising).
-struct Reach {
-  int before = 0;
-  int after = 0;
-};
+// Frames a mode reads before and after the frame it filters, as a file (not a
+// live source) runs it: the library's temporal_reach (0, 0 for the per-frame
+// modes), and 0, 0 without denoising.
+using Reach = TemporalReach;
 Reach context_reach(const DenoiseSettings& s, bool denoise);
 
 struct RangePlan {

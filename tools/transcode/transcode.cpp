@@ -10,8 +10,9 @@
 //
 // Decode errors (decoder.h) are counted and reported, or end the run with
 // --fail-on-decode-error. Interlaced input (a field order in the stream, or
-// interlaced frames) is filtered field by field by the per-frame modes and
-// encoded interlaced with its field order; the temporal mode refuses it.
+// interlaced frames) is encoded interlaced with its field order; what each mode
+// does with it is the library's (cudadenoise/interlace.h: the per-frame modes
+// filter each field apart, the temporal modes refuse it).
 //
 // --range A:B (range.h) writes frames [A, B) only, video only: the packets are
 // indexed first, the input is seeked to the keyframe before the context's first
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cudadenoise/interlace.h"
 #include "decoder.h"
 #include "encoder.h"
 #include "errors.h"
@@ -276,19 +278,17 @@ class Pipeline {
     static const char* kNames[] = {"unknown", "progressive", "tt", "bb", "tb", "bt"};
     const std::string order = kNames[field_order_];
     if (!o_.denoise) return;
-    if (is_temporal(o_.settings.mode))
+    // What each mode does with interlaced input is the library's (interlace.h).
+    if (interlaced_input(o_.settings.mode) == InterlacedInput::Refuse)
       throw Failure(kExitUsage, o_.input + " is interlaced (field order " + order + "): --mode " +
-                                    mode_name(o_.settings.mode) +
-                                    " filters whole frames and would mix their two fields; deinterlace it first "
-                                    "(e.g. ffmpeg -vf bwdif) or use a per-frame mode, which filters each field apart");
+                                    interlaced_refusal(o_.settings.mode, "e.g. ffmpeg -vf bwdif"));
     // The layout the fields are cut from: the frame's, or the one it is converted to.
     PixelFormat layout;
     const auto* hw = first->hw_frames_ctx ? reinterpret_cast<const AVHWFramesContext*>(first->hw_frames_ctx->data) : nullptr;
     const AVPixelFormat f = hw ? hw->sw_format : static_cast<AVPixelFormat>(first->format);
     if (!cdn_format_of(f, &layout)) cdn_format_of(conversion_target(f), &layout);
     if (!fields_fit(layout, first->height))
-      throw Failure(kExitInput, o_.input + " is interlaced with a height (" + std::to_string(first->height) +
-                                    ") whose chroma lines do not split evenly into two fields");
+      throw Failure(kExitInput, o_.input + " is interlaced with " + fields_misfit(layout, first->height));
     filter_->set_fields(true);
     say("the input is interlaced (field order " + order + "): each field is filtered on its own and the output "
           "is encoded interlaced");
