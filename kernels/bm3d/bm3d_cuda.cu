@@ -3,6 +3,9 @@
 // selection, transforms (the profile's, per phase) and weights. The aggregation
 // sums in 64-bit fixed point (integer atomics are associative), so the output
 // does not depend on the order in which blocks and lanes add their patches.
+// The planes, the lane-per-patch filter kernel family (bm3d_filter_lanes.cuh,
+// whose temporal form V-BM3D runs) and the run's plumbing are shared with
+// vbm3d_cuda.cu.
 #include "bm3d/bm3d_cuda.h"
 
 #include <cuda_runtime.h>
@@ -13,6 +16,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bm3d/bm3d_device_planes.cuh"
+#include "bm3d/bm3d_device_run.cuh"
+#include "bm3d/bm3d_filter_lanes.cuh"
 #include "bm3d/bm3d_group_columns.cuh"
 #include "bm3d/bm3d_match8.cuh"
 #include "bm3d/bm3d_profile.h"
@@ -34,10 +40,6 @@ constexpr int kDxBlock = 8;  // candidates along x evaluated together by a block
 constexpr int kFilterWarps = 8;
 constexpr int kBatchTileRowsMaxRefs = 1 << 20;
 
-__constant__ float c_kaiser[kPatchArea];
-__constant__ float c_bior_forward[kPatchArea];  // bior15_forward_matrix()
-__constant__ float c_bior_inverse[kPatchArea];  // bior15_inverse_matrix()
-
 // The frame's accumulators, in 64-bit two's-complement fixed point: per padded
 // sample the numerator sum of weight x Kaiser x value (scaled by 2^num_bits, see
 // fixed_point_bits), and per patch origin the sum of the weights of the groups
@@ -54,14 +56,6 @@ constexpr int kWeightBits = 32;
 // kMaxWeight (2^12) x 2^(depth + 1) and a sample takes at most 64 x 63^2 < 2^18
 // contributions, so the sum stays below 2^(31 + depth); one bit of margin.
 inline int fixed_point_bits(int depth) { return 31 - depth; }
-
-// A float plane on the device: padded size, row pitch in floats.
-struct DevPlane {
-  float* data = nullptr;
-  int width = 0, height = 0, pitch = 0;
-  int valid_width = 0, valid_height = 0;
-  __device__ float at(int x, int y) const { return data[static_cast<std::size_t>(y) * pitch + x]; }
-};
 
 // The pixel window a tile of references can touch: the origins of its search
 // windows plus a patch (bm3d_profile.h), clipped to the plane.
@@ -84,26 +78,6 @@ struct TileArea {
 };
 
 // ---------------------------------------------------------------- planes
-
-__global__ void load_plane_kernel(PlaneView in, DevPlane out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= out.width || y >= out.height) return;
-  out.data[static_cast<std::size_t>(y) * out.pitch + x] =
-      static_cast<float>(in.get(clamp_coord(x, in.width), clamp_coord(y, in.height)));
-}
-
-// resample_guide of bm3d_reference.cpp, then padded like pad_values.
-__global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
-  const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
-  if (px >= out.width || py >= out.height) return;
-  const int x = clamp_coord(px, out.valid_width), y = clamp_coord(py, out.valid_height);
-  const int lw = luma.valid_width, lh = luma.valid_height;
-  const int fx = lw > out.valid_width ? 2 : 1, fy = lh > out.valid_height ? 2 : 1;
-  const int x0 = clamp_coord(fx * x, lw), x1 = clamp_coord(fx * x + fx - 1, lw);
-  const int y0 = clamp_coord(fy * y, lh), y1 = clamp_coord(fy * y + fy - 1, lh);
-  const float sum = __fadd_rn(__fadd_rn(luma.at(x0, y0), luma.at(x1, y0)), __fadd_rn(luma.at(x0, y1), luma.at(x1, y1)));
-  out.data[static_cast<std::size_t>(py) * out.pitch + px] = sum * 0.25f;
-}
 
 // quantize_guide of bm3d_reference.cpp: the guide in 8-bit code values (match8 profiles).
 __global__ void quantize_guide_kernel(DevPlane in, DevPlane out, float unit) {
@@ -165,11 +139,7 @@ __global__ void __launch_bounds__(kDivideX * kDivideY) divide_kernel(Accumulator
     v = copy[at];
   }
   if (estimate.data) estimate.data[static_cast<std::size_t>(y) * estimate.pitch + x] = v;
-  if (write_out && x < out.width && y < out.height) {
-    const float r = floorf(v + 0.5f);
-    const int top = out.max_value();
-    out.set(x, y, r < 0.f ? 0 : (r > top ? top : static_cast<int>(r)));
-  }
+  if (write_out && x < out.width && y < out.height) store_rounded(out, x, y, v);
 }
 
 // ---------------------------------------------------------------- block matching
@@ -523,18 +493,6 @@ std::size_t match8_shared_bytes(int K, int S, int step, int radius, bool wide) {
   return std::max(queues, runs);
 }
 
-// Calls f(std::integral_constant<int, K>{}) for the run-time group size K (8, 16
-// or 32): every kernel of a group is a template on it.
-template <typename F>
-void with_group_size(int K, F&& f) {
-  if (K == 8)
-    f(std::integral_constant<int, 8>{});
-  else if (K == 16)
-    f(std::integral_constant<int, 16>{});
-  else
-    f(std::integral_constant<int, 32>{});
-}
-
 // Calls f(block_match8_kernel<K, S, Key>) for run-time K (8, 16, 32) and S (1, 2,
 // 4); wide: 64-bit keys, S = 1 only.
 template <typename F>
@@ -584,6 +542,13 @@ int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) 
 
 // ---------------------------------------------------------------- filtering
 
+// The patch at (x, y) of p.
+__device__ __forceinline__ void load_patch(const DevPlane& p, int x, int y, float (&v)[kPatchArea]) {
+#pragma unroll
+  for (int q = 0; q < kPatchArea; ++q)
+    v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
+}
+
 struct FilterArgs {
   DevPlane noisy, basic;  // basic: the Wiener phase only
   RefGrid grid;
@@ -599,179 +564,44 @@ struct FilterArgs {
   float vmax;        // filtered samples are clamped to +-vmax (bm3d_profile.h)
   float num_scale;    // 2^fixed_point_bits(depth)
   int window_pixels;  // filter_window_kernel: the largest window (WindowArea::max_pixels)
-};
 
-// A contribution in fixed point: the float times a power of 2, rounded to an
-// integer (exact for every float the bounds allow), as a two's-complement word.
-__device__ __forceinline__ unsigned long long to_fixed(float x, float scale) {
-  return static_cast<unsigned long long>(__float2ll_rn(x * scale));
-}
-
-
-// Walsh-Hadamard transform across the n lanes of a group (lanes base .. base+n-1
-// of a K-aligned block, n a power of 2), the butterflies of wht_inplace.
-template <int K>
-__device__ __forceinline__ void wht_lanes(float (&v)[kPatchArea], int lane_in_group, int n) {
-  // Every lane runs the stages of the warp's largest group (the shuffles need the
-  // whole warp); a lane applies those of its own group. The stages stay a loop:
-  // unrolled, the three transforms of the Wiener kernel alone would overflow the
-  // instruction cache.
-  int stages_n = n;
-#pragma unroll
-  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
-#pragma unroll 1
-  for (int h = 1; h < stages_n; h <<= 1) {
-    const bool active = h < n;
-#pragma unroll
-    for (int q = 0; q < kPatchArea; ++q) {
-      const float p = __shfl_xor_sync(0xffffffffu, v[q], h);
-      if (active) v[q] = (lane_in_group & h) ? p - v[q] : v[q] + p;
+  // BM3D's groups for filter_kernel (bm3d_filter_lanes.cuh), the aggregation
+  // straight into the frame's fixed-point accumulators with 64-bit atomics (the
+  // first kernel, Bm3dCuda::set_reference_kernels): a block takes a tile of
+  // references (kFilterWarps warps), a group's patches are scan indices around
+  // its reference in one frame, read from the padded float planes.
+  static constexpr int kWarps = kFilterWarps, kRefs = kTileRefs, kMinBlocks = 2;
+  template <int K>
+  __device__ LanePatch patch(int g, int lane_in_group) const {
+    LanePatch m;
+    const int tile_j = first_tile_row + blockIdx.y;
+    const int i = blockIdx.x * kTileX + g % kTileX, j = tile_j * kTileY + g / kTileX;
+    const bool valid = i < grid.nx && j < grid.ny;
+    const std::size_t ref = static_cast<std::size_t>(j - first_tile_row * kTileY) * grid.nx + i;
+    m.n = valid ? counts[ref] : 1;
+    m.mine = valid && lane_in_group < m.n;
+    if (m.mine) {
+      const int idx = lists[ref * K + lane_in_group];
+      m.x = grid.x(i) + idx % side - radius;
+      m.y = grid.y(j) + idx / side - radius;
     }
+    return m;
   }
-  const float scale = 1.0f / sqrtf(static_cast<float>(n));
-#pragma unroll
-  for (int q = 0; q < kPatchArea; ++q) v[q] *= scale;
-}
-
-// The Haar decomposition across the n lanes of a group (haar_forward, in place:
-// lane i holds coefficient i of the in-place order), or its inverse.
-template <int K>
-__device__ __forceinline__ void haar_lanes(float (&v)[kPatchArea], int lane_in_group, int n, bool inverse) {
-  int stages_n = n;
-#pragma unroll
-  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
-  const float r = 0.70710678118654752f;
-#pragma unroll 1
-  for (int step = 1; step < stages_n; step <<= 1) {
-    const int h = inverse ? stages_n / 2 / step : step;  // forward h = 1, 2, ...; inverse h = stages_n / 2, ..., 1
-    const bool active = h < n && (lane_in_group & (h - 1)) == 0;
-#pragma unroll
-    for (int q = 0; q < kPatchArea; ++q) {
-      const float p = __shfl_xor_sync(0xffffffffu, v[q], h);
-      if (active) v[q] = (lane_in_group & h) ? (p - v[q]) * r : (v[q] + p) * r;
-    }
+  __device__ void load(const LanePatch& m, bool basic_patch, float (&v)[kPatchArea]) const {
+    load_patch(basic_patch ? basic : noisy, m.x, m.y, v);
   }
-}
-
-// The 1D transform of the profile across the group (forward or inverse).
-template <int K>
-__device__ __forceinline__ void transform_lanes(float (&v)[kPatchArea], int lane_in_group, int n, Transform1d t1,
-                                                bool inverse) {
-  if (t1 == Transform1d::Haar)
-    haar_lanes<K>(v, lane_in_group, n, inverse);
-  else
-    wht_lanes<K>(v, lane_in_group, n);
-}
-
-// Sum over the n lanes of the group.
-template <int K>
-__device__ __forceinline__ float group_sum(float x, int n) {
-#pragma unroll
-  for (int h = 1; h < K; h <<= 1) {
-    const float p = __shfl_xor_sync(0xffffffffu, x, h);
-    if (h < n) x += p;
-  }
-  return x;
-}
-
-// The 2D transform t2 of the patch at (x, y) when the lane has one (`mine`), else zeros.
-__device__ __forceinline__ void load_transformed(const DevPlane& p, bool mine, int x, int y, Transform2d t2,
-                                                 float (&v)[kPatchArea]) {
-  if (mine) {
-#pragma unroll
-    for (int q = 0; q < kPatchArea; ++q)
-      v[q] = __ldg(p.data + static_cast<std::size_t>(y + q / kPatch) * p.pitch + x + q % kPatch);
-    if (t2 == Transform2d::Bior15)
-      matrix8x8_apply(v, c_bior_forward);
-    else
-      dct8x8_forward(v);
-  } else {
-#pragma unroll
-    for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
-  }
-}
-
-// A block filters the groups of one tile of references: K lanes per group (32 / K
-// groups per warp at a time). Thread mapping: lane k of a group holds patch k's
-// 64 values in registers through the whole 3D transform. The filtered patches
-// are aggregated into the frame's fixed-point accumulators with integer atomics.
-template <bool kWiener, int K>
-__global__ void __launch_bounds__(kFilterWarps * 32, 2) filter_kernel(FilterArgs a) {
-  extern __shared__ float smem[];  // the Wiener coefficients
-  const int tile_i = blockIdx.x, tile_j = a.first_tile_row + blockIdx.y;
-  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  constexpr int kGroupsPerWarp = 32 / K;
-  const int lane_in_group = lane % K, slot = lane / K;
-  for (int g0 = warp * kGroupsPerWarp; g0 < kTileRefs; g0 += kFilterWarps * kGroupsPerWarp) {
-    const int g = g0 + slot;  // the same for the K lanes of a group
-    const int i = tile_i * kTileX + g % kTileX, j = tile_j * kTileY + g / kTileX;
-    const bool valid = i < a.grid.nx && j < a.grid.ny;
-    const std::size_t ref = static_cast<std::size_t>(j - a.first_tile_row * kTileY) * a.grid.nx + i;
-    const int n = valid ? a.counts[ref] : 1;
-    const bool mine = valid && lane_in_group < n;
-    int px = 0, py = 0;
-    if (mine) {
-      const int idx = a.lists[ref * K + lane_in_group];
-      px = a.grid.x(i) + idx % a.side - a.radius;
-      py = a.grid.y(j) + idx / a.side - a.radius;
-    }
-    float v[kPatchArea];
-    float weight;
-    if (!kWiener) {
-      load_transformed(a.noisy, mine, px, py, a.t2d, v);
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
-      const float threshold = a.lambda3d * a.sigma;
-      float kept = 0.f;
-#pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) {
-        if (fabsf(v[q]) <= threshold)
-          v[q] = 0.f;
-        else
-          kept += 1.f;
-      }
-      if (!mine) kept = 0.f;
-      kept = group_sum<K>(kept, n);
-      weight = kept > 0.f ? 1.0f / kept : 1.0f;
-    } else {
-      // The Wiener coefficients of the basic group first, staged in shared memory
-      // ([coefficient][lane], one 64 x 32 slab per warp), then the noisy group.
-      float* coef = smem + warp * kPatchArea * 32;
-      load_transformed(a.basic, mine, px, py, a.t2d, v);
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
-      const float s2 = a.sigma * a.sigma;
-      float norm2 = 0.f;
-#pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) {
-        const float b2 = v[q] * v[q];
-        const float w = b2 / (b2 + s2);
-        coef[q * 32 + lane] = w;
-        norm2 = fmaf(w, w, norm2);
-      }
-      if (!mine) norm2 = 0.f;
-      norm2 = group_sum<K>(norm2, n);
-      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
-      load_transformed(a.noisy, mine, px, py, a.t2d, v);
-      transform_lanes<K>(v, lane_in_group, n, a.t1d, false);
-#pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
-    }
-    transform_lanes<K>(v, lane_in_group, n, a.t1d, true);
-    if (!mine) continue;
-    if (a.t2d == Transform2d::Bior15)
-      matrix8x8_apply(v, c_bior_inverse);
-    else
-      dct8x8_inverse(v);
-    unsigned long long* row = a.acc.num + static_cast<std::size_t>(py) * a.noisy.pitch + px;
+  __device__ void aggregate(const LanePatch& m, int, float (&v)[kPatchArea], float weight) const {
+    if (!m.mine) return;
+    inverse_2d(v, t2d);
+    unsigned long long* row = acc.num + static_cast<std::size_t>(m.y) * noisy.pitch + m.x;
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) {
       const float wk = weight * c_kaiser[q];
-      atomicAdd(row + (q / kPatch) * a.noisy.pitch + q % kPatch,
-                to_fixed(wk * fminf(fmaxf(v[q], -a.vmax), a.vmax), a.num_scale));
+      atomicAdd(row + (q / kPatch) * noisy.pitch + q % kPatch, to_fixed(wk * fminf(fmaxf(v[q], -vmax), vmax), num_scale));
     }
-    atomicAdd(a.acc.weights + static_cast<std::size_t>(py) * a.noisy.pitch + px, to_fixed(weight, 4294967296.0f));
+    atomicAdd(acc.weights + static_cast<std::size_t>(m.y) * noisy.pitch + m.x, to_fixed(weight, 4294967296.0f));
   }
-}
-
+};
 
 // ---------------------------------------------------------------- filtering, aggregation in shared memory
 
@@ -863,7 +693,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
     float weight;
     if (!kWiener) {
       // Hard thresholding: each column forward, thresholded, counted and back.
-      load_transformed(a.noisy, mine, px, py, kT2d, v);
+      load_transformed(mine, kT2d, v, [&](float (&p)[kPatchArea]) { load_patch(a.noisy, px, py, p); });
       share_row(slab, lane, v);
       const float threshold = a.lambda3d * a.sigma;
       float kept[kGroupsPerWarp] = {};  // per group: exact small integers, in any order
@@ -896,7 +726,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       // them. (One site of the forward 2D transform for both groups, in a loop of
       // two passes, was slower on the H200: balanced 7.57 to 7.62 against 7.26 to
       // 7.28 ms a 1080p frame in one run.)
-      load_transformed(a.basic, mine, px, py, kT2d, v);
+      load_transformed(mine, kT2d, v, [&](float (&p)[kPatchArea]) { load_patch(a.basic, px, py, p); });
       share_row(slab, lane, v);
       const float s2 = a.sigma * a.sigma;
       float w[kColumns][K];
@@ -925,7 +755,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       if (!mine) norm2 = 0.f;
       norm2 = group_sum<K>(norm2, n);
       weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;
-      load_transformed(a.noisy, mine, px, py, kT2d, v);
+      load_transformed(mine, kT2d, v, [&](float (&p)[kPatchArea]) { load_patch(a.noisy, px, py, p); });
       share_row(slab, lane, v);
 #pragma unroll
       for (int c = 0; c < kColumns; ++c) {
@@ -941,10 +771,7 @@ __global__ void __launch_bounds__(kWinWarps * 32, kWiener ? 3 : 4) filter_window
       load_row(slab, lane, v);
     }
     if (!mine) continue;
-    if (kT2d == Transform2d::Bior15)
-      matrix8x8_apply(v, c_bior_inverse);
-    else
-      dct8x8_inverse(v);
+    inverse_2d(v, kT2d);
     const int base = (py - win.y0) * win.w + px - win.x0;
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) {
@@ -968,20 +795,6 @@ int batch_tile_rows(const RefGrid& g, int max_refs) {
   return std::max(1, std::min(tiles_y, max_refs / (tiles_x * kTileRefs)));
 }
 
-dim3 plane_grid(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
-
-int max_shared_optin() {
-  int device = 0, bytes = 0;
-  CDN_CUDA_CHECK(cudaGetDevice(&device));
-  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return bytes;
-}
-
-template <typename Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
 }  // namespace
 
 int Bm3dCuda::default_batch_references() { return kBatchTileRowsMaxRefs; }
@@ -994,70 +807,9 @@ void Bm3dCuda::set_match_split(int threads_per_reference) {
   match_split_ = threads_per_reference;
 }
 
-Bm3dCuda::~Bm3dCuda() {
-  for (void* b : buffers_)
-    if (b) cudaFree(b);  // nothing to report to from a destructor
-}
+Bm3dCuda::~Bm3dCuda() { free_slots(buffers_); }
 
-void* Bm3dCuda::reserve(int slot, std::size_t bytes) {
-  if (static_cast<int>(buffers_.size()) <= slot) {
-    buffers_.resize(slot + 1, nullptr);
-    sizes_.resize(slot + 1, 0);
-  }
-  if (sizes_[slot] < bytes) {
-    if (buffers_[slot]) {
-      CDN_CUDA_CHECK(cudaFree(buffers_[slot]));
-      bytes_ -= sizes_[slot];
-      buffers_[slot] = nullptr;
-      sizes_[slot] = 0;
-    }
-    CDN_CUDA_CHECK(cudaMalloc(&buffers_[slot], bytes));
-    sizes_[slot] = bytes;
-    bytes_ += bytes;
-  }
-  return buffers_[slot];
-}
-
-namespace {
-
-// Events around the stages of run(), when timing is on.
-class StageTimer {
- public:
-  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) {}
-  ~StageTimer() {
-    for (auto e : events_) cudaEventDestroy(e);
-  }
-  void mark(int stage) {
-    if (!on_) return;
-    cudaEvent_t e;
-    CDN_CUDA_CHECK(cudaEventCreate(&e));
-    CDN_CUDA_CHECK(cudaEventRecord(e, s_));
-    events_.push_back(e);
-    stages_.push_back(stage);
-  }
-  // Milliseconds between consecutive marks, summed by the stage of the later mark.
-  Bm3dCuda::Timing result() {
-    Bm3dCuda::Timing t;
-    if (!on_ || events_.empty()) return t;
-    CDN_CUDA_CHECK(cudaEventSynchronize(events_.back()));
-    for (std::size_t k = 1; k < events_.size(); ++k) {
-      float ms = 0;
-      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
-      (stages_[k] == 0 ? t.block_matching : stages_[k] == 1 ? t.filtering : t.other) += ms;
-    }
-    return t;
-  }
-
- private:
-  bool on_;
-  cudaStream_t s_;
-  std::vector<cudaEvent_t> events_;
-  std::vector<int> stages_;
-};
-
-enum Stage { kMatch = 0, kFilter = 1, kOther = 2 };
-
-}  // namespace
+void* Bm3dCuda::reserve(int slot, std::size_t bytes) { return reserve_slot(buffers_, sizes_, bytes_, slot, bytes); }
 
 void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered,
                    const Bm3dParams& params, const std::vector<double>& sigma, void* stream_ptr,
@@ -1067,7 +819,8 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
       static_cast<int>(out.size()) < filtered)
     throw InvalidArgument("bm3d: a plane and a sigma for every filtered component are needed");
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  StageTimer timer(timing_, stream);
+  enum Stage { kMatch, kFilter, kOther };
+  StageTimer<3> timer(timing_, stream);
   timer.mark(kOther);
 
   static const auto kaiser = kaiser_window();  // static: the asynchronous copies read them later
@@ -1088,14 +841,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
   // Planes: noisy and basic estimate per component, one pair of accumulators per
   // component, the guide of the chroma size; slots of reserve().
   auto make_plane = [&](int slot, int vw, int vh) {
-    DevPlane p;
-    p.valid_width = vw;
-    p.valid_height = vh;
-    p.width = std::max(vw, kPatch);
-    p.height = std::max(vh, kPatch);
-    p.pitch = (p.width + 31) / 32 * 32;
-    p.data = static_cast<float*>(reserve(slot, sizeof(float) * p.pitch * p.height));
-    return p;
+    return reserve_plane([this](int k, std::size_t n) { return reserve(k, n); }, slot, vw, vh);
   };
   std::vector<DevPlane> noisy(filtered), basic(filtered);
   std::vector<Accumulators> acc(filtered);
@@ -1295,9 +1041,9 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
           with_group_size(K, [&](auto k) {
             constexpr int kK = decltype(k)::value;
             if (wiener)
-              launch(filter_kernel<true, kK>);
+              launch(filter_kernel<true, kK, FilterArgs>);
             else
-              launch(filter_kernel<false, kK>);
+              launch(filter_kernel<false, kK, FilterArgs>);
           });
           CDN_CHECK_LAUNCH("bm3d filter_kernel");
         }
@@ -1326,7 +1072,8 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
     CDN_CHECK_LAUNCH("bm3d divide_kernel (copy)");
   }
   timer.mark(kOther);
-  last_ = timer.result();
+  const auto ms = timer.result();
+  last_ = Timing{ms[kMatch], ms[kFilter], ms[kOther]};
 }
 
 }  // namespace cdn

@@ -10,9 +10,9 @@
 // coefficients to a slab of shared memory (a row a lane) and reads it back as
 // columns: lane l takes coefficients l and l + 32 of every group of the warp, K
 // entries each (2 x 32 / K columns, 64 registers whatever K), transforms them in
-// registers and writes them back. The butterflies are those of bm3d_cuda.cu's
-// haar_lanes and wht_lanes, the same operations on the same values, so the
-// results are the same floats.
+// registers and writes them back. The butterflies are those of
+// bm3d_filter_lanes.cuh's haar_lanes and wht_lanes, the same operations on the
+// same values, so the results are the same floats.
 #pragma once
 
 #include "bm3d/bm3d_profile.h"

@@ -1,16 +1,16 @@
 // bm3d_reference.cpp: the BM3D reference (bm3d_reference.h), written to be read
 // next to section 4 of the paper: grouping by brute-force block matching,
-// collaborative filtering, aggregation. Groups of a row of references are filtered
-// in parallel; their patches are then aggregated row by row in a fixed order, so
-// the result does not depend on the number of threads.
+// collaborative filtering, aggregation. The loop over the references, which
+// filters groups in parallel and aggregates them in a fixed order, is the one
+// V-BM3D's reference shares (bm3d_group_rows.h).
 #include "bm3d/bm3d_reference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
+#include "bm3d/bm3d_group_rows.h"
 #include "bm3d/bm3d_transforms.h"
-#include "core/parallel.h"
 #include "cudadenoise/error.h"
 
 namespace cdn::bm3d {
@@ -174,78 +174,32 @@ float wiener_group(float* g, float* basic, int n, float sigma) {
 
 namespace {
 
-// The filtered patches of one group for one component, before aggregation.
-struct FilteredGroup {
-  int rx = 0, ry = 0;
-  float weight = 0;
-  std::vector<std::uint16_t> members;
-  std::vector<float> values;  // members.size() patches of 64
-};
-
 // One phase over the components of one size (they share the guide's groups).
 // noisy[c], basic[c] (Wiener only) and out[c] are padded planes of that size.
 // Filtered samples are clamped to +-vmax before aggregation (bm3d_profile.h).
 void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vector<const FloatPlane*>& noisy,
                const std::vector<const FloatPlane*>& basic, const std::vector<float>& sigma,
                const std::vector<FloatPlane*>& out, float vmax, int threads, const std::atomic<bool>* cancel) {
-  const int w = guide.width, h = guide.height, nc = static_cast<int>(noisy.size());
-  const RefGrid grid(w, h, pp.step);
-  const auto kaiser = kaiser_window();
+  const int nc = static_cast<int>(noisy.size());
   std::vector<std::vector<double>> num(nc, std::vector<double>(guide.v.size(), 0.0)), den = num;
-
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int batch = 2 * threads;
-  // rows[b][c]: the groups of reference row j0 + b, component c.
-  std::vector<std::vector<std::vector<FilteredGroup>>> rows(batch, std::vector<std::vector<FilteredGroup>>(nc));
-  for (int j0 = 0; j0 < grid.ny; j0 += batch) {
-    if (cancel && cancel->load()) throw Cancelled();
-    const int nrows = std::min(batch, grid.ny - j0);
-    parallel_rows(nrows, threads, [&](int b) {
-      const int ry = grid.y(j0 + b);
-      for (auto& v : rows[b]) v.assign(grid.nx, FilteredGroup{});
-      std::vector<float> noisy_g, basic_g;
-      for (int i = 0; i < grid.nx; ++i) {
-        const int rx = grid.x(i);
-        const std::vector<std::uint16_t> members = match_group(guide, rx, ry, pp);
-        const int n = static_cast<int>(members.size());
-        auto gather = [&](const FloatPlane& src, std::vector<float>& dst) {
-          dst.resize(static_cast<std::size_t>(n) * kPatchArea);
-          for (int k = 0; k < n; ++k) {
-            const int px = rx + members[k] % pp.side() - pp.radius, py = ry + members[k] / pp.side() - pp.radius;
-            for (int q = 0; q < kPatchArea; ++q) dst[k * kPatchArea + q] = src.at(px + q % kPatch, py + q / kPatch);
-          }
-        };
-        for (int c = 0; c < nc; ++c) {
-          FilteredGroup& fg = rows[b][c][i];
-          fg.rx = rx;
-          fg.ry = ry;
-          fg.members = members;
-          gather(*noisy[c], noisy_g);
-          if (pp.wiener) {
-            gather(*basic[c], basic_g);
-            fg.weight = wiener_group(noisy_g.data(), basic_g.data(), n, sigma[c], pp);
-          } else {
-            fg.weight = hard_threshold_group(noisy_g.data(), n, sigma[c], pp);
-          }
-          fg.values = noisy_g;
-        }
-      }
-    });
-    // Aggregation, in reference order.
-    for (int b = 0; b < nrows; ++b)
-      for (int c = 0; c < nc; ++c)
-        for (const FilteredGroup& fg : rows[b][c])
-          for (std::size_t k = 0; k < fg.members.size(); ++k) {
-            const int px = fg.rx + fg.members[k] % pp.side() - pp.radius;
-            const int py = fg.ry + fg.members[k] / pp.side() - pp.radius;
-            for (int q = 0; q < kPatchArea; ++q) {
-              const std::size_t at = static_cast<std::size_t>(py + q / kPatch) * w + px + q % kPatch;
-              const float wk = fg.weight * kaiser[q];
-              num[c][at] += wk * std::clamp(fg.values[k * kPatchArea + q], -vmax, vmax);
-              den[c][at] += wk;
-            }
-          }
-  }
+  auto group = [&](int rx, int ry) {
+    std::vector<GroupPatch> g;
+    for (std::uint16_t m : match_group(guide, rx, ry, pp))
+      g.push_back({0, rx + m % pp.side() - pp.radius, ry + m / pp.side() - pp.radius});
+    return g;
+  };
+  auto filter = [&](int c, const std::vector<GroupPatch>& g, std::vector<float>& values) {
+    const int n = static_cast<int>(g.size());
+    std::vector<float> basic_g;
+    gather_patches(g, [&](int) { return noisy[c]; }, values);
+    if (!pp.wiener) return hard_threshold_group(values.data(), n, sigma[c], pp);
+    gather_patches(g, [&](int) { return basic[c]; }, basic_g);
+    return wiener_group(values.data(), basic_g.data(), n, sigma[c], pp);
+  };
+  filter_groups_by_rows(
+      RefGrid(guide.width, guide.height, pp.step), nc, guide.width, vmax, threads, cancel, group, filter,
+      [](const std::vector<GroupPatch>&, int) { return true; },
+      [&](int, int c) { return AggregationSums{&num[c], &den[c]}; });
   for (int c = 0; c < nc; ++c) {
     FloatPlane& o = *out[c];
     o = *noisy[c];  // same geometry

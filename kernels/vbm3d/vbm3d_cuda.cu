@@ -1,7 +1,9 @@
 // vbm3d_cuda.cu: the V-BM3D kernels and their schedule (vbm3d_cuda.h). Step for
 // step the computation of vbm3d_reference.cpp: same padded planes, reference
 // grid, candidate windows, dedup rule, ranking keys, group cut, transforms and
-// weights; the aggregation sums in 64-bit fixed point (deterministic).
+// weights; the aggregation sums in 64-bit fixed point (deterministic). The
+// planes, the filter kernel family (bm3d_filter_lanes.cuh: V-BM3D's groups are
+// its temporal form) and the run's plumbing are BM3D's.
 #include "vbm3d/vbm3d_cuda.h"
 
 #include <cuda_runtime.h>
@@ -12,9 +14,11 @@
 #include <functional>
 #include <string>
 
+#include "bm3d/bm3d_device_planes.cuh"
+#include "bm3d/bm3d_device_run.cuh"
+#include "bm3d/bm3d_filter_lanes.cuh"
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
-#include "bm3d/bm3d_transforms.h"
 #include "cudadenoise/error.h"
 #include "motion/motion_cuda.h"
 #include "vbm3d/vbm3d_reference.h"  // phase_setup
@@ -33,21 +37,8 @@ constexpr int kMatchWarps = 4;
 constexpr int kRefsPerMatchBlock = kMatchWarps * 4;  // 8 lanes per reference
 constexpr int kFilterWarps = 4;
 constexpr int kFilterRefs = 32;     // references per filter block
-constexpr double kFixedScale = 16777216.0;  // 2^24: aggregation units per unit of weight
+constexpr float kFixedScale = 16777216.0f;  // 2^24: aggregation units per unit of weight
 constexpr int kDefaultBatch = 1 << 18;
-// The paper profile's hard threshold lambda3D (bm3d_profile.h, PhaseProfile; the
-// reference's hard_threshold_group without a profile).
-constexpr float kLambda3d = 2.7f;
-
-__constant__ float c_kaiser[kPatchArea];
-
-// A float plane on the device: padded size, row pitch in floats.
-struct DevPlane {
-  float* data = nullptr;
-  int width = 0, height = 0, pitch = 0;
-  int valid_width = 0, valid_height = 0;
-  __device__ float at(int x, int y) const { return data[static_cast<std::size_t>(y) * pitch + x]; }
-};
 
 // Keys of the ranking: (rank or window frame) << 27 | y << 14 | x; with the
 // distance first, the order of the reference's sorts.
@@ -61,26 +52,6 @@ __device__ __forceinline__ int key_frame(std::uint32_t k) { return k >> 27; }
 
 // ---------------------------------------------------------------- planes
 
-__global__ void load_plane_kernel(PlaneView in, DevPlane out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= out.width || y >= out.height) return;
-  out.data[static_cast<std::size_t>(y) * out.pitch + x] =
-      static_cast<float>(in.get(clamp_coord(x, in.width), clamp_coord(y, in.height)));
-}
-
-// bm3d's resample_guide (the same operations in the same order), padded.
-__global__ void resample_guide_kernel(DevPlane luma, DevPlane out) {
-  const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
-  if (px >= out.width || py >= out.height) return;
-  const int x = clamp_coord(px, out.valid_width), y = clamp_coord(py, out.valid_height);
-  const int lw = luma.valid_width, lh = luma.valid_height;
-  const int fx = lw > out.valid_width ? 2 : 1, fy = lh > out.valid_height ? 2 : 1;
-  const int x0 = clamp_coord(fx * x, lw), x1 = clamp_coord(fx * x + fx - 1, lw);
-  const int y0 = clamp_coord(fy * y, lh), y1 = clamp_coord(fy * y + fy - 1, lh);
-  const float sum = __fadd_rn(__fadd_rn(luma.at(x0, y0), luma.at(x1, y0)), __fadd_rn(luma.at(x0, y1), luma.at(x1, y1)));
-  out.data[static_cast<std::size_t>(py) * out.pitch + px] = sum * 0.25f;
-}
-
 // num / den of the fixed-point accumulators into the float estimate (when
 // given) and/or rounded into `out`.
 __global__ void divide_kernel(const long long* num, const long long* den, int pitch, DevPlane estimate, PlaneView out,
@@ -90,11 +61,7 @@ __global__ void divide_kernel(const long long* num, const long long* den, int pi
   const std::size_t at = static_cast<std::size_t>(y) * pitch + x;
   const float v = static_cast<float>(static_cast<double>(num[at]) / static_cast<double>(den[at]));
   if (estimate.data) estimate.data[static_cast<std::size_t>(y) * estimate.pitch + x] = v;
-  if (write_out && x < out.width && y < out.height) {
-    const float r = floorf(v + 0.5f);
-    const int top = out.max_value();
-    out.set(x, y, r < 0.f ? 0 : (r > top ? top : static_cast<int>(r)));
-  }
+  if (write_out && x < out.width && y < out.height) store_rounded(out, x, y, v);
 }
 
 __global__ void copy_component_kernel(PlaneView in, PlaneView out) {
@@ -308,193 +275,71 @@ __global__ void __launch_bounds__(kMatchWarps * 32) match_kernel(MatchArgs a) {
 
 // ---------------------------------------------------------------- filtering
 
-struct FilterArgs {
+// V-BM3D's groups for filter_kernel (bm3d_filter_lanes.cuh), its temporal form:
+// a group's patches lie in the window's frames (the lists' keys), the blocks
+// take kFilterRefs references of the batch each (row-major in the grid), the
+// noisy patches are read from the components' samples, the transforms are the
+// paper's (DCT, Walsh-Hadamard), and a filtered patch goes to the accumulators
+// of its frame (Vbm3dAggregation), numerator and denominator each in 2^24
+// units of weight by 64-bit atomics.
+struct TemporalGroups {
+  static constexpr int kWarps = kFilterWarps, kRefs = kFilterRefs, kMinBlocks = 0;
   PlaneView noisy[kMaxWindow];  // the component in window frame t - R + k (device samples)
   DevPlane basic[kMaxWindow];   // its basic estimate (Wiener phase)
-  int R;
   int count;                    // references of the batch
   const std::uint32_t* lists;
   const std::uint8_t* counts;
   int group;                    // list stride
   float sigma;
+  float lambda3d;               // the paper's (PhaseProfile)
   long long* num[kMaxWindow];   // accumulators of window frame t - R + k (nullptr: that frame's patches dropped)
   long long* den[kMaxWindow];
   int acc_pitch;
   int reference_only;           // aggregate the reference alone
-};
 
-__device__ __forceinline__ void add_fixed(long long* cell, float v) {
-  atomicAdd(reinterpret_cast<unsigned long long*>(cell), static_cast<unsigned long long>(__float2ll_rn(v)));
-}
+  static constexpr Transform2d t2d = Transform2d::Dct;
+  static constexpr Transform1d t1d = Transform1d::WalshHadamard;
 
-// Walsh-Hadamard transform across the n lanes of a group (lanes of a K-aligned
-// block, n a power of 2), the butterflies of wht_inplace; every lane of the warp
-// runs the stages of the warp's largest group (the shuffles need them all).
-template <int K>
-__device__ __forceinline__ void wht_lanes(float (&v)[kPatchArea], int lane_in_group, int n) {
-  int stages_n = n;
-#pragma unroll
-  for (int h = K; h < 32; h <<= 1) stages_n = max(stages_n, __shfl_xor_sync(0xffffffffu, stages_n, h));
-#pragma unroll 1
-  for (int h = 1; h < stages_n; h <<= 1) {
-    const bool active = h < n;
-#pragma unroll
-    for (int q = 0; q < kPatchArea; ++q) {
-      const float o = __shfl_xor_sync(0xffffffffu, v[q], h);
-      if (active) v[q] = (lane_in_group & h) ? o - v[q] : v[q] + o;
+  template <int K>
+  __device__ LanePatch patch(int g, int lane_in_group) const {
+    LanePatch m;
+    const int local = blockIdx.x * kFilterRefs + g;
+    const bool valid = local < count;
+    m.n = valid ? counts[local] : 1;
+    m.mine = valid && lane_in_group < m.n;
+    if (m.mine) {
+      const std::uint32_t e = lists[static_cast<std::size_t>(local) * group + lane_in_group];
+      m.frame = key_frame(e);
+      m.x = key_x(e);
+      m.y = key_y(e);
     }
+    return m;
   }
-  const float scale = 1.0f / sqrtf(static_cast<float>(n));
+  __device__ void load(const LanePatch& m, bool basic_patch, float (&v)[kPatchArea]) const {
+    if (basic_patch) {
+      const DevPlane& b = basic[m.frame];
 #pragma unroll
-  for (int q = 0; q < kPatchArea; ++q) v[q] *= scale;
-}
-
-template <int K>
-__device__ __forceinline__ float group_sum(float x, int n) {
-#pragma unroll
-  for (int h = 1; h < K; h <<= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, x, h);
-    if (h < n) x += o;
-  }
-  return x;
-}
-
-// Thread mapping: K lanes per group (lane k holds patch k's 64 values through
-// the whole 3D transform), 32 / K groups per warp at a time, kFilterWarps warps
-// walking the block's kFilterRefs references.
-template <bool kWiener, int K>
-__global__ void __launch_bounds__(kFilterWarps * 32) filter_kernel(FilterArgs a) {
-  extern __shared__ float s_coef[];  // Wiener: [warp][coefficient][lane]
-  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  constexpr int kGroupsPerWarp = 32 / K;
-  const int lane_in_group = lane % K, slot = lane / K;
-  for (int g0 = warp * kGroupsPerWarp; g0 < kFilterRefs; g0 += kFilterWarps * kGroupsPerWarp) {
-    const int local = blockIdx.x * kFilterRefs + g0 + slot;
-    const bool valid = local < a.count;
-    const int n = valid ? a.counts[local] : 1;
-    const bool mine = valid && lane_in_group < n;
-    int k = 0, px = 0, py = 0;
-    if (mine) {
-      const std::uint32_t e = a.lists[static_cast<std::size_t>(local) * a.group + lane_in_group];
-      k = key_frame(e);
-      px = key_x(e);
-      py = key_y(e);
-    }
-    float v[kPatchArea];
-    float weight;
-    auto load_noisy = [&]() {
-      if (mine) {
-        const PlaneView& p = a.noisy[k];
-#pragma unroll
-        for (int q = 0; q < kPatchArea; ++q)
-          v[q] = static_cast<float>(p.get(clamp_coord(px + q % kPatch, p.width), clamp_coord(py + q / kPatch, p.height)));
-        dct8x8_forward(v);
-      } else {
-#pragma unroll
-        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
-      }
-    };
-    if (!kWiener) {
-      load_noisy();
-      wht_lanes<K>(v, lane_in_group, n);
-      const float threshold = kLambda3d * a.sigma;
-      float kept = 0.f;
-#pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) {
-        if (fabsf(v[q]) <= threshold)
-          v[q] = 0.f;
-        else
-          kept += 1.f;
-      }
-      if (!mine) kept = 0.f;
-      kept = group_sum<K>(kept, n);
-      weight = kept > 0.f ? 1.0f / kept : 1.0f;
+      for (int q = 0; q < kPatchArea; ++q) v[q] = b.at(m.x + q % kPatch, m.y + q / kPatch);
     } else {
-      float* coef = s_coef + warp * kPatchArea * 32;
-      if (mine) {
-        const DevPlane& b = a.basic[k];
+      const PlaneView& p = noisy[m.frame];
 #pragma unroll
-        for (int q = 0; q < kPatchArea; ++q) v[q] = b.at(px + q % kPatch, py + q / kPatch);
-        dct8x8_forward(v);
-      } else {
-#pragma unroll
-        for (int q = 0; q < kPatchArea; ++q) v[q] = 0.f;
-      }
-      wht_lanes<K>(v, lane_in_group, n);
-      const float s2 = a.sigma * a.sigma;
-      float norm2 = 0.f;
-#pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) {
-        const float b2 = v[q] * v[q];
-        const float w = b2 / (b2 + s2);
-        coef[q * 32 + lane] = w;
-        norm2 += w * w;
-      }
-      if (!mine) norm2 = 0.f;
-      norm2 = group_sum<K>(norm2, n);
-      weight = norm2 > 0.f ? fminf(1.0f / norm2, kMaxWeight) : 1.0f;  // bm3d's bound (bm3d_profile.h)
-      load_noisy();
-      wht_lanes<K>(v, lane_in_group, n);
-#pragma unroll
-      for (int q = 0; q < kPatchArea; ++q) v[q] *= coef[q * 32 + lane];
+      for (int q = 0; q < kPatchArea; ++q)
+        v[q] = static_cast<float>(p.get(clamp_coord(m.x + q % kPatch, p.width), clamp_coord(m.y + q / kPatch, p.height)));
     }
-    wht_lanes<K>(v, lane_in_group, n);
-    const bool aggregated = mine && a.num[k] && (!a.reference_only || lane_in_group == 0);
-    if (!aggregated) continue;
-    dct8x8_inverse(v);
-    long long* const num = a.num[k];
-    long long* const den = a.den[k];
+  }
+  __device__ void aggregate(const LanePatch& m, int lane_in_group, float (&v)[kPatchArea], float weight) const {
+    if (!(m.mine && num[m.frame] && (!reference_only || lane_in_group == 0))) return;
+    inverse_2d(v, t2d);
+    auto* const n = reinterpret_cast<unsigned long long*>(num[m.frame]);
+    auto* const d = reinterpret_cast<unsigned long long*>(den[m.frame]);
 #pragma unroll
     for (int q = 0; q < kPatchArea; ++q) {
       const float wk = weight * c_kaiser[q];
-      const std::size_t at = static_cast<std::size_t>(py + q / kPatch) * a.acc_pitch + px + q % kPatch;
-      add_fixed(num + at, wk * v[q] * static_cast<float>(kFixedScale));
-      add_fixed(den + at, wk * static_cast<float>(kFixedScale));
+      const std::size_t at = static_cast<std::size_t>(m.y + q / kPatch) * acc_pitch + m.x + q % kPatch;
+      atomicAdd(n + at, to_fixed(wk * v[q], kFixedScale));
+      atomicAdd(d + at, to_fixed(wk, kFixedScale));
     }
   }
-}
-
-dim3 plane_grid(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
-
-template <typename Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
-// Events around the stages of run(), when timing is on.
-class StageTimer {
- public:
-  enum Stage { kMotion = 0, kMatch = 1, kFilter = 2, kOther = 3 };
-  StageTimer(bool on, cudaStream_t s) : on_(on), s_(s) {}
-  ~StageTimer() {
-    for (auto e : events_) cudaEventDestroy(e);
-  }
-  void mark(Stage stage) {
-    if (!on_) return;
-    cudaEvent_t e;
-    CDN_CUDA_CHECK(cudaEventCreate(&e));
-    CDN_CUDA_CHECK(cudaEventRecord(e, s_));
-    events_.push_back(e);
-    stages_.push_back(stage);
-  }
-  Vbm3dCuda::Timing result() {
-    Vbm3dCuda::Timing t;
-    if (!on_ || events_.empty()) return t;
-    CDN_CUDA_CHECK(cudaEventSynchronize(events_.back()));
-    for (std::size_t k = 1; k < events_.size(); ++k) {
-      float ms = 0;
-      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[k - 1], events_[k]));
-      (stages_[k] == kMotion ? t.motion : stages_[k] == kMatch ? t.matching : stages_[k] == kFilter ? t.filtering
-                                                                                                     : t.other) += ms;
-    }
-    return t;
-  }
-
- private:
-  bool on_;
-  cudaStream_t s_;
-  std::vector<cudaEvent_t> events_;
-  std::vector<Stage> stages_;
 };
 
 // Frames held in a ring of `size` slots: slot f % size, tagged with f.
@@ -521,33 +366,9 @@ struct Vbm3dCuda::State {
   bool timing = false;
   Timing last;
 
-  void* reserve(int slot, std::size_t n) {
-    if (static_cast<int>(buffers.size()) <= slot) {
-      buffers.resize(slot + 1, nullptr);
-      sizes.resize(slot + 1, 0);
-    }
-    if (sizes[slot] < n) {
-      if (buffers[slot]) {
-        CDN_CUDA_CHECK(cudaFree(buffers[slot]));
-        bytes -= sizes[slot];
-        buffers[slot] = nullptr;
-        sizes[slot] = 0;
-      }
-      CDN_CUDA_CHECK(cudaMalloc(&buffers[slot], n));
-      sizes[slot] = n;
-      bytes += n;
-    }
-    return buffers[slot];
-  }
+  void* reserve(int slot, std::size_t n) { return reserve_slot(buffers, sizes, bytes, slot, n); }
   DevPlane plane(int slot, int vw, int vh) {
-    DevPlane p;
-    p.valid_width = vw;
-    p.valid_height = vh;
-    p.width = std::max(vw, kPatch);
-    p.height = std::max(vh, kPatch);
-    p.pitch = (p.width + 31) / 32 * 32;
-    p.data = static_cast<float*>(reserve(slot, sizeof(float) * p.pitch * p.height));
-    return p;
+    return reserve_plane([this](int k, std::size_t n) { return reserve(k, n); }, slot, vw, vh);
   }
 };
 
@@ -563,10 +384,7 @@ constexpr int kSlotGuide2 = 500;     // + 40 size group + ring slot: phase-2 gui
 
 Vbm3dCuda::Vbm3dCuda() : s_(new State) {}
 
-Vbm3dCuda::~Vbm3dCuda() {
-  for (void* b : s_->buffers)
-    if (b) cudaFree(b);  // nothing to report to from a destructor
-}
+Vbm3dCuda::~Vbm3dCuda() { free_slots(s_->buffers); }
 
 std::size_t Vbm3dCuda::device_bytes() const { return s_->bytes + s_->motion.device_bytes(); }
 int Vbm3dCuda::default_batch_references() { return kDefaultBatch; }
@@ -600,10 +418,11 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
   }
   State& S = *s_;
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  StageTimer timer(S.timing, stream);
-  timer.mark(StageTimer::kOther);
+  enum Stage { kMotion, kMatch, kFilter, kOther };
+  StageTimer<4> timer(S.timing, stream);
+  timer.mark(kOther);
 
-  const auto kaiser = kaiser_window();
+  static const auto kaiser = kaiser_window();  // static: the asynchronous copy reads it later
   CDN_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_kaiser, kaiser.data(), sizeof(float) * kPatchArea, 0,
                                          cudaMemcpyHostToDevice, stream));
   const int depth = comps[0][0].bit_depth;
@@ -627,7 +446,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       S.motion.estimate(f % 2, (f - 1) % 2, fields + field_cells * (2 * (f - 1) + 1), mp, stream);
     }
   }
-  timer.mark(StageTimer::kMotion);
+  timer.mark(kMotion);
 
   // Rings: the noisy luma and phase-1 guides (2 R1 + 1 frames), basic estimates
   // and phase-2 guides (2 R2 + 1 frames, + R1 with the group aggregation).
@@ -693,9 +512,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     const int slot = kSlotAcc + (group_agg ? 400 * ph : 0) + 20 * acc_ring[ph].slot(f) + 2 * c + which;
     return static_cast<long long*>(S.reserve(slot, sizeof(long long) * acc_pitch[c] * acc_rows[c]));
   };
-  int shared_limit = 0, device = 0;
-  CDN_CUDA_CHECK(cudaGetDevice(&device));
-  CDN_CUDA_CHECK(cudaDeviceGetAttribute(&shared_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int shared_limit = max_shared_optin();
   const std::size_t wiener_shared = sizeof(float) * kPatchArea * 32 * kFilterWarps;
   if (wiener_shared > static_cast<std::size_t>(shared_limit))
     throw Error("vbm3d: the Wiener filter needs " + std::to_string(wiener_shared) +
@@ -763,12 +580,12 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
         if (cancel && cancel->load()) throw Cancelled();
         ma.first_ref = first;
         ma.count = std::min(batch, total - first);
-        timer.mark(StageTimer::kOther);
+        timer.mark(kOther);
         match_kernel<<<(ma.count + kRefsPerMatchBlock - 1) / kRefsPerMatchBlock, kMatchWarps * 32, 0, stream>>>(ma);
         CDN_CHECK_LAUNCH("vbm3d match_kernel");
-        timer.mark(StageTimer::kMatch);
+        timer.mark(kMatch);
         for (int c : cs) {
-          FilterArgs fa{};
+          TemporalGroups fa{};
           for (int k = lo; k <= hi; ++k) {
             const int f = t - R + k;
             fa.noisy[k] = comps[f][c];
@@ -777,12 +594,12 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
             fa.num[k] = kept ? accumulator(ph, c, f, 0) : nullptr;
             fa.den[k] = kept ? accumulator(ph, c, f, 1) : nullptr;
           }
-          fa.R = R;
           fa.count = ma.count;
           fa.lists = lists;
           fa.counts = counts;
           fa.group = ps.p.group;
           fa.sigma = static_cast<float>(sigma[c]);
+          fa.lambda3d = PhaseProfile{}.lambda3d;
           fa.acc_pitch = acc_pitch[c];
           fa.reference_only = params.aggregation == Vbm3dAggregation::Reference ? 1 : 0;
           const int blocks = (ma.count + kFilterRefs - 1) / kFilterRefs;
@@ -791,16 +608,16 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
             if (smem) allow_shared(kernel, smem);
             kernel<<<blocks, kFilterWarps * 32, smem, stream>>>(fa);
           };
-          const int K = std::max(8, ps.p.group);
-          if (!wiener)
-            K == 8 ? launch(filter_kernel<false, 8>) : K == 16 ? launch(filter_kernel<false, 16>)
-                                                           : launch(filter_kernel<false, 32>);
-          else
-            K == 8 ? launch(filter_kernel<true, 8>) : K == 16 ? launch(filter_kernel<true, 16>)
-                                                          : launch(filter_kernel<true, 32>);
+          with_group_size(std::max(8, ps.p.group), [&](auto k) {
+            constexpr int kK = decltype(k)::value;
+            if (wiener)
+              launch(filter_kernel<true, kK, TemporalGroups>);
+            else
+              launch(filter_kernel<false, kK, TemporalGroups>);
+          });
           CDN_CHECK_LAUNCH("vbm3d filter_kernel");
         }
-        timer.mark(StageTimer::kFilter);
+        timer.mark(kFilter);
       }
     }
   };
@@ -887,8 +704,9 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
     if (cancel && cancel->load()) throw Cancelled();
     finish_through(params.phases == 1 ? 0 : 1, t);
   }
-  timer.mark(StageTimer::kOther);
-  S.last = timer.result();
+  timer.mark(kOther);
+  const auto ms = timer.result();
+  S.last = Timing{ms[kMotion], ms[kMatch], ms[kFilter], ms[kOther]};
 }
 
 }  // namespace cdn

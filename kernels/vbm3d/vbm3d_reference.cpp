@@ -2,17 +2,17 @@
 // read next to its definition: the predictive search of one group
 // (match_group), one phase over frame t (run_phase), and the window driver
 // (motion once, basic estimates of the frames the Wiener phase reads, final
-// estimates of the output frames). Groups of a batch of reference rows are
-// filtered in parallel and aggregated in reference order, so the result does
-// not depend on the number of threads.
+// estimates of the output frames). The loop over the references (groups
+// filtered in parallel, aggregated in reference order) is BM3D's
+// (bm3d_group_rows.h).
 #include "vbm3d/vbm3d_reference.h"
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
+#include <limits>
 
+#include "bm3d/bm3d_group_rows.h"
 #include "bm3d/bm3d_profile.h"
-#include "core/parallel.h"
 #include "cudadenoise/error.h"
 #include "motion/motion_reference.h"
 
@@ -141,13 +141,6 @@ WindowMotion estimate_window_motion(const std::vector<PlaneView>& lumas, const M
 
 namespace {
 
-// The filtered patches of one group that are aggregated, for one component.
-struct FilteredGroup {
-  float weight = 0;
-  std::vector<Member> at;     // window frame and origin of each patch
-  std::vector<float> values;  // at.size() patches of 64
-};
-
 // Per component, the numerator and denominator of one frame's aggregation.
 struct Accumulator {
   std::vector<std::vector<double>> num, den;
@@ -162,65 +155,31 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
                const std::vector<std::vector<const FloatPlane*>>& basic, const std::vector<float>& sigma,
                const std::vector<Accumulator*>& acc, int threads, const std::atomic<bool>* cancel) {
   const FloatPlane& g = *s.guide[t];
-  const int w = g.width, nc = static_cast<int>(noisy.size());
   const bool wiener = !basic.empty();
-  const bm3d::RefGrid grid(g.width, g.height, ps.p.step);
-  const auto kaiser = bm3d::kaiser_window();
-
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int batch = 2 * threads;
-  std::vector<std::vector<std::vector<FilteredGroup>>> rows(batch, std::vector<std::vector<FilteredGroup>>(nc));
-  for (int j0 = 0; j0 < grid.ny; j0 += batch) {
-    if (cancel && cancel->load()) throw Cancelled();
-    const int nrows = std::min(batch, grid.ny - j0);
-    parallel_rows(nrows, threads, [&](int b) {
-      const int ry = grid.y(j0 + b);
-      for (auto& v : rows[b]) v.assign(grid.nx, FilteredGroup{});
-      std::vector<float> noisy_g, basic_g;
-      for (int i = 0; i < grid.nx; ++i) {
-        if (cancel && cancel->load()) return;  // a row of references is long: thrown below, off the worker threads
-        const std::vector<Member> group = match_group(s, t, first, last, grid.x(i), ry, ps);
-        const int n = static_cast<int>(group.size());
-        auto gather = [&](const std::vector<const FloatPlane*>& planes, std::vector<float>& dst) {
-          dst.resize(static_cast<std::size_t>(n) * kPatchArea);
-          for (int k = 0; k < n; ++k)
-            for (int q = 0; q < kPatchArea; ++q)
-              dst[k * kPatchArea + q] = planes[group[k].frame]->at(group[k].x + q % kPatch, group[k].y + q / kPatch);
-        };
-        for (int c = 0; c < nc; ++c) {
-          FilteredGroup& fg = rows[b][c][i];
-          gather(noisy[c], noisy_g);
-          if (wiener) {
-            gather(basic[c], basic_g);
-            fg.weight = bm3d::wiener_group(noisy_g.data(), basic_g.data(), n, sigma[c]);
-          } else {
-            fg.weight = bm3d::hard_threshold_group(noisy_g.data(), n, sigma[c]);
-          }
-          const int aggregated = agg == Vbm3dAggregation::Reference ? 1 : n;
-          for (int k = 0; k < aggregated; ++k) {
-            if (agg != Vbm3dAggregation::Group && group[k].frame != t) continue;
-            if (!acc[group[k].frame]) continue;
-            fg.at.push_back(group[k]);
-            fg.values.insert(fg.values.end(), noisy_g.begin() + k * kPatchArea, noisy_g.begin() + (k + 1) * kPatchArea);
-          }
-        }
-      }
-    });
-    if (cancel && cancel->load()) throw Cancelled();  // rows were skipped: the sums are incomplete
-    // Aggregation, in reference order.
-    for (int b = 0; b < nrows; ++b)
-      for (int c = 0; c < nc; ++c)
-        for (const FilteredGroup& fg : rows[b][c])
-          for (std::size_t k = 0; k < fg.at.size(); ++k) {
-            Accumulator& a = *acc[fg.at[k].frame];
-            for (int q = 0; q < kPatchArea; ++q) {
-              const std::size_t at = static_cast<std::size_t>(fg.at[k].y + q / kPatch) * w + fg.at[k].x + q % kPatch;
-              const float wk = fg.weight * kaiser[q];
-              a.num[c][at] += wk * fg.values[k * kPatchArea + q];
-              a.den[c][at] += wk;
-            }
-          }
-  }
+  auto group = [&](int rx, int ry) {
+    std::vector<bm3d::GroupPatch> patches;
+    for (const Member& m : match_group(s, t, first, last, rx, ry, ps)) patches.push_back({m.frame, m.x, m.y});
+    return patches;
+  };
+  auto filter = [&](int c, const std::vector<bm3d::GroupPatch>& patches, std::vector<float>& values) {
+    const int n = static_cast<int>(patches.size());
+    bm3d::gather_patches(patches, [&](int f) { return noisy[c][f]; }, values);
+    if (!wiener) return bm3d::hard_threshold_group(values.data(), n, sigma[c]);
+    std::vector<float> basic_g;
+    bm3d::gather_patches(patches, [&](int f) { return basic[c][f]; }, basic_g);
+    return bm3d::wiener_group(values.data(), basic_g.data(), n, sigma[c]);
+  };
+  auto kept = [&](const std::vector<bm3d::GroupPatch>& patches, int k) {
+    if (agg == Vbm3dAggregation::Reference && k > 0) return false;
+    if (agg != Vbm3dAggregation::Group && patches[k].frame != t) return false;
+    return acc[patches[k].frame] != nullptr;
+  };
+  // No clamp (V-BM3D's aggregation has none): +-infinity leaves every float as it is.
+  const float no_clamp = std::numeric_limits<float>::infinity();
+  bm3d::filter_groups_by_rows(bm3d::RefGrid(g.width, g.height, ps.p.step), static_cast<int>(noisy.size()), g.width,
+                              no_clamp, threads, cancel, group, filter, kept, [&](int f, int c) {
+                                return bm3d::AggregationSums{&acc[f]->num[c], &acc[f]->den[c]};
+                              });
 }
 
 }  // namespace
