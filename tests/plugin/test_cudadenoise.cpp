@@ -46,8 +46,9 @@ TEST(CudaDenoiseElement, IsRegisteredWithDocumentedMetadata) {
   for (cdn::Mode m : cdn::all_modes()) {
     const std::regex word(std::string("(^|[^a-z0-9])") + cdn::mode_name(m) + "([^a-z0-9]|$)");
     EXPECT_TRUE(std::regex_search(description, word)) << cdn::mode_name(m) << " missing in: " << description;
-    if (cdn::is_temporal(m))
+    if (cdn::is_temporal(m)) {
       EXPECT_TRUE(std::regex_search(mode_blurb, word)) << cdn::mode_name(m) << " missing in: " << mode_blurb;
+    }
   }
   const GList* templates = gst_element_factory_get_static_pad_templates(f);
   int n = 0;
