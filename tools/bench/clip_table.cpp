@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "cudadenoise/error.h"
 #include "cudadenoise/noise.h"
-#include "cudadenoise/settings.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "cudadenoise/stream_pump.h"
 #include "y4m.h"
@@ -40,19 +41,12 @@ HostFrame noisy_frame(const FrameView& src, PixelFormat f, std::uint64_t seed) {
 }
 
 struct Named {
-  const char* name;
+  std::string name;
   DenoiseSettings settings;
 };
 
 std::vector<Named> settings() {
   std::vector<Named> v;
-  auto nlm = [](NlmParams p) {
-    DenoiseSettings s;
-    s.mode = Mode::Nlm3d;
-    s.nlm = p;
-    s.sigma = 20;
-    return s;
-  };
   auto vbm = [](int profile, bool causal) {
     DenoiseSettings s;
     s.mode = Mode::Vbm3d;
@@ -61,16 +55,11 @@ std::vector<Named> settings() {
     s.sigma = 20;
     return s;
   };
-  NlmParams causal = nlm_video_params();
-  causal.causal = true;
-  v.push_back({"nlm3d video", nlm(nlm_video_params())});
-  NlmParams no_confidence = nlm_video_params();
-  no_confidence.frame_confidence = 0;
-  v.push_back({"nlm3d video, no conf.", nlm(no_confidence)});
-  v.push_back({"nlm3d video-r3", nlm(nlm_video_r3_params())});
-  v.push_back({"nlm3d fast", nlm(nlm_fast_params())});
-  v.push_back({"nlm3d fast-nomotion", nlm(nlm_fast_nomotion_params())});
-  v.push_back({"nlm3d causal", nlm(causal)});
+  for (const NamedSet* set : named_sets_of("nlm3d")) {  // named_sets.h
+    Named n{std::string("nlm3d ") + set->name, named_set_settings(*set)};
+    n.settings.sigma = 20;
+    v.push_back(n);
+  }
   v.push_back({"vbm3d quality", vbm(0, false)});
   v.push_back({"vbm3d fast", vbm(1, false)});
   return v;
@@ -152,7 +141,7 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
             stream_ms(m.settings, [&](int i) { return host[ping_pong(i, n)].view(); }, host_out.view(), length);
         char size[32];
         std::snprintf(size, sizeof size, "%dx%d", info.width, info.height);
-        std::printf("%-24s %-10s %-7s %-26s %10.2f %8.1f %12.2f\n", name.c_str(), size, format_name(f), m.name, ms,
+        std::printf("%-24s %-10s %-7s %-26s %10.2f %8.1f %12.2f\n", name.c_str(), size, format_name(f), m.name.c_str(), ms,
                     1000.0 / ms, e2e);
         std::fflush(stdout);
       }

@@ -29,6 +29,7 @@
 #include "exit_codes.h"
 #include "cudadenoise/backend.h"
 #include "cudadenoise/host_frame.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/stream_pump.h"
 #include "image_io.h"
@@ -380,31 +381,18 @@ int main(int argc, char** argv) {
         std::printf("%-22s %-10s %12.3f %10.1f %18.3f\n", name, format_name(c.format), ms, 1000.0 / ms, ms * 50 / 1000.0);
         std::fflush(stdout);
       }
-      // The named settings (docs/NLM3D.md): 2D patches, motion estimated by the
-      // stream (kernels/motion/motion_cuda.h) and included in the time; causal: chunks of 1.
-      std::printf("\nnlm3d named settings on the GPU: 1920x1080, %d frames through StreamDenoiser (motion estimation\n"
-                  "included), sigma 20\n", o.nlm_frames);
-      std::printf("%-22s %-10s %12s %10s\n", "settings", "format", "ms/frame", "fps");
-      struct Named {
-        const char* name;
-        NlmParams p;
-      };
-      NlmParams causal = nlm_video_params();
-      causal.causal = true;
-      const Named named[] = {{"video (default)", nlm_video_params()},
-                             {"video-r3", nlm_video_r3_params()},
-                             {"fast", nlm_fast_params()},
-                             {"fast-nomotion", nlm_fast_nomotion_params()},
-                             {"video, causal", causal}};
-      for (const Named& nm : named)
+      // nlm3d's named sets (named_sets.h): motion estimated by the stream
+      // (kernels/motion/motion_cuda.h) and included in the time; causal: chunks of 1.
+      std::printf("\nnlm3d named sets on the GPU (named_sets.h): 1920x1080, %d frames through StreamDenoiser (motion\n"
+                  "estimation included), sigma 20\n", o.nlm_frames);
+      std::printf("%-22s %-10s %12s %10s\n", "set", "format", "ms/frame", "fps");
+      for (const NamedSet* set : named_sets_of("nlm3d"))
         for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
-          DenoiseSettings s;
-          s.mode = Mode::Nlm3d;
-          s.nlm = nm.p;
+          DenoiseSettings s = named_set_settings(*set);
           s.sigma = 20;
           const HostFrame frame = make_frame(src.view(), f, 1920, 1080);
           const double ms = time_nlm_gpu(s, frame.view(), o.nlm_frames);
-          std::printf("%-22s %-10s %12.3f %10.1f\n", nm.name, format_name(f), ms, 1000.0 / ms);
+          std::printf("%-22s %-10s %12.3f %10.1f\n", set->name, format_name(f), ms, 1000.0 / ms);
           std::fflush(stdout);
         }
       const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);

@@ -2,8 +2,8 @@
 // For each clip (.y4m; its luma is used) and each sigma it adds AWGN with fixed
 // seeds (frame i of a clip gets seed + i, as cudadenoise-vbm3d-quality does),
 // runs nlm3d through the StreamDenoiser (the element's and tools' front door:
-// the temporal window, chunks, motion fields) at each named setting (with
-// parameters of the table changed, NAME:param=value...), and prints
+// the temporal window, chunks, motion fields) at each named set of nlm3d
+// (named_sets.h; with parameters of the table changed, NAME:param=value...), and prints
 // the luma PSNR over the clip (from the mean of the frames' MSE). With
 // --write-noisy DIR it also writes each noisy clip as raw 8-bit luma,
 // DIR/NAME-sSIGMA.y, for the peers' drivers (../shared/peers/README.md); with
@@ -21,6 +21,7 @@
 #include "cudadenoise/error.h"
 #include "cudadenoise/host_frame.h"
 #include "cudadenoise/metrics.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/settings.h"
 #include "cudadenoise/stream_denoiser.h"
@@ -46,35 +47,16 @@ double clip_psnr(const std::vector<HostFrame>& a, const std::vector<HostFrame>& 
   return psnr_from_mse(sum / a.size(), 255);
 }
 
-// The named settings: video (the defaults), video-r3 (the defaults before frame
-// confidence), fast, fast-nomotion, paper (11^3 / 3^3 cubes), and video without other
-// frames (rt0), without motion (nomotion), without frame confidence (noconf),
-// causal.
-NlmParams base_settings(const std::string& name) {
-  if (name == "video") return nlm_video_params();
-  if (name == "video-r3") return nlm_video_r3_params();
-  if (name == "fast") return nlm_fast_params();
-  if (name == "fast-nomotion") return nlm_fast_nomotion_params();
-  if (name == "paper") return nlm_paper_params();
-  NlmParams p = nlm_video_params();
-  if (name == "rt0") p.temporal_radius = 0;
-  else if (name == "nomotion") p.motion_search = false;
-  else if (name == "noconf") p.frame_confidence = 0;
-  else if (name == "causal") p.causal = true;
-  else
-    throw tools::UsageError("--settings: unknown name " + name +
-                            " (video, video-r3, fast, fast-nomotion, paper, rt0, nomotion, noconf, causal)");
-  return p;
-}
-
-// A named setting followed by NLM parameters of the table (settings.h), each
-// ":name=value" (value: a number, or one of the parameter's words), e.g.
-// fast:motion-search=off:frame-confidence=0.5. The result is validated.
+// A named set of nlm3d (named_sets.h) followed by NLM parameters of the table
+// (settings.h), each ":name=value" (value: a number, or one of the parameter's
+// words), e.g. fast:motion-search=off:frame-confidence=0.5. The result is validated.
 DenoiseSettings named(const std::string& text, double sigma) {
   const std::size_t colon = text.find(':');
-  DenoiseSettings s;
-  s.mode = Mode::Nlm3d;
-  s.nlm = base_settings(text.substr(0, colon));
+  const NamedSet* set = find_named_set("nlm3d", text.substr(0, colon));
+  if (!set)
+    throw tools::UsageError("--settings: unknown name " + text.substr(0, colon) + " (" + named_set_choices("nlm3d") +
+                            ")");
+  DenoiseSettings s = named_set_settings(*set);
   s.sigma = sigma;
   for (std::size_t at = colon; at != std::string::npos;) {
     const std::size_t next = text.find(':', at + 1);
@@ -82,8 +64,8 @@ DenoiseSettings named(const std::string& text, double sigma) {
     at = next;
     const std::size_t eq = item.find('=');
     const ParamSpec* spec = eq == std::string::npos ? nullptr : find_param(item.substr(0, eq));
-    if (!spec || spec->group != ParamGroup::Nlm)
-      throw tools::UsageError("--settings " + text + ": '" + item + "' is not NAME=VALUE of an NLM-3D parameter");
+    if (!spec || (spec->group != ParamGroup::Nlm && spec->group != ParamGroup::Temporal))
+      throw tools::UsageError("--settings " + text + ": '" + item + "' is not NAME=VALUE of an NLM-3D parameter or window");
     spec->set(s, tools::parse_param_value(*spec, "--settings " + text + ": " + spec->name, item.substr(eq + 1)));
   }
   try {
@@ -128,9 +110,10 @@ int main(int argc, char** argv) {
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &sigmas);
   fp.add_uint64("--seed", "N", "noise seed of frame 0 (default 2024)", &seed);
   fp.add_number("--frames", "N", "frames of each clip (default all)", 0, 100000, &frames);
-  fp.add_string("--settings", "LIST", "named settings: video, video-r3, fast, fast-nomotion, paper, rt0, nomotion, noconf, causal, or none "
-                "(default video,rt0); each may add NLM-3D parameters, :name=value each (fast:motion-search=off)",
-                &settings);
+  const std::string settings_help = "named sets of nlm3d (" + named_set_choices("nlm3d") +
+                                    "; cudadenoise-eval info lists them), or none (default video,rt0); each may add "
+                                    "NLM-3D parameters, :name=value each (fast:motion-search=off)";
+  fp.add_string("--settings", "LIST", settings_help.c_str(), &settings);
   fp.add_switch("--gpu", "run on the GPU (default: the CPU reference)", &gpu);
   fp.add_string("--write-noisy", "DIR", "write each noisy luma clip as DIR/NAME-sSIGMA.y", &write_noisy);
   fp.add_string("--score", "DIR", "print the PSNR of DIR/NAME-sSIGMA-*.y (peers' outputs)", &score);
