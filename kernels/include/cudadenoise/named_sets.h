@@ -2,10 +2,11 @@
 // (named_sets.cpp) beside the presets (presets.h). A preset is a name for a job
 // offered to users; a named set is a configuration the measurements compare
 // (the papers' NLM-3D cubes, the video settings with one option off, ...).
-// cudadenoise-bench, cudadenoise-nlm3d-quality and the report (through
-// `cudadenoise-eval info` and `cudadenoise-eval denoise --set`) all read this
-// table, so a set is added or changed in one place. Rows have the presets' shape:
-// a mode and parameters of param_specs() as text, on top of the defaults.
+// cudadenoise-bench and cudadenoise-eval (`info` prints the table, `denoise
+// --set NAME` runs a row; the report and the quality tables go through it) all
+// read this table, so a set is added or changed in one place. Rows have the
+// presets' shape: a mode and parameters of param_specs() as text, on top of the
+// defaults.
 #pragma once
 
 #include <string>
