@@ -1,5 +1,5 @@
 // clip_table.cpp: the real-footage timings of cudadenoise-bench (clip_table.h),
-// timed by the evaluation's runner (tools/eval/mode_runner.h), as the report is.
+// timed by the evaluation's runner (tools/common/mode_runner.h), as the report is.
 #include "clip_table.h"
 
 #include <cstdio>
@@ -61,7 +61,7 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
   std::printf("\nreal footage through StreamDenoiser (CUDA, device frames in and out, then host frames): each clip's first %d frames,\n"
               "AWGN sigma 20 (seed 2024 + frame) on every plane, played forwards and backwards for %d frames;\n"
               "wall-clock ms per frame from the first push to the last pop (motion estimation included), after a\n"
-              "warm-up stream (tools/eval/mode_runner.h); end to end: the same with the frames in host memory\n"
+              "warm-up stream (tools/common/mode_runner.h); end to end: the same with the frames in host memory\n"
               "(pageable), the stream's copies included\n",
               frames, length);
   std::printf("%-24s %-10s %-7s %-26s %10s %8s %12s\n", "clip", "size", "format", "settings", "ms/frame", "fps",

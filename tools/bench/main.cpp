@@ -33,6 +33,7 @@
 #include "cudadenoise/noise.h"
 #include "cudadenoise/stream_pump.h"
 #include "image_io.h"
+#include "mode_runner.h"
 #include "nlm3d_table.h"
 #include "preset_table.h"
 #include "test_picture.h"
@@ -115,67 +116,18 @@ bool count_from(const char* v, int* out) {
   return true;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
+// A per-frame mode's kernel and end-to-end times through the one runner
+// (mode_runner.h): on the GPU, CUDA events around the kernels on device frames
+// and the wall time of host frames in and out; on the CPU, both the wall time.
 struct Result {
   double kernel_ms = 0, e2e_ms = 0;
 };
 
-Result time_cpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
-  std::vector<double> t;
-  den.process(in, out);  // warm-up: page faults, thread start
-  for (int i = 0; i < o.cpu_iterations; ++i) {
-    const auto a = std::chrono::steady_clock::now();
-    den.process(in, out);
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
-  Result r;
-  r.kernel_ms = r.e2e_ms = median(t);
-  return r;
+Result time_frame(Backend b, const std::vector<HostFrame>& frame, const DenoiseSettings& s, const Options& o) {
+  const bool cpu = b == Backend::Cpu;
+  const eval::ModeRun r = eval::run_mode(frame, b, s, cpu ? 1 : o.warmup, cpu ? o.cpu_iterations : o.iterations);
+  return {cpu ? r.e2e_ms : r.device_ms, r.e2e_ms};
 }
-
-#ifdef CDN_HAVE_CUDA
-Result time_gpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
-  cudaStream_t stream;
-  cudaEvent_t start, stop;
-  CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CDN_CUDA_CHECK(cudaEventCreate(&start));
-  CDN_CUDA_CHECK(cudaEventCreate(&stop));
-  Result r;
-  {
-    CudaFramePool pool(in.format, in.width, in.height, 2);
-    auto din = pool.acquire(stream), dout = pool.acquire(stream);
-    copy_frame_async(in, din->view(), stream);
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> k, e;
-    for (int i = 0; i < o.warmup; ++i) den.process(din->view(), dout->view(), stream);
-    for (int i = 0; i < o.iterations; ++i) {
-      CDN_CUDA_CHECK(cudaEventRecord(start, stream));
-      den.enqueue(din->view(), dout->view(), stream);
-      CDN_CUDA_CHECK(cudaEventRecord(stop, stream));
-      CDN_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      k.push_back(ms);
-    }
-    for (int i = 0; i < o.warmup; ++i) den.process(in, out, stream);
-    for (int i = 0; i < o.iterations; ++i) {
-      const auto a = std::chrono::steady_clock::now();
-      den.process(in, out, stream);
-      e.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-    }
-    r.kernel_ms = median(k);
-    r.e2e_ms = median(e);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaStreamDestroy(stream);
-  return r;
-}
-#endif
 
 #ifdef CDN_HAVE_CUDA
 // The temporal mode: a stream of device frames through StreamDenoiser, pushing
@@ -325,8 +277,8 @@ int main(int argc, char** argv) {
     for (const auto& size : o.sizes)
       for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
         const int w = size.first, h = size.second;  // not a structured binding: the lambda below captures them
-        const HostFrame in = make_frame(src.view(), f, w, h);
-        HostFrame out(f, w, h);
+        std::vector<HostFrame> in;
+        in.push_back(make_frame(src.view(), f, w, h));
         for (const char* settings : {"paper", "prefilt", "quality"})
         for (Mode m : {Mode::Pipd, Mode::Hybrid}) {
           DenoiseSettings s;
@@ -340,16 +292,8 @@ int main(int argc, char** argv) {
                         r.e2e_ms, mp / r.e2e_ms * 1e3);
             std::fflush(stdout);
           };
-#ifdef CDN_HAVE_CUDA
-          if (gpu) {
-            auto den = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
-            row("gpu", time_gpu(*den, in.view(), out.view(), o));
-          }
-#endif
-          if (o.cpu) {
-            auto den = StreamDenoiser::create(Backend::Cpu, s, f, w, h);
-            row("cpu", time_cpu(*den, in.view(), out.view(), o));
-          }
+          if (gpu) row("gpu", time_frame(Backend::Cuda, in, s, o));
+          if (o.cpu) row("cpu", time_frame(Backend::Cpu, in, s, o));
         }
       }
 #ifdef CDN_HAVE_CUDA
