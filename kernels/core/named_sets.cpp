@@ -8,6 +8,17 @@ namespace cdn {
 
 const std::vector<NamedSet>& named_sets() {
   static const std::vector<NamedSet> table = {
+      // PI-PD and hybrid (docs/PIPD.md): the paper's parameters, the direction prefilter alone, and the
+      // quality settings (also the preset 'isoline').
+      {"paper", "pipd", "the paper's parameters (the defaults)", {}},
+      {"prefilt", "pipd", "the paper's with the direction prefilter (not in the paper)", {{"direction-prefilter", "1"}}},
+      {"quality", "pipd", "docs/PIPD.md's quality settings",
+       {{"direction-prefilter", "1"}, {"thickness", "3"}, {"t2max", "1"}}},
+      {"paper", "hybrid", "the paper's parameters (the defaults)", {}},
+      {"prefilt", "hybrid", "the paper's with the direction prefilter (not in the paper)",
+       {{"direction-prefilter", "1"}}},
+      {"quality", "hybrid", "docs/PIPD.md's quality settings",
+       {{"direction-prefilter", "1"}, {"thickness", "3"}, {"t2max", "1"}}},
       {"paper", "nlm3d",
        "the papers' filter (Cuomo et al. 2014): an 11^3 search cube, 3^3 similarity cubes, fixed windows, their "
        "self weight, beta 0.4",
@@ -69,5 +80,7 @@ DenoiseSettings named_set_settings(const std::string& mode, const std::string& n
 }
 
 NlmParams nlm_paper_params() { return named_set_settings("nlm3d", "paper").nlm; }
+
+PipdParams pipd_quality_params() { return named_set_settings("pipd", "quality").pipd; }
 
 }  // namespace cdn

@@ -110,14 +110,6 @@ bool operator==(const NlmParams& a, const NlmParams& b) {
          a.self_weight_floor == b.self_weight_floor && a.strength == b.strength && a.chunk_size == b.chunk_size;
 }
 
-PipdParams pipd_quality_params() {
-  PipdParams p;
-  p.direction_prefilter = 1;
-  p.thickness = 3;
-  p.t2max = 1.0;
-  return p;
-}
-
 namespace {
 const char* const kPatchShapeNames[] = {"cube", "2d", nullptr};
 const char* const kOffOn[] = {"off", "on", nullptr};

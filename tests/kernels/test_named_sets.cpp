@@ -1,8 +1,9 @@
 // test_named_sets.cpp: the research tools' named parameter sets
 // (kernels/include/cudadenoise/named_sets.h): every row runs in this build and
 // validates, names are unique within a mode, the papers' NLM-3D configuration
-// is the row "paper" (nlm_paper_params() reads it), and the earlier video
-// settings keep the form they were measured in.
+// is the row "paper" (nlm_paper_params() reads it), the earlier video
+// settings keep the form they were measured in, and PI-PD's quality set is
+// pipd_quality_params() and the preset 'isoline'.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -83,6 +84,43 @@ TEST(NamedSets, VideoIsTheDefaultsAndTheOthersKeepTheirMeasuredForm) {
   const DenoiseSettings causal = named_set_settings("nlm3d", "causal");
   EXPECT_EQ(causal.nlm, NlmParams{});
   EXPECT_EQ(resolve_window(causal, false), TemporalWindow::Causal);
+}
+
+// PI-PD and hybrid: the paper's parameters are the defaults; quality is
+// docs/PIPD.md's, pipd_quality_params(), and what the preset 'isoline' runs.
+TEST(NamedSets, PipdSetsAndTheIsolinePreset) {
+  for (const char* mode : {"pipd", "hybrid"}) {
+    SCOPED_TRACE(mode);
+    const PipdParams paper = named_set_settings(mode, "paper").pipd, defaults;
+    EXPECT_EQ(paper.segment_length, 5);
+    EXPECT_EQ(paper.max_length, 25);
+    EXPECT_EQ(paper.tmax, 1.0);
+    EXPECT_EQ(paper.t2max, 2.0);
+    EXPECT_EQ(paper.thickness, 1);
+    EXPECT_EQ(paper.direction_prefilter, 0) << "not in the paper";
+    EXPECT_EQ(named_set_settings(mode, "prefilt").pipd.direction_prefilter, 1);
+    const PipdParams q = named_set_settings(mode, "quality").pipd;
+    EXPECT_EQ(q.direction_prefilter, 1);
+    EXPECT_EQ(q.thickness, 3);
+    EXPECT_EQ(q.t2max, 1.0);
+    EXPECT_EQ(q.segment_length, defaults.segment_length);
+    EXPECT_EQ(q.max_length, defaults.max_length);
+    EXPECT_EQ(q.tmax, defaults.tmax);
+  }
+  const PipdParams q = pipd_quality_params();
+  const Preset* isoline = find_preset("isoline");
+  ASSERT_NE(isoline, nullptr);
+  const DenoiseSettings preset = preset_settings(*isoline);
+  const DenoiseSettings set = named_set_settings(isoline->mode, "quality");
+  EXPECT_EQ(preset.mode, set.mode);
+  for (const PipdParams& p : {preset.pipd, set.pipd}) {
+    EXPECT_EQ(p.direction_prefilter, q.direction_prefilter);
+    EXPECT_EQ(p.thickness, q.thickness);
+    EXPECT_EQ(p.t2max, q.t2max);
+    EXPECT_EQ(p.tmax, q.tmax);
+    EXPECT_EQ(p.segment_length, q.segment_length);
+    EXPECT_EQ(p.max_length, q.max_length);
+  }
 }
 
 }  // namespace

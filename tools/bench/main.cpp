@@ -267,8 +267,7 @@ int main(int argc, char** argv) {
     if (!o.clips.empty()) throw Error("--clip: this build has no y4m reader (FFmpeg's libavformat)");
 #endif
     if (o.pipd) {
-      std::printf("settings: paper = the paper's defaults; prefilt = direction-prefilter=1; quality =\n"
-                  "direction-prefilter=1 thickness=3 t2max=1 (docs/PIPD.md)\n");
+      std::printf("settings: the named sets of pipd and hybrid (cudadenoise-eval info; docs/PIPD.md)\n");
       std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
                   "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     }
@@ -279,12 +278,10 @@ int main(int argc, char** argv) {
         const int w = size.first, h = size.second;  // not a structured binding: the lambda below captures them
         std::vector<HostFrame> in;
         in.push_back(make_frame(src.view(), f, w, h));
-        for (const char* settings : {"paper", "prefilt", "quality"})
-        for (Mode m : {Mode::Pipd, Mode::Hybrid}) {
-          DenoiseSettings s;
-          s.mode = m;
-          if (std::string(settings) == "prefilt") s.pipd.direction_prefilter = 1;
-          if (std::string(settings) == "quality") s.pipd = pipd_quality_params();
+        for (Mode m : {Mode::Pipd, Mode::Hybrid})
+        for (const NamedSet* set : named_sets_of(mode_name(m))) {
+          const DenoiseSettings s = named_set_settings(*set);
+          const char* settings = set->name;
           const double mp = double(w) * h / 1e6;
           auto row = [&](const char* dev, const Result& r) {
             std::printf("%-7s %-8s %4dx%-5d %-10s %-5s %12.3f %10.1f %14.3f %10.1f\n", mode_name(m),

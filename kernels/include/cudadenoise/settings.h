@@ -53,9 +53,8 @@ struct PipdParams {
   int max_segments() const { return max_length >= segment_length ? max_length / segment_length : 1; }
 };
 
-// The settings docs/PIPD.md recommends for quality (they meet +6 dB on
-// camera.png at sigma 25): direction-prefilter=1 thickness=3 t2max=1 (t2max
-// matters to hybrid only). The other parameters keep the paper's defaults.
+// The settings docs/PIPD.md recommends for quality: the named set pipd
+// "quality" (named_sets.h).
 PipdParams pipd_quality_params();
 
 // NLM-3D's similarity patch (docs/NLM3D.md): the papers' cube spans frames

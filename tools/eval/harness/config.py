@@ -43,16 +43,16 @@ def flags_text(flags) -> str:
 
 
 # Rows besides every mode's defaults, one line each; ('--set', NAME) starts from the mode's named set NAME.
-# The quality settings of PI-PD and hybrid are docs/PIPD.md's (cdn::pipd_quality_params(); direction prefilter: not in the paper). The BM3D profiles
-# are docs/BM3D.md's (bm3d's default is the paper profile). At merge time, e.g.:
+# The quality settings of PI-PD and hybrid are docs/PIPD.md's (their named set 'quality'; direction prefilter:
+# not in the paper). The BM3D profiles are docs/BM3D.md's (bm3d's default is the paper profile). At merge
+# time, e.g.:
 #   Row('vbm3d', 'fast', ('--vbm3d-profile', 'fast')),
 #   Row('nlm3d', 'video', ('--patch-shape', '2d', '--motion-search', 'on')),
 #   Row('nlm3d', 'causal', window='causal'),
 #   Row('bm3d', 'preset-default', ('--preset', 'default'), defaults=True),
-PIPD_QUALITY = ('--direction-prefilter', '1', '--thickness', '3', '--t2max', '1')
 ROWS = [
-    Row('pipd', 'quality', PIPD_QUALITY),
-    Row('hybrid', 'quality', PIPD_QUALITY),
+    Row('pipd', 'quality', ('--set', 'quality')),
+    Row('hybrid', 'quality', ('--set', 'quality')),
 ] + [Row('bm3d', p, ('--bm3d-profile', p), defaults=(p == 'rapid'),
          note=f'profile {p}' + (' (the default preset, standard)' if p == 'rapid' else ''))
      for p in ('reference', 'balanced', 'quick', 'rapid', 'draft', 'fast')] + [
