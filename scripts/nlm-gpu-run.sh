@@ -33,18 +33,45 @@ step 60 $B/tools/bench/cudadenoise-bench --no-cpu --no-pipd --no-bm3d --no-vbm3d
 sed -n '/nlm3d on the GPU/,$p' $O/bench.txt | head -60
 fi
 el "clips"
-mkdir -p /tmp/clips /tmp/noisy /tmp/peers /tmp/ff
+mkdir -p /tmp/clips /tmp/noisy /tmp/peers /tmp/ff /tmp/q
 ( source .gpu-runtime/runtime-env.sh >/dev/null 2>&1
   for f in .gpu-stage/vbm3d-clips/*; do n=$(basename ${f%.*}); ffmpeg -v error -y -i $f -frames:v 40 -pix_fmt gray -f yuv4mpegpipe /tmp/clips/$n.y4m; done )
-# The quality harness reads y4m through the eval library (FFmpeg's libav*): the runtime's.
+# cudadenoise-eval reads y4m through FFmpeg's libav*: the runtime's.
 source .gpu-runtime/runtime-env.sh >/dev/null 2>&1
-Q=$B/tools/nlm3d/cudadenoise-nlm3d-quality
-SETTINGS=${SETTINGS:-video,fast,rt0}
+E=$B/tools/eval/cudadenoise-eval
+SETTINGS=${SETTINGS:-video,fast,rt0}   # nlm3d's named sets (cudadenoise-eval info)
 HK=${HK:-6 7 8 9 10}
 clips="cup box cockatoo diver city vtest ball lego coin dog"
+psnr() { python3 -c 'import json,sys; print("%.2f" % json.loads(sys.stdin.readline())["planes"][0]["psnr"])'; }
+# ours CLIP: per sigma, the noisy luma (AWGN seed 2024 + frame; raw for the peers in /tmp/noisy) and
+# each named set on the GPU, the luma PSNR over the clip: one line "clip sigma method psnr" each
+ours() {
+  local c=$1 d=/tmp/q/$1 s n; mkdir -p $d
+  $E prepare --input /tmp/clips/$c.y4m --gray --clean-out $d/clean.y4m > /dev/null || return 1
+  for s in 10 20 40; do
+    $E prepare --input $d/clean.y4m --sigma $s --seed-base 2024 --noisy-out $d/noisy-s$s.y4m > /dev/null || return 1
+    ffmpeg -v error -y -i $d/noisy-s$s.y4m -f rawvideo -pix_fmt gray /tmp/noisy/$c-s$s.y
+    echo "$c $s noisy $($E measure --clean $d/clean.y4m $d/noisy-s$s.y4m | psnr)"
+    for n in ${SETTINGS//,/ }; do
+      $E denoise --input $d/noisy-s$s.y4m --out-dir $d --tag $n-s$s --modes nlm3d --set $n --backends cuda \
+        --noise-sigma $s --warmup 0 --repeat 1 > /dev/null || return 1
+      echo "$c $s $n $($E measure --clean $d/clean.y4m $d/nlm3d-$n-s$s-cuda.y4m | psnr)"
+    done
+  done
+}
+# score CLIP DIR: the PSNR of every peer output DIR/CLIP-sSIGMA-*.y against the clean luma
+score() {
+  local c=$1 d=/tmp/q/$1 f wh
+  wh=$(head -c 200 $d/clean.y4m | head -1 | tr ' ' '\n' | sed -n 's/^W//p;s/^H//p' | tr '\n' 'x'); wh=${wh%x}
+  for f in $2/$c-s*.y; do
+    ffmpeg -v error -y -f rawvideo -pix_fmt gray -s $wh -i $f -f yuv4mpegpipe -pix_fmt gray $d/peer.y4m
+    echo "$(basename ${f%.y}) $($E measure --clean $d/clean.y4m $d/peer.y4m | psnr)"
+  done
+}
+export -f ours score psnr; export E SETTINGS
 if has quality; then
 el "quality: ours"
-for c in $clips; do step 40 $Q --gpu --frames 40 --settings $SETTINGS --write-noisy /tmp/noisy /tmp/clips/$c.y4m >> $O/q-ours.txt 2>&1 || echo "$c rc=$?" >> $O/summary.txt; done
+for c in $clips; do step 40 bash -c "ours $c" >> $O/q-ours.txt 2>&1 || echo "$c rc=$?" >> $O/summary.txt; done
 cat $O/q-ours.txt | tail -95
 el "quality: vs-nlm-cuda"
 for c in $clips; do
@@ -58,7 +85,7 @@ for c in $clips; do
   grep -h TIMING /tmp/peers/log-$c-20-7.txt | head -1 | sed "s/^/$c ${w}x$h s20 h0.7: /" >> $O/peer-timing.txt
 done
 el "quality: scoring"
-for c in $clips; do step 30 $Q --frames 40 --settings none --score /tmp/peers /tmp/clips/$c.y4m >> $O/q-vsnlm.txt 2>&1; done
+for c in $clips; do step 30 bash -c "score $c /tmp/peers" >> $O/q-vsnlm.txt 2>&1; done
 cat $O/q-vsnlm.txt | grep -v noisy | tail -160
 cat $O/peer-timing.txt
 fi
@@ -83,7 +110,7 @@ el "quality: ffmpeg nlmeans"
     done
   done )
 el "quality: scoring ffmpeg"
-for c in $clips; do step 30 $Q --frames 40 --settings none --score /tmp/ff /tmp/clips/$c.y4m >> $O/q-ffmpeg.txt 2>&1; done
+for c in $clips; do step 30 bash -c "score $c /tmp/ff" >> $O/q-ffmpeg.txt 2>&1; done
 cat $O/q-ffmpeg.txt | grep -v noisy | tail -160
 cat $O/peer-timing.txt
 fi

@@ -58,52 +58,6 @@ bool operator==(const NlmParams& a, const NlmParams& b) {
          a.self_weight_floor == b.self_weight_floor && a.beta == b.beta && a.chunk_size == b.chunk_size;
 }
 
-NlmParams nlm_paper_params() {
-  NlmParams p;
-  p.search_radius = 5;
-  p.temporal_radius = 5;
-  p.neighbour_search_radius = -1;
-  p.patch_radius = 1;
-  p.patch_shape = NlmPatchShape::Cube;
-  p.motion_search = false;
-  p.distance_offset = false;
-  p.frame_confidence = 0.0;
-  p.self_weight_floor = 0.0;
-  p.beta = 0.4;
-  return p;
-}
-
-NlmParams nlm_video_params() { return NlmParams{}; }
-
-NlmParams nlm_video_r3_params() {
-  NlmParams p = nlm_video_params();
-  p.temporal_radius = 3;
-  p.frame_confidence = 0.0;
-  return p;
-}
-
-NlmParams nlm_fast_params() {
-  NlmParams p = nlm_video_params();
-  p.search_radius = 2;
-  p.temporal_radius = 2;
-  p.frame_confidence = 0.0;
-  return p;
-}
-
-NlmParams nlm_fast_nomotion_params() {
-  NlmParams p = nlm_fast_params();
-  p.motion_search = false;
-  p.frame_confidence = 0.5;
-  return p;
-}
-
-PipdParams pipd_quality_params() {
-  PipdParams p;
-  p.direction_prefilter = 1;
-  p.thickness = 3;
-  p.t2max = 1.0;
-  return p;
-}
 
 const std::vector<ParamSpec>& param_specs() {
   // Each mode's own rows (its registration), in the registry's order, then the

@@ -111,6 +111,24 @@ def main():
                    '--backends', 'cpu', '--sigma', '20', *row.all_flags]
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             check(p.returncode == 0, f'row {row.mode}-{row.tag} runs: {p.stderr.strip()[-300:]}')
+        # a row's named set (--set) is a row of the one table (`info`), and explicit flags go on top of it
+        # whatever their order
+        sets = {(n['mode'], n['name']) for n in info['named_sets']}
+        for row in config.ROWS:
+            for name in [v for f, v in zip(row.all_flags[::2], row.all_flags[1::2]) if f == '--set']:
+                check((row.mode, name) in sets, f'row {row.mode}-{row.tag}: {name} is a named set of {row.mode}')
+        if 'nlm3d' in modes:
+            def nlm3d(tag, *flags):
+                d = os.path.join(work, f'set-{tag}')
+                os.makedirs(d)
+                subprocess.run([env.eval, 'denoise', '--input', c.clean_eval, '--out-dir', d, '--modes', 'nlm3d',
+                                '--backends', 'cpu', '--noise-sigma', '20', *flags], stdout=subprocess.PIPE, check=True)
+                with open(os.path.join(d, 'nlm3d-cpu.y4m'), 'rb') as f:
+                    return f.read()
+            paper, before, after = (nlm3d('paper', '--set', 'paper'), nlm3d('b', '--nlm-beta', '2', '--set', 'paper'),
+                                    nlm3d('a', '--set', 'paper', '--nlm-beta', '2'))
+            check(paper != nlm3d('defaults') and before != paper and before == after,
+                  '--set paper differs from the defaults; --nlm-beta goes on top of it, before or after --set')
         # a `denoise` call that fails is retried mode by mode and the failures are recorded, not raised
         out_dir = os.path.join(work, 'fail')
         os.makedirs(out_dir)

@@ -90,6 +90,20 @@ TEST(ClipScore, PerPlaneMeansAndPooling) {
   EXPECT_THROW(score_clip(a, gray, {0}), InvalidArgument);
 }
 
+// The two conventions of a clip's PSNR: from the mean MSE, and the mean of the frames' PSNRs.
+TEST(ClipScore, FramePsnrIsTheMeanOfTheFramesPsnrs) {
+  std::vector<HostFrame> a, b;
+  for (int off : {1, 4}) {
+    a.push_back(flat(PixelFormat::GRAY8, 8, 8, 100));
+    b.push_back(flat(PixelFormat::GRAY8, 8, 8, 100 + off));  // MSE 1, then 16
+  }
+  const ClipScore s = score_clip(a, b, {});
+  EXPECT_NEAR(s.planes[0].psnr, psnr_db(8.5), 1e-9);
+  EXPECT_NEAR(s.planes[0].frame_psnr, (psnr_db(1) + psnr_db(16)) / 2, 1e-9);
+  EXPECT_GT(s.planes[0].frame_psnr, s.planes[0].psnr + 1) << "not the same figure";
+  EXPECT_TRUE(std::isinf(score_clip(a, a, {}).planes[0].frame_psnr)) << "identical frames";
+}
+
 TEST(ClipScore, ExpectedNoisyPsnrPerPlane) {
   std::vector<HostFrame> a;
   a.push_back(flat(PixelFormat::Y444, 16, 16, 128));

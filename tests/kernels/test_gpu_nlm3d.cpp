@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cudadenoise/host_frame.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "test_nlm3d_support.h"
@@ -299,7 +300,7 @@ TEST(GpuNlm3d, TinyCleanFramesMatchTheCpuReference) {
     for (int h = 1; h <= 8; ++h) sizes.push_back({w, h});
   for (auto wh : {std::pair{3, 5}, {2, 17}, {17, 2}, {40, 3}}) sizes.push_back(wh);
   DenoiseSettings video;
-  video.mode = Mode::Nlm3d;  // nlm_video_params()
+  video.mode = Mode::Nlm3d;  // NlmParams{}, the video defaults
   video.sigma = 0.5;
   DenoiseSettings cube = nlm(3, 1, 1, 50);
   cube.sigma = 0.5;
@@ -327,7 +328,7 @@ TEST(GpuNlm3d, TinyCleanFramesMatchTheCpuReference) {
       }
 }
 
-// The defaults (nlm_video_params): the streams estimate the motion fields on
+// The defaults (the video settings): the streams estimate the motion fields on
 // each backend (motion_cuda.h equals motion_reference.h bit for bit), so the GPU
 // output equals the CPU reference's within the kernels' bound, on every format;
 // the content moves 2 px per frame, so the fields are not zero. Causal too, and
@@ -342,7 +343,7 @@ TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
   DenoiseSettings causal = video;
   causal.nlm.causal = true;
   DenoiseSettings still = video;
-  still.nlm = nlm_fast_nomotion_params();
+  still.nlm = named_set_settings("nlm3d", "fast-nomotion").nlm;
   still.nlm.chunk_size = 4;
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
     const auto c = clip(f, small ? 6 : 10, small ? 48 : 83, small ? 32 : 52, 34);
@@ -495,7 +496,7 @@ TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
     const int w = 83, h = 51, frames = 6;
     const auto in = clip(f, frames, w, h, 40);
     const double sigma = 18.0 * (1 << (components(in[0].view())[0].bit_depth - 8));
-    NlmParams p = nlm_video_params();  // 7x7 in frame t, 5x5 in the others
+    NlmParams p;  // 7x7 in frame t, 5x5 in the others
     p.temporal_radius = 2;
     // A known global shift, per-cell vectors, and vectors spread beyond a tile's
     // shared memory (cells of 16: 4:2:0 chroma takes 8 rows of each).
@@ -545,7 +546,7 @@ TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
     };
     for (const Radii& rc : {Radii{16, 4, 2, true}, Radii{16, 4, 2, false}, Radii{32, 4, 2, true},
                             Radii{32, 4, 2, false}, Radii{32, 1, 1, true}, Radii{16, 2, 3, true}}) {
-      NlmParams p = nlm_video_params();
+      NlmParams p;
       p.temporal_radius = 2;
       p.confidence_cell = rc.cell;
       p.frame_confidence = 0.3;

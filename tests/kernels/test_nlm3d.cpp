@@ -138,7 +138,7 @@ TEST(Nlm3dReference, SelfWeightFloorEqualsTheFormula) {
   EXPECT_NE(outs[0], outs[1]);
   EXPECT_NE(outs[1], outs[2]);
   EXPECT_EQ(nlm_paper_params().self_weight_floor, 0.0) << "the papers' rule";
-  EXPECT_EQ(nlm_video_params().self_weight_floor, 0.01);
+  EXPECT_EQ(NlmParams{}.self_weight_floor, 0.01);
 }
 
 // 2D patches, without and with motion (vectors per cell, some pointing out of
@@ -335,7 +335,7 @@ TEST(Nlm3dStream, OutputDoesNotDependOnChunkBorders) {
 // causal window reads only past frames, so each frame comes out at its push.
 DenoiseSettings video_nlm(int chunk, bool causal = false) {
   DenoiseSettings s;
-  s.mode = Mode::Nlm3d;  // nlm_video_params(), the defaults
+  s.mode = Mode::Nlm3d;  // NlmParams{}, the defaults
   s.sigma = 15;
   s.nlm.chunk_size = chunk;
   s.nlm.causal = causal;
@@ -351,7 +351,7 @@ TEST(Nlm3dStream, DefaultsWithStreamMotionEqualTheReference) {
     const auto a = run_stream(*whole, clip), b = run_stream(*chunked, clip);
     ASSERT_EQ(a.size(), std::size_t(frames));
     EXPECT_TRUE(same_frames(a, b)) << "causal=" << causal;
-    EXPECT_EQ(whole->latency_frames(), causal ? 0 : frames - 1 + nlm_video_params().reach()) << "causal=" << causal;
+    EXPECT_EQ(whole->latency_frames(), causal ? 0 : frames - 1 + NlmParams{}.reach()) << "causal=" << causal;
     // The reference, with the fields of block matching between the frames.
     FrameWindow win;
     win.stream_length = frames;
@@ -458,7 +458,7 @@ TEST(Nlm3dStream, FramesSmallerThanThePatchAreKeptAtLowSigma) {
               for (int x = 0; x < w; ++x) c[k].set(x, y, content(x, y, int(k)));
         }
         DenoiseSettings s;
-        s.mode = Mode::Nlm3d;  // the defaults, nlm_video_params()
+        s.mode = Mode::Nlm3d;  // the defaults, NlmParams{}
         s.sigma = 0.5;
         auto d = StreamDenoiser::create(Backend::Cpu, s, f, w, h);
         const auto out = run_stream(*d, clip);

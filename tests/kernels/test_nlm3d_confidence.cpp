@@ -103,7 +103,7 @@ std::vector<float> definition(const FrameWindow& win, int t, const NlmParams& p,
 }
 
 NlmParams confidence_params(int cell, double c) {
-  NlmParams p = nlm_video_params();
+  NlmParams p;
   p.temporal_radius = 2;
   p.confidence_cell = cell;
   p.frame_confidence = c;
@@ -296,19 +296,7 @@ TEST(Nlm3dConfidence, SettingsAreChecked) {
   EXPECT_THROW(validate(s), InvalidArgument) << "cubes have no 2D patch to compare";
   const auto clip = moving_clip(3, 16, 16, 0, 0, 10.0, 1);
   EXPECT_THROW(nlm3d_frame_values(window_of(clip), 1, s.nlm, 10.0, 1), InvalidArgument);
-  // The named settings of before keep their measured form.
-  EXPECT_EQ(nlm_fast_params().frame_confidence, 0);
-  EXPECT_EQ(nlm_video_r3_params().frame_confidence, 0);
-  EXPECT_EQ(nlm_video_r3_params().temporal_radius, 3);
-  // fast-nomotion: fast with the windows not moved and frame confidence on.
-  NlmParams still = nlm_fast_nomotion_params();
-  EXPECT_FALSE(still.motion_search);
-  EXPECT_EQ(still.frame_confidence, 0.5);
-  still.motion_search = nlm_fast_params().motion_search;
-  still.frame_confidence = nlm_fast_params().frame_confidence;
-  EXPECT_EQ(still, nlm_fast_params()) << "nothing else differs from fast";
-  s.nlm = nlm_fast_nomotion_params();
-  EXPECT_NO_THROW(validate(s));
+  // The named sets with and without confidence: tests/kernels/test_named_sets.cpp.
 }
 
 }  // namespace

@@ -262,7 +262,7 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceOnTinyCleanFrames) {
         }
       }
       const std::string what = std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h);
-      NlmParams video = nlm_video_params();
+      NlmParams video;
       video.motion_search = false;  // the fields' cells: below
       video.temporal_radius = 1;
       check(clip, video, nullptr, what + ", video settings without motion, sigma 0.5", 3, 0.5);
@@ -320,7 +320,7 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithFrameConfidence) {
     return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3};
   });
   for (int cell : {16, 32}) {
-    NlmParams p = nlm_video_params();
+    NlmParams p;
     p.temporal_radius = 2;
     p.confidence_cell = cell;
     p.frame_confidence = 0.3;  // factors spread over (0, 1) on this clip
@@ -340,7 +340,7 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceWithFrameConfidence) {
     const test::HostFields f2 = test::make_fields(4, 1, 67, 41, 16, [&](int, int dt, int, int) {
       return std::pair{int(rng() % 11) - 5 + 2 * dt, int(rng() % 7) - 3 - dt};
     });
-    NlmParams p = nlm_video_params();
+    NlmParams p;
     p.temporal_radius = 1;
     p.frame_confidence = 0.3;
     check(clip, p, &f2, std::string(format_name(f)) + ", video settings, confidence");
@@ -354,7 +354,7 @@ TEST(Nlm3dPlanarBlock, EqualsTheReferenceCausal) {
   const test::HostFields fields = test::make_fields(5, 2, 70, 45, 16, [&](int, int dt, int, int) {
     return std::pair{int(rng() % 9) - 4 + dt, int(rng() % 7) - 3};
   });
-  NlmParams p = nlm_video_params();
+  NlmParams p;
   p.temporal_radius = 2;
   p.causal = true;
   check(gray, p, &fields, "gray, video settings, causal, Rt=2");

@@ -156,7 +156,7 @@ void check_colour(Backend backend, int frames, int w, int h) {
   }
 }
 
-// The video settings (nlm_video_params) on the pan, motion-search reading the
+// The video settings (the defaults) on the pan, motion-search reading the
 // pan's true motion (content at x in frame t is at x - (2 dt, dt) in frame t + dt):
 // the fields a motion estimator would ideally give, the NLM side alone tested.
 TEST(Nlm3dQuality, VideoSettingsFollowAKnownMotion) {
@@ -166,7 +166,7 @@ TEST(Nlm3dQuality, VideoSettingsFollowAKnownMotion) {
   } catch (const std::exception& e) {
     FAIL() << e.what() << " (run scripts/fetch-test-data.sh)";
   }
-  const NlmParams video = nlm_video_params();
+  const NlmParams video;
   const test::HostFields truth = test::make_fields(12, video.temporal_radius, 96, 72, 16, [](int, int dt, int, int) {
     return std::pair{-2 * dt, -dt};
   });
@@ -219,7 +219,7 @@ TEST(Nlm3dQuality, FrameConfidenceGainsUnderFlickeringLight) {
       }
     add_gaussian_noise(b, 20.0, 1000 + i);
   }
-  const NlmParams video = nlm_video_params();
+  const NlmParams video;
   NlmParams off = video;
   off.frame_confidence = 0;
   const test::HostFields truth = test::make_fields(frames, video.temporal_radius, w, h, 16, [](int, int dt, int, int) {
@@ -267,7 +267,7 @@ void check_clean_photos(Backend backend) {
     }
     const FrameView& f = photo.view();
     DenoiseSettings s;
-    s.mode = Mode::Nlm3d;  // nlm_video_params(), sigma auto
+    s.mode = Mode::Nlm3d;  // NlmParams{}, sigma auto
     std::vector<HostFrame> in;
     in.push_back(std::move(photo));
     auto d = StreamDenoiser::create(backend, s, f.format, f.width, f.height);

@@ -133,8 +133,8 @@ TEST(Flags, BadValuesAreRejected) {
   }
 }
 
-// parse_param_value, the one parser of a parameter's value (the flags and the
-// NAME=VALUE lists of cudadenoise-nlm3d-quality): words, choices, numbers in range.
+// parse_param_value, the one parser of a parameter's value (the parameter flags
+// of every tool): words, choices, numbers in range.
 TEST(Flags, ParamValuesTakeWordsChoicesAndNumbers) {
   using cdn::tools::parse_param_value;
   const cdn::ParamSpec* neighbour = cdn::find_param("neighbour-search-radius");

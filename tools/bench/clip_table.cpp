@@ -1,29 +1,20 @@
-// clip_table.cpp: the real-footage timings of cudadenoise-bench (clip_table.h).
+// clip_table.cpp: the real-footage timings of cudadenoise-bench (clip_table.h),
+// timed by the evaluation's runner (tools/common/mode_runner.h), as the report is.
 #include "clip_table.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "cudadenoise/error.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/noise.h"
-#include "cudadenoise/settings.h"
-#include "cudadenoise/stream_denoiser.h"
-#include "cudadenoise/stream_pump.h"
+#include "mode_runner.h"
 #include "y4m.h"
-
-#ifdef CDN_HAVE_CUDA
-#include <cuda_runtime.h>
-
-#include "cudadenoise/cuda_copy.h"
-#include "cudadenoise/frame_pool.h"
-#endif
 
 namespace cdn::bench {
 
 namespace {
 
-#ifdef CDN_HAVE_CUDA
 // The clip's frame in `f` (GRAY8: its luma; NV12: its three components, the
 // chroma planes of a 4:2:0 clip interleaved), with AWGN sigma 20 on every plane.
 HostFrame noisy_frame(const FrameView& src, PixelFormat f, std::uint64_t seed) {
@@ -40,74 +31,28 @@ HostFrame noisy_frame(const FrameView& src, PixelFormat f, std::uint64_t seed) {
 }
 
 struct Named {
-  const char* name;
+  std::string name;
   DenoiseSettings settings;
 };
 
 std::vector<Named> settings() {
   std::vector<Named> v;
-  auto nlm = [](NlmParams p) {
-    DenoiseSettings s;
-    s.mode = Mode::Nlm3d;
-    s.nlm = p;
-    s.sigma = 20;
-    return s;
-  };
-  auto vbm = [](int profile, bool causal) {
+  auto vbm = [](int profile) {
     DenoiseSettings s;
     s.mode = Mode::Vbm3d;
     s.vbm3d.profile = profile;
-    s.vbm3d.causal = causal;
     s.sigma = 20;
     return s;
   };
-  NlmParams causal = nlm_video_params();
-  causal.causal = true;
-  v.push_back({"nlm3d video", nlm(nlm_video_params())});
-  NlmParams no_confidence = nlm_video_params();
-  no_confidence.frame_confidence = 0;
-  v.push_back({"nlm3d video, no conf.", nlm(no_confidence)});
-  v.push_back({"nlm3d video-r3", nlm(nlm_video_r3_params())});
-  v.push_back({"nlm3d fast", nlm(nlm_fast_params())});
-  v.push_back({"nlm3d fast-nomotion", nlm(nlm_fast_nomotion_params())});
-  v.push_back({"nlm3d causal", nlm(causal)});
-  v.push_back({"vbm3d quality", vbm(0, false)});
-  v.push_back({"vbm3d fast", vbm(1, false)});
+  for (const NamedSet* set : named_sets_of("nlm3d")) {  // named_sets.h
+    Named n{std::string("nlm3d ") + set->name, named_set_settings(*set)};
+    n.settings.sigma = 20;
+    v.push_back(n);
+  }
+  v.push_back({"vbm3d quality", vbm(0)});
+  v.push_back({"vbm3d fast", vbm(1)});
   return v;
 }
-
-// Wall-clock ms per frame of `length` frames through the stream: frame_at(i)
-// gives the i-th input (played forwards and backwards), out_view takes every
-// output. Device or host frames alike (host frames: the stream's copies are timed).
-template <typename FrameAt>
-double stream_ms(const DenoiseSettings& s, FrameAt frame_at, const FrameView& out_view, int length) {
-  const FrameView first = frame_at(0);
-  double ms = 0;
-  for (int pass = 0; pass < 2; ++pass) {  // pass 0: warm-up (module load, first allocations)
-    const int count = pass == 0 ? std::min(length, 8) : length;
-    auto d = StreamDenoiser::create(Backend::Cuda, s, first.format, first.width, first.height);
-    int out = 0;
-    FunctionSink sink([&] { return out_view; }, [&] { return ++out > 0; });
-    const auto a = std::chrono::steady_clock::now();
-    for (int i = 0; i < count; ++i) {
-      d->push(frame_at(i));
-      pop_ready(*d, sink);
-    }
-    drain(*d, sink);
-    CDN_CUDA_CHECK(cudaDeviceSynchronize());
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count() / count;
-    if (out != count) throw Error("bench: frames out differ from frames in");
-  }
-  return ms;
-}
-
-// Frame i of 0 1 .. n-1 n-2 .. 1 0 1 .. (n frames).
-int ping_pong(int i, int n) {
-  if (n == 1) return 0;
-  const int period = 2 * (n - 1), k = i % period;
-  return k < n ? k : period - k;
-}
-#endif
 
 }  // namespace
 
@@ -115,12 +60,12 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
   if (clips.empty()) return;
   std::printf("\nreal footage through StreamDenoiser (CUDA, device frames in and out, then host frames): each clip's first %d frames,\n"
               "AWGN sigma 20 (seed 2024 + frame) on every plane, played forwards and backwards for %d frames;\n"
-              "wall-clock ms per frame from the first push to the last pop (motion estimation included);\n"
-              "end to end: the same with the frames in host memory (pageable), the stream's copies included\n",
+              "wall-clock ms per frame from the first push to the last pop (motion estimation included), after a\n"
+              "warm-up stream (tools/common/mode_runner.h); end to end: the same with the frames in host memory\n"
+              "(pageable), the stream's copies included\n",
               frames, length);
   std::printf("%-24s %-10s %-7s %-26s %10s %8s %12s\n", "clip", "size", "format", "settings", "ms/frame", "fps",
               "end-to-end");
-#ifdef CDN_HAVE_CUDA
   if (!gpu) return;
   for (const std::string& path : clips) {
     eval::Y4mReader reader(path);
@@ -133,34 +78,19 @@ void clip_table(const std::vector<std::string>& clips, int frames, int length, b
     }
     if (source.empty()) throw Error("bench: " + path + " holds no frame");
     const std::string name = path.substr(path.find_last_of('/') + 1);
+    char size[32];
+    std::snprintf(size, sizeof size, "%dx%d", info.width, info.height);
     for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
-      CudaFramePool pool(f, info.width, info.height, static_cast<int>(source.size()) + 1);
-      std::vector<CudaFramePool::Handle> dev;
-      std::vector<HostFrame> host;
-      for (std::size_t i = 0; i < source.size(); ++i) {
-        host.push_back(noisy_frame(source[i].view(), f, 2024 + i));
-        dev.push_back(pool.acquire(nullptr));
-        copy_frame_async(host.back().view(), dev.back()->view(), nullptr);
-        CDN_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-      }
-      auto out = pool.acquire(nullptr);
-      HostFrame host_out(f, info.width, info.height);
-      const int n = static_cast<int>(source.size());
+      std::vector<HostFrame> noisy;
+      for (std::size_t i = 0; i < source.size(); ++i) noisy.push_back(noisy_frame(source[i].view(), f, 2024 + i));
       for (const Named& m : settings()) {
-        const double ms = stream_ms(m.settings, [&](int i) { return dev[ping_pong(i, n)]->view(); }, out->view(), length);
-        const double e2e =
-            stream_ms(m.settings, [&](int i) { return host[ping_pong(i, n)].view(); }, host_out.view(), length);
-        char size[32];
-        std::snprintf(size, sizeof size, "%dx%d", info.width, info.height);
-        std::printf("%-24s %-10s %-7s %-26s %10.2f %8.1f %12.2f\n", name.c_str(), size, format_name(f), m.name, ms,
-                    1000.0 / ms, e2e);
+        const eval::ModeRun r = eval::run_mode(noisy, Backend::Cuda, m.settings, 1, 1, length);
+        std::printf("%-24s %-10s %-7s %-26s %10.2f %8.1f %12.2f\n", name.c_str(), size, format_name(f),
+                    m.name.c_str(), r.device_ms, 1000.0 / r.device_ms, r.e2e_ms);
         std::fflush(stdout);
       }
     }
   }
-#else
-  (void)gpu;
-#endif
 }
 
 }  // namespace cdn::bench

@@ -29,9 +29,11 @@
 #include "exit_codes.h"
 #include "cudadenoise/backend.h"
 #include "cudadenoise/host_frame.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/stream_pump.h"
 #include "image_io.h"
+#include "mode_runner.h"
 #include "nlm3d_table.h"
 #include "preset_table.h"
 #include "test_picture.h"
@@ -114,67 +116,18 @@ bool count_from(const char* v, int* out) {
   return true;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
+// A per-frame mode's kernel and end-to-end times through the one runner
+// (mode_runner.h): on the GPU, CUDA events around the kernels on device frames
+// and the wall time of host frames in and out; on the CPU, both the wall time.
 struct Result {
   double kernel_ms = 0, e2e_ms = 0;
 };
 
-Result time_cpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
-  std::vector<double> t;
-  den.process(in, out);  // warm-up: page faults, thread start
-  for (int i = 0; i < o.cpu_iterations; ++i) {
-    const auto a = std::chrono::steady_clock::now();
-    den.process(in, out);
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
-  Result r;
-  r.kernel_ms = r.e2e_ms = median(t);
-  return r;
+Result time_frame(Backend b, const std::vector<HostFrame>& frame, const DenoiseSettings& s, const Options& o) {
+  const bool cpu = b == Backend::Cpu;
+  const eval::ModeRun r = eval::run_mode(frame, b, s, cpu ? 1 : o.warmup, cpu ? o.cpu_iterations : o.iterations);
+  return {cpu ? r.e2e_ms : r.device_ms, r.e2e_ms};
 }
-
-#ifdef CDN_HAVE_CUDA
-Result time_gpu(StreamDenoiser& den, const FrameView& in, const FrameView& out, const Options& o) {
-  cudaStream_t stream;
-  cudaEvent_t start, stop;
-  CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CDN_CUDA_CHECK(cudaEventCreate(&start));
-  CDN_CUDA_CHECK(cudaEventCreate(&stop));
-  Result r;
-  {
-    CudaFramePool pool(in.format, in.width, in.height, 2);
-    auto din = pool.acquire(stream), dout = pool.acquire(stream);
-    copy_frame_async(in, din->view(), stream);
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> k, e;
-    for (int i = 0; i < o.warmup; ++i) den.process(din->view(), dout->view(), stream);
-    for (int i = 0; i < o.iterations; ++i) {
-      CDN_CUDA_CHECK(cudaEventRecord(start, stream));
-      den.enqueue(din->view(), dout->view(), stream);
-      CDN_CUDA_CHECK(cudaEventRecord(stop, stream));
-      CDN_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CDN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      k.push_back(ms);
-    }
-    for (int i = 0; i < o.warmup; ++i) den.process(in, out, stream);
-    for (int i = 0; i < o.iterations; ++i) {
-      const auto a = std::chrono::steady_clock::now();
-      den.process(in, out, stream);
-      e.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-    }
-    r.kernel_ms = median(k);
-    r.e2e_ms = median(e);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaStreamDestroy(stream);
-  return r;
-}
-#endif
 
 #ifdef CDN_HAVE_CUDA
 // A temporal mode: a stream of device frames through StreamDenoiser, pushing
@@ -314,8 +267,7 @@ int main(int argc, char** argv) {
     if (!o.clips.empty()) throw Error("--clip: this build has no y4m reader (FFmpeg's libavformat)");
 #endif
     if (o.pipd) {
-      std::printf("settings: paper = the paper's defaults; prefilt = direction-prefilter=1; quality =\n"
-                  "direction-prefilter=1 thickness=3 t2max=1 (docs/PIPD.md)\n");
+      std::printf("settings: the named sets of pipd and hybrid (cudadenoise-eval info; docs/PIPD.md)\n");
       std::printf("%-7s %-8s %-10s %-10s %-5s %12s %10s %14s %10s\n", "mode", "settings", "size", "format", "dev",
                   "kernel ms", "kernel MP/s", "end-to-end ms", "e2e MP/s");
     }
@@ -324,14 +276,12 @@ int main(int argc, char** argv) {
     for (const auto& size : o.sizes)
       for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
         const int w = size.first, h = size.second;  // not a structured binding: the lambda below captures them
-        const HostFrame in = make_frame(src.view(), f, w, h);
-        HostFrame out(f, w, h);
-        for (const char* settings : {"paper", "prefilt", "quality"})
-        for (Mode m : {Mode::Pipd, Mode::Hybrid}) {
-          DenoiseSettings s;
-          s.mode = m;
-          if (std::string(settings) == "prefilt") s.pipd.direction_prefilter = 1;
-          if (std::string(settings) == "quality") s.pipd = pipd_quality_params();
+        std::vector<HostFrame> in;
+        in.push_back(make_frame(src.view(), f, w, h));
+        for (Mode m : {Mode::Pipd, Mode::Hybrid})
+        for (const NamedSet* set : named_sets_of(mode_name(m))) {
+          const DenoiseSettings s = named_set_settings(*set);
+          const char* settings = set->name;
           const double mp = double(w) * h / 1e6;
           auto row = [&](const char* dev, const Result& r) {
             std::printf("%-7s %-8s %4dx%-5d %-10s %-5s %12.3f %10.1f %14.3f %10.1f\n", mode_name(m),
@@ -339,16 +289,8 @@ int main(int argc, char** argv) {
                         r.e2e_ms, mp / r.e2e_ms * 1e3);
             std::fflush(stdout);
           };
-#ifdef CDN_HAVE_CUDA
-          if (gpu) {
-            auto den = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
-            row("gpu", time_gpu(*den, in.view(), out.view(), o));
-          }
-#endif
-          if (o.cpu) {
-            auto den = StreamDenoiser::create(Backend::Cpu, s, f, w, h);
-            row("cpu", time_cpu(*den, in.view(), out.view(), o));
-          }
+          if (gpu) row("gpu", time_frame(Backend::Cuda, in, s, o));
+          if (o.cpu) row("cpu", time_frame(Backend::Cpu, in, s, o));
         }
       }
 #ifdef CDN_HAVE_CUDA
@@ -380,31 +322,18 @@ int main(int argc, char** argv) {
         std::printf("%-22s %-10s %12.3f %10.1f %18.3f\n", name, format_name(c.format), ms, 1000.0 / ms, ms * 50 / 1000.0);
         std::fflush(stdout);
       }
-      // The named settings (docs/NLM3D.md): 2D patches, motion estimated by the
-      // stream (kernels/motion/motion_cuda.h) and included in the time; causal: chunks of 1.
-      std::printf("\nnlm3d named settings on the GPU: 1920x1080, %d frames through StreamDenoiser (motion estimation\n"
-                  "included), sigma 20\n", o.nlm_frames);
-      std::printf("%-22s %-10s %12s %10s\n", "settings", "format", "ms/frame", "fps");
-      struct Named {
-        const char* name;
-        NlmParams p;
-      };
-      NlmParams causal = nlm_video_params();
-      causal.causal = true;
-      const Named named[] = {{"video (default)", nlm_video_params()},
-                             {"video-r3", nlm_video_r3_params()},
-                             {"fast", nlm_fast_params()},
-                             {"fast-nomotion", nlm_fast_nomotion_params()},
-                             {"video, causal", causal}};
-      for (const Named& nm : named)
+      // nlm3d's named sets (named_sets.h): motion estimated by the stream
+      // (kernels/motion/motion_cuda.h) and included in the time; causal: chunks of 1.
+      std::printf("\nnlm3d named sets on the GPU (named_sets.h): 1920x1080, %d frames through StreamDenoiser (motion\n"
+                  "estimation included), sigma 20\n", o.nlm_frames);
+      std::printf("%-22s %-10s %12s %10s\n", "set", "format", "ms/frame", "fps");
+      for (const NamedSet* set : named_sets_of("nlm3d"))
         for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12}) {
-          DenoiseSettings s;
-          s.mode = Mode::Nlm3d;
-          s.nlm = nm.p;
+          DenoiseSettings s = named_set_settings(*set);
           s.sigma = 20;
           const HostFrame frame = make_frame(src.view(), f, 1920, 1080);
           const double ms = time_nlm_gpu(s, frame.view(), o.nlm_frames);
-          std::printf("%-22s %-10s %12.3f %10.1f\n", nm.name, format_name(f), ms, 1000.0 / ms);
+          std::printf("%-22s %-10s %12.3f %10.1f\n", set->name, format_name(f), ms, 1000.0 / ms);
           std::fflush(stdout);
         }
       const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);

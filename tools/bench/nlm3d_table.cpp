@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "content.h"
-#include "cudadenoise/settings.h"
+#include "cudadenoise/named_sets.h"
 
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -29,21 +29,18 @@ struct Row {
   NlmParams params;
 };
 
+// nlm3d's named sets (named_sets.h), their causal window applied to the parameters.
 std::vector<Row> rows() {
-  NlmParams no_motion = nlm_video_params();
-  no_motion.motion_search = false;
-  NlmParams no_confidence = nlm_video_params();
-  no_confidence.frame_confidence = 0;
-  return {{"paper", nlm_paper_params()},
-          {"video", nlm_video_params()},
-          {"video, conf. off", no_confidence},
-          {"video-r3", nlm_video_r3_params()},
-          {"video, motion off", no_motion},
-          {"fast", nlm_fast_params()},
-          {"fast-nomotion", nlm_fast_nomotion_params()}};
+  std::vector<Row> v;
+  for (const NamedSet* set : named_sets_of("nlm3d")) {
+    const DenoiseSettings s = named_set_settings(*set);
+    NlmParams p = s.nlm;
+    p.causal = resolve_window(s, false) == TemporalWindow::Causal;
+    v.push_back({set->name, p});
+  }
+  return v;
 }
 
-// Candidates per pixel: (2R+1)^2 (2Rt+1) - 1.
 // Candidates per pixel: every frame's window (the other frames' may be smaller), less the pixel itself.
 long offsets(const NlmParams& p) {
   long n = -1;
@@ -171,7 +168,7 @@ void nlm3d_kernel_table(const FrameView& source, int frames, int iterations, boo
               "motion-search reads a global shift of (2 dt, dt) px in cells of 16 (estimation not included);\n"
               "Goff/s: 10^9 candidate weights per second (luma pixels x candidates / time)\n",
               frames, iterations);
-  std::printf("%-18s %-7s %-6s %-6s %-9s %9s %10s %9s %8s\n", "settings", "shape", "patch", "motion", "candidates",
+  std::printf("%-18s %-7s %-6s %-6s %-9s %9s %10s %9s %8s\n", "set", "shape", "patch", "motion", "candidates",
               "format", "ms/frame", "fps", "Goff/s");
 #ifdef CDN_HAVE_CUDA
   if (!gpu) return;

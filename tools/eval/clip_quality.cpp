@@ -29,7 +29,9 @@ ClipScore score_clip(const std::vector<HostFrame>& clean, const std::vector<Host
       for (const PlaneView& p : pa) samples.push_back(double(p.width) * p.height), peaks.push_back(p.max_value());
     }
     for (std::size_t c = 0; c < pa.size(); ++c) {
-      s.planes[c].mse += mse(pa[c], pb[c]);
+      const double m = mse(pa[c], pb[c]);
+      s.planes[c].mse += m;
+      s.planes[c].frame_psnr += psnr_from_mse(m, pa[c].max_value());
       s.planes[c].ssim += ssim(pa[c], pb[c]);
       if (sigma >= 0) s.planes[c].expected_noisy_psnr += expected_noisy_mse(pa[c], sigma);  // summed MSE for now
     }
@@ -40,6 +42,7 @@ ClipScore score_clip(const std::vector<HostFrame>& clean, const std::vector<Host
     const int peak = peaks[c];
     p.mse /= s.frames;
     p.ssim /= s.frames;
+    p.frame_psnr /= s.frames;
     p.psnr = psnr_from_mse(p.mse, peak);
     total += samples[c];
     mse_all += p.mse * samples[c];

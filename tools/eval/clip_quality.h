@@ -4,7 +4,7 @@
 //
 // Per plane: the MSE is the mean over the frames of each frame's MSE, the PSNR
 // is computed from that MSE (peak 255), the SSIM is the mean of the frames'
-// SSIMs. "all" pools the planes like cdn::quality: MSE over all samples, SSIM
+// SSIMs; frame_psnr is the mean of the frames' PSNRs, the other convention. "all" pools the planes like cdn::quality: MSE over all samples, SSIM
 // weighted by sample count. With a sigma, also the PSNR the noisy input is
 // expected to have (expected_noise.h), from the clean frames.
 #pragma once
@@ -17,6 +17,7 @@ namespace cdn::eval {
 
 struct PlaneScore {
   double mse = 0, psnr = 0, ssim = 0;
+  double frame_psnr = 0;  // the mean of the frames' PSNRs (infinite if one frame is identical); per plane only
   double expected_noisy_psnr = 0;  // only with a sigma
 };
 

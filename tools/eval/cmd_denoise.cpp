@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "cudadenoise/backend.h"
 #include "cudadenoise/error.h"
+#include "cudadenoise/named_sets.h"
 #include "flags.h"
 #include "json.h"
 #include "mode_runner.h"
@@ -28,11 +29,24 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
+// The named set `set` of mode `m` with the parameters given explicitly (flags) on top.
+DenoiseSettings with_set(Mode m, const std::string& set, const DenoiseSettings& given, const tools::FlagParser& flags) {
+  DenoiseSettings s;
+  try {
+    s = named_set_settings(mode_name(m), set);
+  } catch (const InvalidArgument& e) {
+    throw tools::UsageError(std::string("--set: ") + e.what());
+  }
+  for (const ParamSpec& spec : param_specs())
+    if (flags.was_set(std::string("--") + spec.name)) spec.set(s, spec.get(given));
+  return s;
+}
+
 }  // namespace
 
 int cmd_denoise(int argc, const char* const* argv) {
   tools::FlagParser flags;
-  std::string input, out_dir, modes = "all", backends = "auto", tag;
+  std::string input, out_dir, modes = "all", backends = "auto", tag, set;
   double sigma = 0, warmup = 2, repeat = 5, timing_frames = 0, max_seconds = 0;
   bool help = false;
   DenoiseSettings base;
@@ -41,6 +55,10 @@ int cmd_denoise(int argc, const char* const* argv) {
   flags.add_string("--tag", "NAME", "names these settings in the output files and the JSON lines (default: none)",
                    &tag);
   flags.add_string("--modes", "LIST", "comma-separated modes, or all (default)", &modes);
+  flags.add_string("--set", "NAME",
+                   "start from each mode's named set NAME (named_sets.h; `info` lists them) instead of the defaults; "
+                   "parameter flags override it",
+                   &set);
   flags.add_string("--backends", "LIST", "comma-separated: cuda, cpu, auto (default auto)", &backends);
   flags.add_number("--noise-sigma", "S",
                    "the noise level, given to every sigma parameter of a mode (0: the modes' defaults)", 0, 255,
@@ -94,7 +112,7 @@ int cmd_denoise(int argc, const char* const* argv) {
         std::fflush(stdout);
         continue;
       }
-      const DenoiseSettings s = settings_for(m, sigma, base);
+      const DenoiseSettings s = settings_for(m, sigma, set.empty() ? base : with_set(m, set, base, flags));
       const ModeRun r = run_mode(clip.frames, b, s, static_cast<int>(warmup), static_cast<int>(repeat),
                                  static_cast<int>(timing_frames), max_seconds);
       const std::string out =

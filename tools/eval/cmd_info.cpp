@@ -1,12 +1,14 @@
 // cmd_info.cpp: `cudadenoise-eval info`: the modes the library has (so the
 // harness never hard-codes them: a new mode shows up in the report when it
-// lands), whether each is temporal and takes a noise sigma, and the hardware.
+// lands), whether each is temporal and takes a noise sigma, the named parameter
+// sets (named_sets.h) and the hardware.
 #include <cstdio>
 #include <string>
 #include <thread>
 
 #include "commands.h"
 #include "cudadenoise/backend.h"
+#include "cudadenoise/named_sets.h"
 #include "cudadenoise/settings.h"
 #include "flags.h"
 #include "gpu_info.h"
@@ -21,7 +23,7 @@ int cmd_info(int argc, const char* const* argv) {
   flags.add_switch("-h,--help", "show this help", &help);
   if (!flags.parse(argc, argv).empty()) throw tools::UsageError("info takes no arguments");
   if (help) {
-    std::printf("Usage: cudadenoise-eval info\nOne JSON line: modes, CUDA, GPU, CPU threads.\n");
+    std::printf("Usage: cudadenoise-eval info\nOne JSON line: modes, named sets, CUDA, GPU, CPU threads.\n");
     return kOk;
   }
   const GpuInfo g = query_gpu();
@@ -37,6 +39,11 @@ int cmd_info(int argc, const char* const* argv) {
   for (Mode m : all_modes())
     j["modes"].push_back({{"name", mode_name(m)}, {"temporal", is_temporal(m)}, {"takes_sigma", uses_sigma(m)},
                           {"description", mode_description(m)}});
+  for (const NamedSet& n : named_sets()) {  // named_sets.h: what `denoise --set` takes
+    tools::Json values = tools::Json::object();
+    for (const PresetValue& v : n.values) values[v.param] = v.value;
+    j["named_sets"].push_back({{"name", n.name}, {"mode", n.mode}, {"job", n.job}, {"values", values}});
+  }
   std::printf("%s\n", tools::json_line(j).c_str());
   return kOk;
 }

@@ -1,6 +1,7 @@
 // cmd_measure.cpp: `cudadenoise-eval measure`: PSNR and SSIM of each given y4m
 // against the clean one, per plane and over all planes (clip_quality.h), one
-// JSON line per file. With --sigma, also the PSNR a noisy input with that sigma
+// JSON line per file; per plane also frame_psnr, the mean of the frames' PSNRs
+// (the convention of BM3D.md's clip tables). With --sigma, also the PSNR a noisy input with that sigma
 // should have (expected_noise.h). Identical files give "psnr": null (infinite).
 #include <cstdio>
 #include <string>
@@ -15,9 +16,10 @@ namespace cdn::eval {
 
 namespace {
 
-tools::Json score_json(const PlaneScore& p, bool expected) {
+tools::Json score_json(const PlaneScore& p, bool expected, bool plane = false) {
   tools::Json j;
   j["psnr"] = p.psnr, j["ssim"] = p.ssim, j["mse"] = p.mse;
+  if (plane) j["frame_psnr"] = p.frame_psnr;
   if (expected) j["expected_noisy_psnr"] = p.expected_noisy_psnr;
   return j;
 }
@@ -46,7 +48,7 @@ int cmd_measure(int argc, const char* const* argv) {
     const ClipScore s = score_clip(clean.frames, test.frames, frames, sigma);
     tools::Json j;
     j["file"] = f, j["frames"] = s.frames, j["planes"] = tools::Json::array();
-    for (const PlaneScore& p : s.planes) j["planes"].push_back(score_json(p, sigma >= 0));
+    for (const PlaneScore& p : s.planes) j["planes"].push_back(score_json(p, sigma >= 0, true));
     j["all"] = score_json(s.all, sigma >= 0);
     std::printf("%s\n", tools::json_line(j).c_str());
   }

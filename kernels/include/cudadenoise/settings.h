@@ -54,9 +54,8 @@ struct PipdParams {
   int max_segments() const { return max_length >= segment_length ? max_length / segment_length : 1; }
 };
 
-// The settings docs/PIPD.md recommends for quality (they meet +6 dB on
-// camera.png at sigma 25): direction-prefilter=1 thickness=3 t2max=1 (t2max
-// matters to hybrid only). The other parameters keep the paper's defaults.
+// The settings docs/PIPD.md recommends for quality: the named set pipd
+// "quality" (named_sets.h).
 PipdParams pipd_quality_params();
 
 // NLM-3D's similarity patch (docs/NLM3D.md): the papers' cube spans frames
@@ -123,28 +122,9 @@ struct NlmParams {
 bool operator==(const NlmParams& a, const NlmParams& b);
 inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
 
-// The papers' configuration: an 11^3 search cube, 3^3 similarity cubes, fixed
-// windows, their self weight (self-weight-floor 0), beta 0.4 (tuned in
-// docs/NLM3D.md on pans). Not the defaults.
+// The papers' configuration: the named set nlm3d "paper" (named_sets.h, where
+// the research tools' other NLM-3D sets are). Not the defaults.
 NlmParams nlm_paper_params();
-// For moving video (docs/NLM3D.md, "Moving video"): 9x9 2D patches, a 7x7
-// window in frame t and 5x5 windows centred by motion in t +- 1 .. 4, each
-// other frame weighed by its confidence (cells of 32, c = 0.5), distance-offset,
-// self-weight-floor 0.01, beta 0.2. NlmParams{}'s defaults.
-NlmParams nlm_video_params();
-// The video settings as they were before frame confidence (2026-11-27): frames
-// t +- 1 .. 3, no confidence (the whole-clip table's earlier defaults).
-NlmParams nlm_video_r3_params();
-// 5x5 windows over 5 frames centred by motion, no confidence: above vs-nlm-cuda's
-// default quality on 28 of the whole-clip table's 30 rows (equal on one, 0.02 dB
-// below on one), its kernel 60% of the peer's; the motion estimation takes about
-// half of its time on real footage (docs/NLM3D.md).
-NlmParams nlm_fast_params();
-// fast without motion estimation (windows not moved, as vs-nlm-cuda's), each other
-// frame weighed by its confidence (c = 0.5, cells of 32) where it does not match:
-// vs-nlm-cuda's default quality or better on every clip of the whole-clip table, in
-// less than its time end to end (docs/NLM3D.md, "Without motion estimation").
-NlmParams nlm_fast_nomotion_params();
 
 // BM3D's profiles (docs/BM3D.md, kernels/bm3d/bm3d_profile.h): `paper` follows the GPU
 // paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both

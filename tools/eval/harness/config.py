@@ -42,17 +42,17 @@ def flags_text(flags) -> str:
     return ' '.join(f'{name[2:]}={value}' for name, value in zip(flags[::2], flags[1::2]))
 
 
-# Rows besides every mode's defaults, one line each. The quality settings of PI-PD and hybrid are
-# docs/PIPD.md's (cdn::pipd_quality_params(); direction prefilter: not in the paper). The BM3D profiles
-# are docs/BM3D.md's (bm3d's default is the paper profile). At merge time, e.g.:
+# Rows besides every mode's defaults, one line each; ('--set', NAME) starts from the mode's named set NAME.
+# The quality settings of PI-PD and hybrid are docs/PIPD.md's (their named set 'quality'; direction prefilter:
+# not in the paper). The BM3D profiles are docs/BM3D.md's (bm3d's default is the paper profile). At merge
+# time, e.g.:
 #   Row('vbm3d', 'fast', ('--vbm3d-profile', 'fast')),
 #   Row('nlm3d', 'video', ('--patch-shape', '2d', '--motion-search', 'on')),
 #   Row('nlm3d', 'causal', window='causal'),
 #   Row('bm3d', 'preset-default', ('--preset', 'default'), defaults=True),
-PIPD_QUALITY = ('--direction-prefilter', '1', '--thickness', '3', '--t2max', '1')
 ROWS = [
-    Row('pipd', 'quality', PIPD_QUALITY),
-    Row('hybrid', 'quality', PIPD_QUALITY),
+    Row('pipd', 'quality', ('--set', 'quality')),
+    Row('hybrid', 'quality', ('--set', 'quality')),
 ] + [Row('bm3d', p, ('--bm3d-profile', p), defaults=(p == 'rapid'),
          note=f'profile {p}' + (' (the default preset, standard)' if p == 'rapid' else ''))
      for p in ('reference', 'balanced', 'quick', 'rapid', 'draft', 'fast')] + [
@@ -61,16 +61,10 @@ ROWS = [
     Row('vbm3d', 'fast', ('--vbm3d-profile', 'fast'), note='profile fast'),
     Row('vbm3d', 'wide', ('--vbm3d-profile', 'wide'), note='profile wide (39x39 window in frame t)'),
     Row('vbm3d', 'paper', ('--vbm3d-profile', 'paper'), note='profile paper (Dabov et al. 2007: no motion)'),
-    Row('nlm3d', 'cubes', ('--patch-shape', 'cube', '--patch-radius', '1', '--search-radius', '5',
-                           '--temporal-radius', '5', '--neighbour-search-radius', '-1', '--motion-search', 'off',
-                           '--distance-offset', 'off', '--nlm-beta', '0.4', '--frame-confidence', '0',
-                           '--self-weight-floor', '0'),
-        note="the papers' 11^3 search, 3^3 cubes (the old defaults)"),
-    # issue 17's NLM row: fast (5x5 windows over 5 frames) without motion estimation, with frame
-    # confidence: cdn::nlm_fast_nomotion_params() as flags on top of nlm3d's defaults (change both together)
-    Row('nlm3d', 'fast-nomotion', ('--search-radius', '2', '--temporal-radius', '2', '--motion-search', 'off',
-                                   '--frame-confidence', '0.5'),
-        note='fast-nomotion: 5x5 windows over 5 frames, not moved, frame confidence 0.5'),
+    # named sets of nlm3d (kernels/include/cudadenoise/named_sets.h; `cudadenoise-eval info` lists them): the
+    # papers' cubes, and issue 17's NLM row (fast, 5x5 windows over 5 frames, without motion estimation)
+    Row('nlm3d', 'cubes', ('--set', 'paper')),
+    Row('nlm3d', 'fast-nomotion', ('--set', 'fast-nomotion')),
     Row('nlm3d', 'causal', window='causal', defaults=True),
     Row('vbm3d', 'causal', window='causal', defaults=True),
 ]

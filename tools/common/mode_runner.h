@@ -1,5 +1,6 @@
 // mode_runner.h: runs one cudadenoise mode on one backend over a clip and times
-// it, the way docs/PERFORMANCE.md does:
+// it, the way docs/PERFORMANCE.md does; the one runner of cudadenoise-eval (the
+// report) and cudadenoise-bench (namespace cdn::eval, where it began):
 //
 // - end-to-end: host frames in and out, through a StreamDenoiser and the loop of
 //   stream_pump.h. Per-frame modes: wall time of each frame's feed() (upload,
