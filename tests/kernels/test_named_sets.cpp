@@ -55,7 +55,7 @@ TEST(NamedSets, PaperIsThePapersConfiguration) {
   EXPECT_FALSE(p.distance_offset);
   EXPECT_EQ(p.frame_confidence, 0);
   EXPECT_EQ(p.self_weight_floor, 0) << "the papers' rule";
-  EXPECT_EQ(p.strength, 0.4);
+  EXPECT_EQ(p.beta, 0.4);
   EXPECT_EQ(nlm_paper_params(), p);
   EXPECT_NE(p, NlmParams{}) << "not the defaults";
 }

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include <cstdint>
+#include <cstdio>
 
 #include "clip_remux.h"
 #include "clip_support.h"
@@ -267,7 +268,7 @@ TEST_F(Unusual, InterlacedInputIsFilteredFieldByFieldAndKeepsItsFieldOrder) {
     EXPECT_NEAR(mean, parity ? 180 : 60, 3) << "field " << parity << ": the fields were mixed";
     EXPECT_LT(sd, 8) << "field " << parity << " (noise 12 in): mixed or not denoised";
   }
-  // The temporal mode takes whole frames: it refuses, saying what to do; HEVC cannot keep the fields.
+  // The temporal mode takes whole frames: it refuses, saying what to do.
   ToolRun t = run_tool("-i " + quote(in) + " -o " + quote(path("t.mkv")) + " --backend cpu --mode nlm3d");
   EXPECT_EQ(t.code, 2) << t.all();
   EXPECT_NE(t.err.find("is interlaced (field order " + order + "): --mode nlm3d filters whole frames"),
@@ -278,9 +279,16 @@ TEST_F(Unusual, InterlacedInputIsFilteredFieldByFieldAndKeepsItsFieldOrder) {
   EXPECT_NE(t.err.find("--mode " + cdn::interlaced_refusal(cdn::Mode::Vbm3d, "e.g. ffmpeg -vf bwdif")),
             std::string::npos) << t.err;
   EXPECT_NE(t.err.find("or use a per-frame mode (pipd, hybrid, bm3d)"), std::string::npos) << t.err;
-  t = run_tool("-i " + quote(in) + " -o " + quote(path("t.mkv")) + " --backend cpu --codec hevc");
-  EXPECT_EQ(t.code, 2) << t.all();
-  EXPECT_FALSE(fs::exists(path("t.mkv")));
+  // HEVC cannot keep the fields (where libx265 can encode at all: the GPU host's
+  // runtime bundle ships it as a stub, which the tool's early encoder check meets first).
+  std::string why;
+  if (ffmpeg_can_encode("libx265", &why)) {
+    t = run_tool("-i " + quote(in) + " -o " + quote(path("t.mkv")) + " --backend cpu --codec hevc");
+    EXPECT_EQ(t.code, 2) << t.all();
+    EXPECT_FALSE(fs::exists(path("t.mkv")));
+  } else {
+    std::printf("not checked: --codec hevc on interlaced input (%s)\n", why.c_str());
+  }
   // A format converted for denoising (4:2:2 -> 4:2:0) is cut into fields in the
   // converted layout: 54 lines do not split 4:2:0 chroma evenly (the bottom
   // field's chroma would run past the plane), refused before any filtering.
