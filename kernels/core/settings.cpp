@@ -22,6 +22,10 @@ constexpr Named<Backend> kBackends[] = {{Backend::Auto, "auto"}, {Backend::Cuda,
 constexpr Named<PlaneSelection> kPlanes[] = {{PlaneSelection::Luma, "luma"}, {PlaneSelection::All, "all"}};
 // Indexed by TemporalWindow's value (the window parameter's choices).
 constexpr const char* kWindowNames[] = {"auto", "centred", "causal", nullptr};
+// Indexed by NoiseModelKind's value (the noise-model parameter's choices).
+constexpr const char* kNoiseModelNames[] = {"constant", "signal", "curve", nullptr};
+// noise-a's word: the model is estimated from the frames.
+constexpr double kNoiseAAuto = -1;
 
 template <typename E, std::size_t N>
 const char* name_of(const Named<E> (&table)[N], E v) {
@@ -41,6 +45,7 @@ bool parse_in(const Named<E> (&table)[N], const std::string& s, E* out) {
 }  // namespace
 
 const char* temporal_window_name(TemporalWindow w) { return kWindowNames[static_cast<int>(w)]; }
+const char* noise_model_name(NoiseModelKind k) { return kNoiseModelNames[static_cast<int>(k)]; }
 
 const char* backend_name(Backend b) { return name_of(kBackends, b); }
 bool parse_backend(const std::string& s, Backend* out) { return parse_in(kBackends, s, out); }
@@ -76,6 +81,22 @@ const std::vector<ParamSpec>& param_specs() {
          "(given or estimated); 1 = the noise as measured, below 1 keeps more detail, above 1 removes more",
          false, 0.1, 8.0, 1.0, [](const DenoiseSettings& s) { return s.strength; },
          [](DenoiseSettings& s, double v) { s.strength = v; }},
+        {ParamGroup::Noise, "noise-model",
+         "How the noise depends on the intensity: constant (one sigma per component), signal (variance a x + b per "
+         "component, filtered behind the generalized Anscombe transform), curve (a free noise level function, "
+         "filtered behind its integral transform); docs/NOISE.md",
+         true, 0, 2, 0, [](const DenoiseSettings& s) { return double(static_cast<int>(s.noise_model)); },
+         [](DenoiseSettings& s, double v) { s.noise_model = static_cast<NoiseModelKind>(int(v)); }, nullptr, 0,
+         kNoiseModelNames},
+        {ParamGroup::Noise, "noise-a",
+         "Slope a of the signal model var = a x + b (8-bit code values), for every component; auto: the model is "
+         "estimated from the frames (or read from a noise profile)",
+         false, kNoiseAAuto, 64.0, kNoiseAAuto, [](const DenoiseSettings& s) { return s.noise_a; },
+         [](DenoiseSettings& s, double v) { s.noise_a = v; }, "auto", kNoiseAAuto},
+        {ParamGroup::Noise, "noise-b",
+         "Offset b of the signal model var = a x + b (8-bit code values squared), with noise-a",
+         false, -4096.0, 65025.0, 0.0, [](const DenoiseSettings& s) { return s.noise_b; },
+         [](DenoiseSettings& s, double v) { s.noise_b = v; }},
         {ParamGroup::Temporal, "window",
          "Temporal window: centred (past and future frames: best quality, frames of latency), causal (the current and "
          "past frames: at most one frame of latency, for live sources), auto (causal for a live source when the mode "
@@ -137,6 +158,34 @@ void check_ranges(const DenoiseSettings& s, std::vector<std::string>* problems) 
   }
 }
 
+// The noise model's values that contradict each other.
+void check_noise_model(const DenoiseSettings& s, std::vector<std::string>* problems) {
+  const bool given_ab = s.noise_a != kNoiseAAuto;
+  if (s.noise_a != kNoiseAAuto && s.noise_a < 0)
+    problems->push_back("noise-a must be auto or >= 0");
+  if (!given_ab && s.noise_b != 0) problems->push_back("noise-b needs noise-a (give both, or neither)");
+  if (given_ab && s.noise_a * 255.0 + s.noise_b <= 0)
+    problems->push_back("noise-a and noise-b give no noise over 0..255 (a x + b <= 0 everywhere)");
+  switch (s.noise_model) {
+    case NoiseModelKind::Constant:
+      if (given_ab) problems->push_back("noise-a and noise-b give the signal model: set noise-model=signal");
+      if (s.noise_profile) problems->push_back("a noise profile needs noise-model=signal or noise-model=curve");
+      break;
+    case NoiseModelKind::Signal:
+    case NoiseModelKind::Curve:
+      if (s.sigma > 0)
+        problems->push_back(std::string("sigma is the constant model's noise level; with noise-model=") +
+                            noise_model_name(s.noise_model) + " give a noise profile" +
+                            (s.noise_model == NoiseModelKind::Signal ? ", noise-a and noise-b," : "") +
+                            " or neither (estimated)");
+      if (given_ab && s.noise_model == NoiseModelKind::Curve)
+        problems->push_back("noise-a and noise-b give the signal model: set noise-model=signal, or give the curve "
+                            "in a noise profile");
+      if (given_ab && s.noise_profile) problems->push_back("noise-a and noise-b and a noise profile: give one");
+      break;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> settings_problems(const DenoiseSettings& s) {
@@ -145,6 +194,7 @@ std::vector<std::string> settings_problems(const DenoiseSettings& s) {
   // Each mode's own parameters, whatever the mode selected.
   for (const ModeSpec* m : mode_specs())
     if (m->check) m->check(s, &problems);
+  check_noise_model(s, &problems);
   try {
     resolve_window(s, false);  // causal on a mode without a causal window
   } catch (const InvalidArgument& e) {

@@ -1,18 +1,35 @@
 // stream_denoiser.cpp: the front door (stream_denoiser.h): which stream runs
 // (DirectStream for a per-frame mode's window {0, 0}, TemporalStream for a
 // window of frames: frame_stream.h), when new settings make a new one, the
-// noise level of every frame and the frames' tags.
+// noise level of every frame (and with a signal-dependent model, the
+// stabilising stage around the filter: noise_stage.h) and the frames' tags.
 #include "cudadenoise/stream_denoiser.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cudadenoise/error.h"
+#include "cudadenoise/noise_profile.h"
 #include "cudadenoise/noise_tracker.h"
+#include "noise/stabilizing_tables.h"
 #include "stream/direct_stream.h"
 #include "stream/frame_stream.h"
+#include "stream/noise_stage.h"
 #include "temporal/temporal_stream.h"
 
 namespace cdn {
+
+namespace {
+
+// A noise profile must have a model for every component of the frames.
+void check_profile(const DenoiseSettings& s, PixelFormat format) {
+  const int n = format_info(format).components;
+  if (s.noise_profile && static_cast<int>(s.noise_profile->planes.size()) != n)
+    throw InvalidArgument("the noise profile has " + std::to_string(s.noise_profile->planes.size()) + " planes, " +
+                          format_name(format) + " frames " + std::to_string(n));
+}
+
+}  // namespace
 
 StreamDenoiser::StreamDenoiser(Backend backend, PixelFormat format, int width, int height,
                                std::vector<int> cuda_devices)
@@ -61,21 +78,83 @@ bool StreamDenoiser::noise_changed() {
   return uses_sigma(settings_.mode) && settings_.sigma == 0 && tracker_ && tracker_->changed();
 }
 
+std::vector<NoiseModel> StreamDenoiser::noise_models() const {
+  if (!uses_sigma(settings_.mode) || settings_.noise_model == NoiseModelKind::Constant) return {};
+  const int n = format_info(format_).components;
+  if (settings_.noise_profile) {
+    check_profile(settings_, format_);
+    return settings_.noise_profile->planes;
+  }
+  NoiseModel given;
+  given.usable = true;
+  if (settings_.noise_a >= 0) {
+    given.a = settings_.noise_a;
+    given.b = settings_.noise_b;
+  } else {
+    throw InvalidArgument(std::string("noise-model=") + noise_model_name(settings_.noise_model) +
+                          " estimated from the frames is not built yet: give a noise profile or noise-a and noise-b");
+  }
+  return std::vector<NoiseModel>(n, given);
+}
+
+namespace {
+
+// Whether two lists of models give sigmas within 1 % of each other at every
+// intensity (tables made from one serve the other).
+bool models_close(NoiseModelKind kind, const std::vector<NoiseModel>& x, const std::vector<NoiseModel>& y) {
+  if (x.size() != y.size()) return false;
+  for (std::size_t c = 0; c < x.size(); ++c)
+    for (int v = 0; v <= 256; v += 16) {
+      const double at = std::min(v, 255);
+      const double p = kind == NoiseModelKind::Curve ? x[c].sigma_curve(at) : x[c].sigma_affine(at);
+      const double q = kind == NoiseModelKind::Curve ? y[c].sigma_curve(at) : y[c].sigma_affine(at);
+      if (std::fabs(p - q) > 0.01 * std::max(p, q)) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
 void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
   if (!uses_sigma(settings_.mode)) return;
-  if (settings_.sigma == 0) {
-    if (!tracker_) tracker_ = std::make_unique<NoiseTracker>();
-    tracker_->observe(in, stream);
+  std::vector<double> sigma;
+  if (settings_.noise_model == NoiseModelKind::Constant) {
+    tables_.reset();
+    if (settings_.sigma == 0) {
+      if (!tracker_) tracker_ = std::make_unique<NoiseTracker>();
+      tracker_->observe(in, stream);
+    }
+    sigma = noise_sigma();
+  } else {
+    const std::vector<NoiseModel> models = noise_models();
+    if (!tables_ || !models_close(settings_.noise_model, models, tables_models_)) {
+      tables_ = std::make_shared<const StabilizingTables>(format_, settings_.noise_model, models,
+                                                         filtered_components(format_, settings_.planes));
+      tables_models_ = models;
+    }
+    sigma = tables_->sigma();
   }
-  std::vector<double> sigma = noise_sigma();
   for (double& v : sigma) v *= settings_.strength;
   impl().set_noise(sigma);
+}
+
+bool StreamDenoiser::stabilizing() const { return tables_ && !tables_->identity(); }
+
+NoiseStage& StreamDenoiser::stage() {
+  if (!stage_) stage_ = std::make_unique<NoiseStage>(format_, width_, height_);
+  return *stage_;
+}
+
+void* StreamDenoiser::stage_stream(const FrameView& a, const FrameView& b, void* stream) {
+  if (a.memory == MemoryKind::Device || b.memory == MemoryKind::Device) return stage().stream_for(stream);
+  return stream;
 }
 
 std::unique_ptr<StreamDenoiser> StreamDenoiser::create(Backend backend, const DenoiseSettings& settings,
                                                        PixelFormat format, int width, int height,
                                                        const std::vector<int>& cuda_devices) {
   validate(settings);
+  check_profile(settings, format);
   if (width <= 0 || height <= 0) throw InvalidArgument("frame size must be positive");
   std::unique_ptr<StreamDenoiser> d(new StreamDenoiser(resolve_backend(backend), format, width, height, cuda_devices));
   d->build(settings);
@@ -86,7 +165,8 @@ void StreamDenoiser::build(const DenoiseSettings& settings) {
   // The old stream goes first: its frames (device memory) are not needed any more.
   impl_.reset();
   per_frame_ = nullptr;
-  tags_.clear();
+  held_.clear();
+  tables_.reset();
   const DenoiseSettings s = runnable(settings);
   if (is_temporal(s.mode)) {
     if (backend_ == Backend::Cpu) {
@@ -124,10 +204,12 @@ Backend StreamDenoiser::backend() const { return backend_; }
 
 void StreamDenoiser::set_settings(const DenoiseSettings& s) {
   validate(s);
+  check_profile(s, format_);
   if (!restarts_stream(settings_, s)) {
     // From the next frame (a temporal stream ignores parameters of other modes).
     if (per_frame_) per_frame_->set_settings(runnable(s));
     settings_ = s;
+    tables_.reset();  // the model or the planes may differ: the next frame makes its tables
     has_pending_ = false;
   } else if (idle()) {
     build(s);
@@ -139,7 +221,7 @@ void StreamDenoiser::set_settings(const DenoiseSettings& s) {
 
 void StreamDenoiser::start_over() {
   impl().reset();
-  tags_.clear();
+  held_.clear();
   in_stream_ = finished_ = false;
 }
 
@@ -182,7 +264,12 @@ void StreamDenoiser::process(const FrameView& in, const FrameView& out, void* st
   check_geometry(in);
   if (impl_->held() > 0) throw InvalidArgument("process() while pushed frames wait: pop() them first");
   observe_noise(in, stream);
-  per_frame_->process(in, out, stream);
+  if (!stabilizing()) return per_frame_->process(in, out, stream);
+  void* s = stage_stream(in, out, stream);
+  const auto tables = tables_;
+  per_frame_->process(stage().forward(*tables, in, s), stage().filtered(out.memory, s), s);
+  stage().inverse(*tables, out, s);
+  if (out.memory == MemoryKind::Device) NoiseStage::wait(s);
 }
 
 void StreamDenoiser::enqueue(const FrameView& in, const FrameView& out, void* stream) {
@@ -192,7 +279,12 @@ void StreamDenoiser::enqueue(const FrameView& in, const FrameView& out, void* st
   check_geometry(in);
   if (impl_->held() > 0) throw InvalidArgument("enqueue() while pushed frames wait: pop() them first");
   observe_noise(in, stream);
-  per_frame_->enqueue(in, out, stream);
+  if (!stabilizing()) return per_frame_->enqueue(in, out, stream);
+  void* s = stage_stream(in, out, stream);
+  const auto tables = tables_;
+  per_frame_->enqueue(stage().forward(*tables, in, s), stage().filtered(out.memory, s), s);
+  stage().inverse(*tables, out, s);
+  if (in.memory != MemoryKind::Device || out.memory != MemoryKind::Device) NoiseStage::wait(s);
 }
 
 void StreamDenoiser::push(const FrameView& in, void* stream, FrameTag tag) {
@@ -203,16 +295,30 @@ void StreamDenoiser::push(const FrameView& in, void* stream, FrameTag tag) {
   check_geometry(in);
   start_pending();
   observe_noise(in, stream);
-  impl().push(in, stream);
-  tags_.push_back(std::move(tag));
+  if (stabilizing()) {
+    void* s = stage_stream(in, in, stream);
+    impl().push(stage().forward(*tables_, in, s), s);
+    held_.push_back({std::move(tag), tables_});
+  } else {
+    impl().push(in, stream);
+    held_.push_back({std::move(tag), nullptr});
+  }
   in_stream_ = !per_frame_;
 }
 
 bool StreamDenoiser::pop(const FrameView& out, void* stream, FrameTag* tag) {
-  if (!impl().pop(out, stream)) return false;
-  if (tags_.empty()) throw Error("stream: a frame came out that was never pushed");
-  if (tag) *tag = std::move(tags_.front());
-  tags_.pop_front();
+  const std::shared_ptr<const StabilizingTables> tables = held_.empty() ? nullptr : held_.front().tables;
+  if (tables) {
+    void* s = stage_stream(out, out, stream);
+    if (!impl().pop(stage().filtered(out.memory, s), s)) return false;
+    stage().inverse(*tables, out, s);
+    if (out.memory == MemoryKind::Device) NoiseStage::wait(s);
+  } else if (!impl().pop(out, stream)) {
+    return false;
+  }
+  if (held_.empty()) throw Error("stream: a frame came out that was never pushed");
+  if (tag) *tag = std::move(held_.front().tag);
+  held_.pop_front();
   if (finished_ && impl_->held() == 0) start_over();  // the last frame of the stream is out
   return true;
 }

@@ -11,6 +11,7 @@
 // phases); the profiles' constants are in bm3d_profile.h.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,16 @@ struct Bm3dParams {
 enum class TemporalWindow { Auto = 0, Centred = 1, Causal = 2 };
 const char* temporal_window_name(TemporalWindow w);
 
+// How the noise level depends on the intensity (docs/NOISE.md, "The noise model
+// in the stream"): constant (one sigma per component, for every intensity: the
+// AWGN model), signal (var = a x + b per component: the filter runs behind the
+// generalized Anscombe transform, Makitalo & Foi 2013), curve (a free noise level
+// function sigma(x) per component: the filter runs behind its integral transform).
+enum class NoiseModelKind { Constant = 0, Signal = 1, Curve = 2 };
+const char* noise_model_name(NoiseModelKind k);
+
+struct NoiseProfile;  // noise_profile.h
+
 struct DenoiseSettings {
   Mode mode = Mode::Pipd;
   PipdParams pipd;
@@ -172,6 +183,14 @@ struct DenoiseSettings {
   // The one strength knob of every mode that takes a sigma: the denoiser
   // assumes strength x sigma (given or estimated). 1 = the noise as measured.
   double strength = 1.0;
+  // The noise model (see NoiseModelKind). Signal and curve take their models
+  // from `noise_profile` when set, else for signal from noise_a and noise_b when
+  // noise_a >= 0 (the same model for every component, 8-bit code values; -1:
+  // auto), else from the frames (tracked over time like sigma).
+  NoiseModelKind noise_model = NoiseModelKind::Constant;
+  double noise_a = -1;
+  double noise_b = 0;
+  std::shared_ptr<const NoiseProfile> noise_profile;  // not in the table: a file (noise_profile.h)
   TemporalWindow window = TemporalWindow::Auto;
   PlaneSelection planes = PlaneSelection::All;
 };

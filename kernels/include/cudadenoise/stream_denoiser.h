@@ -29,6 +29,7 @@
 
 #include "cudadenoise/backend.h"
 #include "cudadenoise/frame.h"
+#include "cudadenoise/noise_model.h"
 #include "cudadenoise/settings.h"
 
 namespace cdn {
@@ -36,6 +37,8 @@ namespace cdn {
 class FrameStream;
 class DirectStream;
 class NoiseTracker;
+class NoiseStage;
+class StabilizingTables;
 
 // What a caller attaches to a frame it pushes: the stream keeps it while it
 // holds the frame and hands it back with that frame's output (pop()); reset()
@@ -101,6 +104,11 @@ class StreamDenoiser {
   // more than 5 % (NoiseTracker::changed): for the element's message. Always
   // false with a given sigma.
   bool noise_changed();
+  // With noise-model signal or curve: the model of each component (luma first,
+  // 8-bit code values) the next frame is filtered with: the noise profile's,
+  // the given noise-a and noise-b for every component, or the frames' estimate.
+  // Empty for the constant model and for modes that take no sigma.
+  std::vector<NoiseModel> noise_models() const;
   // True when the next frame goes one for one through process(): its mode
   // filters each frame on its own. Otherwise push() and pop().
   bool per_frame() const;
@@ -158,9 +166,15 @@ class StreamDenoiser {
   FrameStream& impl() const;
   // The settings a stream is built with: the window resolved for live_.
   DenoiseSettings runnable(const DenoiseSettings& s) const;
-  // Before a frame is filtered: observes it (sigma auto) and gives the stream
-  // strength x sigma per component.
+  // Before a frame is filtered: observes it (sigma or model auto), gives the
+  // stream strength x sigma per component, and with a signal or curve model
+  // makes the stabilising tables the frame goes through (stabilizing() then).
   void observe_noise(const FrameView& in, void* stream);
+  bool stabilizing() const;
+  NoiseStage& stage();
+  // The CUDA stream a stabilised frame runs on (NoiseStage::stream_for) when
+  // either frame is in device memory; `stream` otherwise.
+  void* stage_stream(const FrameView& a, const FrameView& b, void* stream);
 
   Backend backend_;
   PixelFormat format_;
@@ -173,7 +187,16 @@ class StreamDenoiser {
   bool finished_ = false;   // finish() called; the stream ends when its frames are out
   std::unique_ptr<FrameStream> impl_;
   DirectStream* per_frame_ = nullptr;  // impl_ while a per-frame mode runs
-  std::deque<FrameTag> tags_;          // of the frames pushed and not yet popped, oldest first
+  // Of each frame pushed and not yet popped, oldest first: its tag, and the
+  // stabilising tables it went in with (null: none).
+  struct Held {
+    FrameTag tag;
+    std::shared_ptr<const StabilizingTables> tables;
+  };
+  std::deque<Held> held_;
+  std::shared_ptr<const StabilizingTables> tables_;  // the next frame's (null: constant model)
+  std::vector<NoiseModel> tables_models_;            // the models tables_ was made from
+  std::unique_ptr<NoiseStage> stage_;                // made at the first frame that needs it
   const std::atomic<bool>* cancel_ = nullptr;
   bool live_ = false;
   std::unique_ptr<NoiseTracker> tracker_;  // made at the first frame that needs it
