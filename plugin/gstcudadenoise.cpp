@@ -4,7 +4,8 @@
  * A thin layer over kernels/: one cdn::StreamDenoiser per negotiated stream
  * (kernels/include/cudadenoise/stream_denoiser.h) decides what each frame needs. Per-frame modes go
  * through GstBaseTransform::transform, each frame filtered straight into its
- * output buffer; a window goes through submit_input_buffer and generate_output
+ * output buffer; a window goes through submit_input_buffer, and its frames leave
+ * by the window's one output path, also when it catches up or drains
  * (gstcudadenoisewindow.h). This file keeps GStreamer's rules: properties
  * (gstcudadenoiseproperties.h), events, latency in time, QoS on or off as the
  * library says, flush and cancellation.
@@ -126,6 +127,7 @@ struct Settings
  * the streaming thread only (and by stop, after streaming has stopped). */
 struct State
 {
+  explicit State (std::atomic<GstClockTime> * out_end) : window (out_end) {}
   /* Made at the first buffer of the negotiated caps. */
   std::unique_ptr<cdn::StreamDenoiser> stream;
   guint64 generation = G_MAXUINT64;  /* settings generation the stream has */
@@ -166,6 +168,11 @@ struct _GstCudaDenoise
   /* Set by FLUSH_START and PAUSED->READY (other threads) to abandon a slow frame
    * in progress (bm3d), cleared by FLUSH_STOP and READY->PAUSED. */
   std::atomic<bool> *cancel;
+
+  /* The end of the last frame a window sent out (the window writes it, the
+   * POSITION query reads it from any thread); NONE while the last frame out was
+   * GstBaseTransform's (a per-frame mode's), after a flush and at start. */
+  std::atomic<GstClockTime> *window_out_end;
 };
 
 #define gst_cuda_denoise_parent_class parent_class
@@ -337,7 +344,7 @@ gst_cuda_denoise_reset_state (GstCdnBaseTransform * base)
     /* A CUDA stream frees its device memory in its context. */
     GstCdnContextGuard push (base);
     delete self->state;
-    self->state = new State ();
+    self->state = new State (self->window_out_end);
   }
   if (had_stream)
     set_active_latency (self, 0);
@@ -372,6 +379,7 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
   self->live_known = FALSE;
   self->estimated_sigma->clear ();
   g_mutex_unlock (&self->lock);
+  self->window_out_end->store (GST_CLOCK_TIME_NONE);
 
   if (!conflict.empty ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("the properties conflict: %s", conflict.c_str ()), (nullptr));
@@ -637,6 +645,8 @@ gst_cuda_denoise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuff
   }
   if (ret != GST_FLOW_OK)
     return ret;
+  /* This frame leaves by GstBaseTransform's chain, which notes its position. */
+  self->window_out_end->store (GST_CLOCK_TIME_NONE);
   state->frames++;
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s -> %s", state->frames,
       in_device ? "device" : "host", out_device ? "device" : "host");
@@ -666,6 +676,7 @@ gst_cuda_denoise_flush (GstCdnBaseTransform * base)
   State *state = self->state;
   if (state->stream)
     state->window.flush (base, *state->stream);
+  self->window_out_end->store (GST_CLOCK_TIME_NONE); /* as GstBaseTransform forgets its own */
 }
 
 static GstFlowReturn
@@ -715,27 +726,16 @@ gst_cuda_denoise_submit_input_buffer (GstBaseTransform * trans, gboolean is_disc
     return GST_FLOW_OK; /* the default generate_output calls transform() */
   }
 
+  /* A window: the frame goes in and every frame ready after it goes out here;
+   * the default generate_output finds no queued buffer and gives none. */
   trans->queued_buf = nullptr;
   GstCdnBufferPtr owner (inbuf);
   note_duration (self, inbuf);
   on_device (self, inbuf);
   ret = state->window.push (base, *state->stream, inbuf, cuda_backend (self));
-  if (ret == GST_FLOW_OK)
-    note_noise (self, inbuf);
+  note_noise (self, inbuf);
   update_active_latency (self);
   return ret;
-}
-
-/* Called until it gives no buffer after each submit: a window's ready frames go
- * out one by one (a per-frame frame was left in queued_buf for transform()). */
-static GstFlowReturn
-gst_cuda_denoise_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
-{
-  GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
-  State *state = self->state;
-  if (trans->queued_buf || !state->stream)
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, outbuf);
-  return state->window.pop (GST_CDN_BASE_TRANSFORM (trans), *state->stream, outbuf, cuda_backend (self));
 }
 
 static gboolean
@@ -769,6 +769,17 @@ static gboolean
 gst_cuda_denoise_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
 {
   GstCudaDenoise *self = GST_CUDA_DENOISE (trans);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION && direction == GST_PAD_SRC) {
+    /* Where the output is: GstBaseTransform answers from the frames its chain
+     * pushed, which are not a window's. */
+    const GstClockTime end = self->window_out_end->load ();
+    GstFormat format;
+    gst_query_parse_position (query, &format, nullptr);
+    if (GST_CLOCK_TIME_IS_VALID (end) && format == GST_FORMAT_TIME && trans->segment.format == GST_FORMAT_TIME) {
+      gst_query_set_position (query, format, gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, end));
+      return TRUE;
+    }
+  }
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC) {
     if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
       return FALSE;
@@ -818,6 +829,7 @@ gst_cuda_denoise_finalize (GObject * object)
   delete self->state;
   delete self->settings;
   delete self->cancel;
+  delete self->window_out_end;
   delete self->estimated_sigma;
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -853,7 +865,6 @@ gst_cuda_denoise_class_init (GstCudaDenoiseClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_denoise_set_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_denoise_transform);
   trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_cuda_denoise_submit_input_buffer);
-  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_denoise_generate_output);
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_cuda_denoise_change_state);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_denoise_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_denoise_query);
@@ -877,7 +888,8 @@ gst_cuda_denoise_init (GstCudaDenoise * self)
   self->estimated_sigma = new std::vector<double> ();
   self->live = FALSE;
   self->live_known = FALSE;
-  self->state = new State ();
+  self->window_out_end = new std::atomic<GstClockTime> (GST_CLOCK_TIME_NONE);
+  self->state = new State (self->window_out_end);
   self->backend = cdn::Backend::Cpu;
   self->active_latency_frames = 0;
   self->fps_n = 0;

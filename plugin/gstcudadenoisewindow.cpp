@@ -17,16 +17,14 @@ struct NoBuffer
 };
 
 /* Output frames in buffers of the negotiated pool, mapped on the device when
- * they are CUDA memory of our context; each taken frame gets the metadata of
- * its input (its tag) and goes downstream, or (One) is handed to
- * generate_output. */
+ * they are CUDA memory of our context. take() is the one way a frame of the
+ * window leaves the element: it gets the metadata of its input (its tag), its
+ * end is noted as the output position, and it goes downstream. */
 class OutputSink final : public cdn::FrameSink
 {
 public:
-  enum class Deliver { Downstream, One };
-
-  OutputSink (GstCdnBaseTransform * element, bool cuda_backend, Deliver deliver)
-    : element_ (element), cuda_backend_ (cuda_backend), deliver_ (deliver) {}
+  OutputSink (GstCdnBaseTransform * element, bool cuda_backend, std::atomic<GstClockTime> * out_end)
+    : element_ (element), cuda_backend_ (cuda_backend), out_end_ (out_end) {}
 
   cdn::FrameView next () override
   {
@@ -67,24 +65,25 @@ public:
     GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (trans);
     if (klass->copy_metadata && !klass->copy_metadata (trans, meta, out))
       GST_WARNING_OBJECT (element_, "could not copy the metadata of a frame");
+    /* As GstBaseTransform's chain notes the frames it pushes (its own note,
+     * which the element's POSITION answer stands in for). */
+    if (GST_BUFFER_PTS_IS_VALID (out))
+      out_end_->store (GST_BUFFER_PTS (out) + (GST_BUFFER_DURATION_IS_VALID (out) ? GST_BUFFER_DURATION (out) : 0));
     GST_LOG_OBJECT (element_, "out pts %" GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (out)));
-    if (deliver_ == Deliver::One) {
-      one_ = out;
-      return false;
-    }
+    taken_++;
     flow_ = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), out);
     if (flow_ != GST_FLOW_OK)
       GST_DEBUG_OBJECT (element_, "downstream returned %s", gst_flow_get_name (flow_));
     return flow_ == GST_FLOW_OK;
   }
 
-  GstBuffer *one_ = nullptr;        /* Deliver::One: the frame taken */
-  GstFlowReturn flow_ = GST_FLOW_OK; /* Downstream: the last push's result */
+  GstFlowReturn flow_ = GST_FLOW_OK; /* the last push's result */
+  guint64 taken_ = 0;                /* frames sent downstream */
 
 private:
   GstCdnBaseTransform *element_;
   bool cuda_backend_;
-  Deliver deliver_;
+  std::atomic<GstClockTime> *out_end_;
   GstCdnBufferPtr buffer_;   /* acquired and not yet taken */
   GstCdnMappedFrame mapped_; /* after buffer_: unmapped before it goes */
 };
@@ -115,14 +114,15 @@ GstCudaDenoiseWindow::push (GstCdnBaseTransform * element, cdn::StreamDenoiser &
     GST_ELEMENT_ERROR (element, LIBRARY, FAILED, ("could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
   }
-  /* Downstream refused a frame and the chain loop stopped asking: the frames
+  /* Downstream refused a frame and the last push stopped sending: the frames
    * ready since go out now (their pushes' results do not matter any more). */
-  OutputSink late (element, cuda_backend, OutputSink::Deliver::Downstream);
+  OutputSink late (element, cuda_backend, out_end_);
   GstFlowReturn ret = step (element, stream, "denoising", [&] {
     const int n = cdn::catch_up (stream, late);
     if (n > 0)
       GST_DEBUG_OBJECT (element, "caught up: %d frames downstream", n);
   });
+  out_ += late.taken_;
   if (ret != GST_FLOW_OK)
     return ret;
 
@@ -149,27 +149,13 @@ GstCudaDenoiseWindow::push (GstCdnBaseTransform * element, cdn::StreamDenoiser &
   in_++;
   GST_LOG_OBJECT (element, "in %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT " (%s), %d held", in_,
       GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), device ? "device" : "host", stream.held ());
-  return GST_FLOW_OK;
-}
 
-GstFlowReturn
-GstCudaDenoiseWindow::pop (GstCdnBaseTransform * element, cdn::StreamDenoiser & stream, GstBuffer ** outbuf,
-    bool cuda_backend)
-{
-  *outbuf = nullptr;
-  if (stream.held () == 0)
-    return GST_FLOW_OK;
-  GstCdnContextGuard context (element);
-  if (!context.ok ()) {
-    GST_ELEMENT_ERROR (element, LIBRARY, FAILED, ("could not make the CUDA context current"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  OutputSink one (element, cuda_backend, OutputSink::Deliver::One);
-  const GstFlowReturn ret = step (element, stream, "denoising", [&] { cdn::pop_ready (stream, one); });
-  if (one.one_)
-    out_++;
-  *outbuf = one.one_;
-  return ret;
+  /* Every frame ready now, until downstream refuses one (the rest wait for the
+   * next push's catch-up, or the drain). */
+  OutputSink ready (element, cuda_backend, out_end_);
+  ret = step (element, stream, "denoising", [&] { cdn::pop_ready (stream, ready); });
+  out_ += ready.taken_;
+  return ret == GST_FLOW_OK ? ready.flow_ : ret;
 }
 
 GstFlowReturn
@@ -179,8 +165,9 @@ GstCudaDenoiseWindow::drain (GstCdnBaseTransform * element, cdn::StreamDenoiser 
     return GST_FLOW_OK;
   GstCdnContextGuard context (element);
   GST_DEBUG_OBJECT (element, "draining %d frames", stream.held ());
-  OutputSink downstream (element, cuda_backend, OutputSink::Deliver::Downstream);
-  GstFlowReturn ret = step (element, stream, "draining", [&] { out_ += cdn::drain (stream, downstream); });
+  OutputSink downstream (element, cuda_backend, out_end_);
+  GstFlowReturn ret = step (element, stream, "draining", [&] { cdn::drain (stream, downstream); });
+  out_ += downstream.taken_;
   if (ret == GST_FLOW_OK)
     ret = downstream.flow_;
   if (ret != GST_FLOW_OK || stream.held () > 0) {

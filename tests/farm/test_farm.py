@@ -266,6 +266,26 @@ class FarmTest(unittest.TestCase):
             self.assertIn(p, err)
         self.assertIn("3 of 5 inputs failed, 2 written", err)
 
+    def test_serial_failed_piece_fails_its_input_only(self):
+        # --serial runs the pieces here: one that fails fails its input, the other input is written.
+        src = os.path.join(self.dir, "serial")
+        out = os.path.join(self.dir, "serial-out")
+        os.makedirs(src)
+        os.makedirs(out)
+        paths = [os.path.join(src, n) for n in ("good.mkv", "bad.mkv")]
+        for p in paths:
+            shutil.copy(self.clip, p)
+        tool = self.wrapper("serial-fail-bad.sh", """case "$*" in *bad.mkv*)
+  echo "cudadenoise-transcode: made to fail" >&2; exit 3;; esac""")
+        p = run([sys.executable, FARM, "-i", paths[0], "-i", paths[1], "-o", out, "--serial", "--piece-seconds",
+                 "0.3", "--json", "-q", "--transcode", tool] + COMMON + MODES["pipd"])
+        self.assertEqual(p.returncode, 5, p.stderr)
+        summary = json.loads(p.stdout.strip().splitlines()[-1])
+        self.assertEqual(summary["outputs"], [os.path.join(out, "good.mkv")])
+        self.check_output(os.path.join(out, "good.mkv"), "pipd")
+        self.assertEqual([(f["input"], f["code"]) for f in summary["failed"]], [(paths[1], 1)])
+        self.assertIn("made to fail", summary["failed"][0]["error"])
+
 
 def packet_times(path):
     p = run(["ffprobe", "-v", "error", "-show_entries", "packet=stream_index,pts,dts", "-of", "csv=p=0", path])

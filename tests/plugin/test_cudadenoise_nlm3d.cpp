@@ -604,3 +604,49 @@ TEST(Nlm3dElement, FramesReadyWhenDownstreamRefusedOneStillGoOut) {
   gst_object_unref(src);
   gst_harness_teardown(hs);
 }
+
+namespace {
+// The element's answer to a POSITION query on its src pad (what a sink asks
+// upstream when it cannot answer itself), or NONE.
+GstClockTime output_position(GstHarness* hs) {
+  GstPad* src = gst_element_get_static_pad(hs->element, "src");
+  GstQuery* q = gst_query_new_position(GST_FORMAT_TIME);
+  gint64 pos = -1;
+  if (gst_pad_query(src, q)) gst_query_parse_position(q, nullptr, &pos);
+  gst_query_unref(q);
+  gst_object_unref(src);
+  return pos < 0 ? GST_CLOCK_TIME_NONE : (GstClockTime)pos;
+}
+}  // namespace
+
+// Every frame of a window leaves by one path: the frames the EOS drains and
+// those a refused push left for the catch-up count in the output position like
+// those sent after a push.
+TEST(Nlm3dElement, PositionFollowsEveryFrameOutDrainedOrCaughtUp) {
+  const GstVideoInfo info = video_info("GRAY8", kW, kH);
+  GstHarness* hs = nlm_harness("GRAY8", kW, kH);
+  const int n = 10;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(gst_harness_push(hs, timed_frame(info, i)), GST_FLOW_OK);
+  const int out = (int)gst_harness_buffers_received(hs);
+  ASSERT_GT(out, 0);
+  ASSERT_LT(out, n);
+  EXPECT_EQ(output_position(hs), out * kFrame) << "the end of the last frame out";
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+  ASSERT_EQ((int)gst_harness_buffers_received(hs), n);
+  EXPECT_EQ(output_position(hs), n * kFrame) << "the drained frames are out too";
+  gst_harness_teardown(hs);
+
+  // Downstream refuses the first frame; the next push sends the 3 left ready.
+  hs = nlm_harness("GRAY8", kW, kH);
+  GstPad* src = gst_element_get_static_pad(hs->element, "src");
+  int seen = 0;
+  gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, refuse_first, &seen, nullptr);
+  for (int i = 0; i < 7; ++i)
+    ASSERT_EQ(gst_harness_push(hs, timed_frame(info, i)), i < 6 ? GST_FLOW_OK : GST_FLOW_NOT_LINKED);
+  ASSERT_EQ(seen, 1);
+  ASSERT_EQ(gst_harness_push(hs, timed_frame(info, 7)), GST_FLOW_OK);
+  ASSERT_EQ(seen, 4);
+  EXPECT_EQ(output_position(hs), 4 * kFrame) << "the caught-up frames 1-3 are out";
+  gst_object_unref(src);
+  gst_harness_teardown(hs);
+}

@@ -248,6 +248,23 @@ void free_frames(std::map<GstClockTime, GstBuffer*>& frames) {
   frames.clear();
 }
 
+// The frames an appsink collected (drain(), in PTS order) against `refs`, one
+// for one, each within kTolerance; the frames are freed.
+void expect_outputs_match(GstElement* appsink, const GstVideoInfo& info,
+                          const std::vector<std::unique_ptr<HostFrame>>& refs) {
+  auto outs = drain(appsink);
+  EXPECT_EQ(outs.size(), refs.size());
+  std::size_t i = 0;
+  for (auto& [pts, b] : outs) {
+    if (i == refs.size()) break;
+    MappedView m(b, info, GST_MAP_READ);
+    const Diff d = compare(refs[i]->view, m.view());
+    EXPECT_LE(d.max_abs, kTolerance) << "frame " << i << ": " << d.count << " samples differ";
+    ++i;
+  }
+  free_frames(outs);
+}
+
 // Makes a short noisy H.264 clip (MP4) with x264enc; returns its path.
 std::string make_h264_clip(int width, int height, int frames) {
   gchar* dir = g_dir_make_tmp("cdn-gpu-XXXXXX", nullptr);
@@ -318,16 +335,7 @@ TEST_P(GpuCudaMemory, NegotiatesAndEqualsCpuResult) {
     gst_app_src_end_of_stream(GST_APP_SRC(src));
     ASSERT_EQ(play_to_eos(p), "");
     GstElement* sink = by_name(p, "out");
-    auto outs = drain(sink);
-    ASSERT_EQ(outs.size(), refs.size());
-    int i = 0;
-    for (auto& [pts, b] : outs) {
-      MappedView m(b, info, GST_MAP_READ);
-      const Diff d = compare(refs[i]->view, m.view());
-      EXPECT_LE(d.max_abs, kTolerance) << "frame " << i << ": " << d.count << " samples differ";
-      ++i;
-    }
-    free_frames(outs);
+    expect_outputs_match(sink, info, refs);
 #ifdef CDN_GST_CUDA
     EXPECT_EQ(log.in_buffers, 3);
     EXPECT_EQ(log.in_not_cuda + log.out_not_cuda, 0) << "buffers at cudadenoise were not CUDA memory";
@@ -575,16 +583,7 @@ TEST(GpuCudaMemoryInterlaced, FieldsOnTheDeviceEqualTheCpuStreamOfFields) {
     gst_app_src_end_of_stream(GST_APP_SRC(src));
     ASSERT_EQ(play_to_eos(p), "");
     GstElement* sink = by_name(p, "out");
-    auto outs = drain(sink);
-    ASSERT_EQ(outs.size(), refs.size());
-    int i = 0;
-    for (auto& [pts, b] : outs) {
-      MappedView m(b, info, GST_MAP_READ);
-      const Diff d = compare(refs[i]->view, m.view());
-      EXPECT_LE(d.max_abs, kTolerance) << "frame " << i << ": " << d.count << " samples differ";
-      ++i;
-    }
-    free_frames(outs);
+    expect_outputs_match(sink, info, refs);
     gst_element_set_state(p, GST_STATE_NULL);
     gst_object_unref(sink);
     gst_object_unref(src);

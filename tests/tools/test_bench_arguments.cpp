@@ -4,13 +4,10 @@
 // other tools' words.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include "cudadenoise/backend.h"
+#include "tool_run.h"
 
 #ifndef CDN_BENCH_TOOL
 #error "CDN_BENCH_TOOL must name the cudadenoise-bench binary"
@@ -18,22 +15,9 @@
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-};
+using Result = cdn_test::ToolResult;
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string("'") + CDN_BENCH_TOOL + "' " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  Result r{-1, ""};
-  std::array<char, 4096> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result run(const std::string& args) { return cdn_test::run_tool(CDN_BENCH_TOOL, args); }
 
 TEST(BenchArguments, ErrorsNameTheFlag) {
   const struct {

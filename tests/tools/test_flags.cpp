@@ -155,6 +155,20 @@ TEST(Flags, ParamValuesTakeWordsChoicesAndNumbers) {
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--settings fast:frame-confidence=11: frame-confidence: 11 is out of range [0, 10]");
   }
+  // What a parameter takes, when the text is none of it: its word and choices too.
+  const auto message = [](const cdn::ParamSpec& spec, const std::string& text) {
+    try {
+      parse_param_value(spec, "--f", text);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message(*motion, "maybe"), "--f: 'maybe' is not a number, off or on");
+  EXPECT_EQ(message(*neighbour, "x"), "--f: 'x' is not a number or same");
+  EXPECT_EQ(message(*confidence, "x"), "--f: 'x' is not a number");
+  EXPECT_EQ(message(*neighbour, "2.5"), "--f: '2.5' is not an integer");
+  EXPECT_EQ(message(*neighbour, "11"), "--f: 11 is out of range [-1, 10]");
 }
 
 TEST(Flags, MessagesNameTheFlagAndRange) {

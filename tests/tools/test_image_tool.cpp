@@ -4,12 +4,9 @@
 // its documented exit code.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +16,7 @@
 
 #include "cudadenoise/backend.h"
 #include "image_io.h"
+#include "tool_run.h"
 
 #ifndef CDN_IMAGE_TOOL
 #error "CDN_IMAGE_TOOL must name the cudadenoise-image binary"
@@ -28,22 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr
-};
+using Result = cdn_test::ToolResult;
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string("'") + CDN_IMAGE_TOOL + "' " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {-1, "popen failed"};
-  Result r{-1, ""};
-  std::array<char, 4096> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result run(const std::string& args) { return cdn_test::run_tool(CDN_IMAGE_TOOL, args); }
 
 double json_number(const std::string& json, const std::string& key) {
   std::smatch m;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "av_ptr.h"
+#include "hdr10_values.h"
 #include "hdr_metadata.h"
 
 extern "C" {
@@ -17,17 +18,7 @@ extern "C" {
 namespace {
 
 using namespace cdn::transcode;
-
-AVMasteringDisplayMetadata hdr10_mastering() {
-  AVMasteringDisplayMetadata m{};
-  m.display_primaries[0][0] = {34000, 50000}, m.display_primaries[0][1] = {16000, 50000};
-  m.display_primaries[1][0] = {13250, 50000}, m.display_primaries[1][1] = {34500, 50000};
-  m.display_primaries[2][0] = {7500, 50000}, m.display_primaries[2][1] = {3000, 50000};
-  m.white_point[0] = {15635, 50000}, m.white_point[1] = {16450, 50000};
-  m.min_luminance = {1, 10000}, m.max_luminance = {10000000, 10000};
-  m.has_primaries = m.has_luminance = 1;
-  return m;
-}
+using namespace cdn::transcode_test;
 
 // A frame with the three kinds of side data the decoders give.
 FramePtr frame_with_hdr(bool dynamic) {
@@ -36,7 +27,7 @@ FramePtr frame_with_hdr(bool dynamic) {
   AVContentLightMetadata* l = av_content_light_metadata_create_side_data(f.get());
   if (!m || !l) return nullptr;
   *m = hdr10_mastering();
-  l->MaxCLL = 1000, l->MaxFALL = 400;
+  *l = hdr10_light_level();
   if (dynamic && !av_dynamic_hdr_plus_create_side_data(f.get())) return nullptr;
   return f;
 }
@@ -47,9 +38,9 @@ TEST(HdrMetadata, FrameSideDataGoesToTheEncodersParameters) {
   const HdrMetadata m = hdr_metadata_of(f.get(), nullptr);
   EXPECT_TRUE(m.has_mastering && m.has_light_level);
   EXPECT_FALSE(m.has_dynamic);
-  const std::string mastering = "G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)";
-  EXPECT_EQ(hdr_encoder_params("libx265", m), "master-display=" + mastering + ":max-cll=1000,400");
-  EXPECT_EQ(hdr_encoder_params("libx264", m), "mastering-display=" + mastering + ":cll=1000,400");
+  const std::string mastering = kHdr10MasterDisplay, light = kHdr10MaxCll;
+  EXPECT_EQ(hdr_encoder_params("libx265", m), "master-display=" + mastering + ":max-cll=" + light);
+  EXPECT_EQ(hdr_encoder_params("libx264", m), "mastering-display=" + mastering + ":cll=" + light);
   EXPECT_EQ(hdr_encoder_params("hevc_nvenc", m), "");
   EXPECT_EQ(hdr_dropped_note(m, "libx265", "matroska"), "");
   EXPECT_EQ(hdr_dropped_note(m, "libx264", "mp4"), "");

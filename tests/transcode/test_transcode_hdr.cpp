@@ -6,6 +6,7 @@
 // MP4; what cannot be carried is said on stderr and in --json.
 #include "clip_remux.h"
 #include "clip_support.h"
+#include "hdr10_values.h"
 
 namespace {
 
@@ -13,7 +14,8 @@ using namespace cdn::transcode_test;
 
 std::string g_skip;
 
-const char* kMasterDisplay = "G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)";
+// libx265's parameters for the HDR10 values (hdr10_values.h).
+const std::string kX265Hdr10 = std::string(":master-display=") + kHdr10MasterDisplay + ":max-cll=" + kHdr10MaxCll;
 
 class Hdr : public ::testing::Test {
  protected:
@@ -58,7 +60,7 @@ double probed_value(const std::string& probed, const std::string& key) {
   return std::stod(m[2].str()) / (m[4].matched ? std::stod(m[4].str()) : 1.0);
 }
 
-// The values kMasterDisplay and max-cll=1000,400 stand for (containers may
+// The HDR10 values (hdr10_values.h) as ffprobe shows them (containers may
 // store the fractions reduced).
 void expect_hdr10(const std::string& probed, const std::string& where) {
   EXPECT_NE(probed.find("side_data_type=Mastering display metadata"), std::string::npos) << where << "\n" << probed;
@@ -86,8 +88,7 @@ void expect_hdr10_sei(const std::string& file) {
 }
 
 TEST_F(Hdr, SeiMetadataReachesContainerAndBitstream) {
-  const std::string in = hevc_clip("hdr.mkv", "yuv420p10le",
-                                   std::string(":master-display=") + kMasterDisplay + ":max-cll=1000,400");
+  const std::string in = hevc_clip("hdr.mkv", "yuv420p10le", kX265Hdr10);
   expect_hdr10(side_data(in, true), "the input's frames");
   for (const std::string out : {"out.mkv", "out.mp4"}) {
     const ToolRun r = run_tool("-i " + quote(in) + " -o " + quote(path(out)) + " --codec hevc --mode pipd --backend cpu --json");
@@ -105,17 +106,8 @@ TEST_F(Hdr, SeiMetadataReachesContainerAndBitstream) {
 
 TEST_F(Hdr, Mp4BoxMetadataReachesContainerAndBitstream) {
   const std::string plain = hevc_clip("plain.mp4", "yuv420p10le", "");
-  AVMasteringDisplayMetadata m{};
-  m.display_primaries[0][0] = {34000, 50000}, m.display_primaries[0][1] = {16000, 50000};
-  m.display_primaries[1][0] = {13250, 50000}, m.display_primaries[1][1] = {34500, 50000};
-  m.display_primaries[2][0] = {7500, 50000}, m.display_primaries[2][1] = {3000, 50000};
-  m.white_point[0] = {15635, 50000}, m.white_point[1] = {16450, 50000};
-  m.min_luminance = {1, 10000}, m.max_luminance = {10000000, 10000};
-  m.has_primaries = m.has_luminance = 1;
-  AVContentLightMetadata l{};
-  l.MaxCLL = 1000, l.MaxFALL = 400;
   const std::string boxed = path("boxed.mp4");
-  ASSERT_EQ(remux_with_hdr10(plain, boxed, m, l), "");
+  ASSERT_EQ(remux_with_hdr10(plain, boxed, hdr10_mastering(), hdr10_light_level()), "");
   expect_hdr10(side_data(boxed, false), "the input's mdcv/clli boxes");
   for (const std::string out : {"out.mp4", "out.mkv"}) {
     const ToolRun r = run_tool("-i " + quote(boxed) + " -o " + quote(path(out)) + " --codec hevc --mode pipd --backend cpu");
@@ -127,8 +119,7 @@ TEST_F(Hdr, Mp4BoxMetadataReachesContainerAndBitstream) {
 
 TEST_F(Hdr, WhatCannotBeCarriedIsSaid) {
   // y4m holds raw frames and no metadata.
-  const std::string in = hevc_clip("hdr8.mkv", "yuv420p",
-                                   std::string(":master-display=") + kMasterDisplay + ":max-cll=1000,400");
+  const std::string in = hevc_clip("hdr8.mkv", "yuv420p", kX265Hdr10);
   const ToolRun r = run_tool("-i " + quote(in) + " -o " + quote(path("o.y4m")) + " --mode pipd --backend cpu --json");
   ASSERT_EQ(r.code, 0) << r.all();
   const std::string note = "mastering display and content light level metadata are dropped";

@@ -27,6 +27,16 @@ std::string format_number(double v, bool integer) {
     s << v;
   return s.str();
 }
+
+// `v` (written `text`) in [min, max] and, if `integer`, whole.
+double check_range(const std::string& flag, const std::string& text, double v, bool integer, double min, double max) {
+  if (integer && v != std::floor(v)) throw UsageError(flag + ": '" + text + "' is not an integer");
+  if (v < min || v > max)
+    throw UsageError(flag + ": " + text + " is out of range [" + format_number(min, integer) + ", " +
+                     format_number(max, integer) + "]");
+  return v;
+}
+
 }  // namespace
 
 double parse_number(const std::string& flag, const std::string& text, bool integer, double min, double max) {
@@ -36,11 +46,7 @@ double parse_number(const std::string& flag, const std::string& text, bool integ
   const double v = std::strtod(begin, &end);
   if (text.empty() || end != begin + text.size() || errno == ERANGE || !std::isfinite(v))
     throw UsageError(flag + ": '" + text + "' is not a number");
-  if (integer && v != std::floor(v)) throw UsageError(flag + ": '" + text + "' is not an integer");
-  if (v < min || v > max)
-    throw UsageError(flag + ": " + text + " is out of range [" + format_number(min, integer) + ", " +
-                     format_number(max, integer) + "]");
-  return v;
+  return check_range(flag, text, v, integer, min, max);
 }
 
 void FlagParser::add(const std::string& names, const std::string& metavar, const std::string& help, Apply apply) {
@@ -164,10 +170,17 @@ void FlagParser::add_param_flag(DenoiseSettings* settings, const ParamSpec& spec
 }
 
 double parse_param_value(const ParamSpec& spec, const std::string& flag, const std::string& text) {
-  if (spec.word && text == spec.word) return spec.word_value;
-  for (int k = 0; spec.choices && spec.choices[k]; ++k)
-    if (text == spec.choices[k]) return spec.min + k;
-  return parse_number(flag, text, spec.integer, spec.min, spec.max);
+  double v = 0;
+  if (!param_value_from_text(spec, text, &v)) {  // the library reads words, choices and numbers
+    std::vector<std::string> takes{"a number"};
+    if (spec.word) takes.push_back(spec.word);
+    for (int k = 0; spec.choices && spec.choices[k]; ++k) takes.push_back(spec.choices[k]);
+    std::string list;
+    for (std::size_t i = 0; i < takes.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == takes.size() ? " or " : ", ") + takes[i];
+    throw UsageError(flag + ": '" + text + "' is not " + list);
+  }
+  return check_range(flag, text, v, spec.integer, spec.min, spec.max);
 }
 
 const FlagParser::Flag* FlagParser::find(const std::string& name) const {

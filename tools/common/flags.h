@@ -29,8 +29,9 @@ class UsageError : public std::runtime_error {
 double parse_number(const std::string& flag, const std::string& text, bool integer, double min, double max);
 
 // The value of parameter `spec` written as `text`: its word (e.g. "auto"), one of
-// its choices' names, or a number in its range (parse_number). `flag` names it in
-// the error message. The parameter flags and any NAME=VALUE list of parameters.
+// its choices' names, or a number (read by cdn::param_value_from_text), in its
+// range and whole where it must be. `flag` names it in the error message, which
+// lists what it takes. The parameter flags and any NAME=VALUE list of parameters.
 double parse_param_value(const ParamSpec& spec, const std::string& flag, const std::string& text);
 
 // "Parameters of --mode pipd, hybrid": a help heading for a ParamGroup, naming

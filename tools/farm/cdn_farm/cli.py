@@ -228,17 +228,21 @@ def run(args, say):
     client = cluster = None
     try:
         if todo and args.serial:
+            def run_here(j, k, a, b):
+                """Piece k (frames a to b) of `j` on this machine; None when it failed (`j` says why)."""
+                try:
+                    return piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
+                                           args.transcode_args)
+                except RuntimeError as e:
+                    fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
+                    return None
+
             made_whole = set()
             for j, k, a, b in todo:
                 if id(j) in made_whole or j.failure:
                     continue
-                try:
-                    r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
-                                        args.transcode_args)
-                except RuntimeError as e:
-                    fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
-                    continue
-                if "uncuttable" in r:
+                r = run_here(j, k, a, b)
+                if r is not None and "uncuttable" in r:
                     say(f"{j.source}: its frames cannot be found by their timestamps: denoised as one piece")
                     made_whole.add(id(j))
                     j.clear()
@@ -248,12 +252,9 @@ def run(args, say):
                         json.dump(j.kept, fh)
                     k, a, b = 0, 0, j.index.frames
                     j.manifests = [None]
-                    try:
-                        r = piece.run_piece(args.transcode, os.path.abspath(j.source), j.work, k, a, b,
-                                            args.transcode_args)
-                    except RuntimeError as e:
-                        fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
-                        continue
+                    r = run_here(j, k, a, b)
+                if r is None:
+                    continue
                 j.manifests[k] = r["manifest"]
                 stats["hosts"].add(r["host"])
                 progress.add(r["manifest"]["frames"])
