@@ -63,7 +63,7 @@ void StabilizingTables::apply_device(const FrameView& in, const FrameView& out, 
     }
     device_ = std::move(d);
   }
-  const std::vector<PlaneView> from = components(in), to = components(out);
+  const std::vector<PlaneView> from = cdn::components(in), to = cdn::components(out);
   LookupJob job{};
   long long most = 0;
   bool any = false;
