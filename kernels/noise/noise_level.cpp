@@ -126,6 +126,13 @@ PatchSampling patch_sampling(int width, int height, int budget, std::uint64_t ph
   return s;
 }
 
+void NoiseLevelEstimator::validate_options(const NoiseLevelOptions& o) {
+  if (!(o.confidence > 0 && o.confidence < 1)) throw InvalidArgument("noise estimate: confidence in (0, 1)");
+  if (o.max_selected < kNoiseMinSelected) throw InvalidArgument("noise estimate: max_selected >= 512");
+  if (o.min_selected <= 2 * kDims || o.min_selected > o.max_selected)
+    throw InvalidArgument("noise estimate: min_selected above 98 and at most max_selected");
+}
+
 double NoiseLevelEstimator::covariance_estimate(const std::vector<int>& selected, const NoiseLevelOptions& o) {
   using MatD = Eigen::Matrix<double, kDims, kDims>;
   if (o.eigen == NoiseEigen::MinEigenvalue) {
@@ -182,13 +189,9 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
   if (!(s.band_step >= kP || s.band_step == 1) || s.x_step < 1)
     throw InvalidArgument("noise estimate: band_step 1 or >= 7, x_step >= 1");
   const bool dense = s.band_step < kP;
-  if (!(o.confidence > 0 && o.confidence < 1)) throw InvalidArgument("noise estimate: confidence in (0, 1)");
-  if (o.max_selected < kNoiseMinSelected) throw InvalidArgument("noise estimate: max_selected >= 512");
-  if (o.min_selected <= 2 * kDims || o.min_selected > o.max_selected)
-    throw InvalidArgument("noise estimate: min_selected above 98 and at most max_selected");
+  validate_options(o);
   NoiseLevel r;
   const double scale = std::ldexp(1.0, 8 - p.bit_depth);
-  const double top = p.max_value() * scale;
 
   // 1. Candidates: texture strength xi (Sec. III-A), mean, constancy, half.
   // Per band, column aggregates first (sums over the band's 7 rows), so that a
@@ -260,7 +263,29 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
     }
   }
   r.candidates = static_cast<int>(candidates_.size());
+  structured_ = r.structured;
+  return estimate_candidates(o);
+}
+
+NoiseLevel NoiseLevelEstimator::estimate_again(const NoiseLevelOptions& o) {
+  validate_options(o);
+  return estimate_candidates(o);
+}
+
+int NoiseLevelEstimator::candidates_between(double mean_min, double mean_max) const {
+  int n = 0;
+  for (const Candidate& c : candidates_)
+    if (c.mean >= mean_min && c.mean < mean_max) ++n;
+  return n;
+}
+
+NoiseLevel NoiseLevelEstimator::estimate_candidates(const NoiseLevelOptions& o) {
+  NoiseLevel r;
+  r.candidates = static_cast<int>(candidates_.size());
+  r.structured = structured_;
   if (r.structured < kNoiseMinStructured || r.structured * 100 < r.candidates) return r;  // flat
+  const PlaneView& p = plane_;
+  const double top = p.max_value() * scale_;
 
   const double tau0 = weak_texture_threshold_factor(o.confidence);
   const bool censored = o.clipping == NoiseClipping::CensoredModel;
@@ -346,7 +371,7 @@ NoiseLevel NoiseLevelEstimator::estimate(const PlaneView& p, const PatchSampling
     }
     if (round(std::sqrt(s2), false, o.max_selected, &final_s2, &found)) return true;
     if (good >= 0) return good != s2 && round(std::sqrt(good), false, o.max_selected, &final_s2, &found);
-    return from_all && round(0.0, true, o.max_selected, &final_s2, &found);
+    return from_all && o.all_patches_fallback && round(0.0, true, o.max_selected, &final_s2, &found);
   };
   // From the caller's sigma: the final round at once; if it confirms that sigma
   // (within 2 %), that is the estimate (a tracker's usual frame: one round).

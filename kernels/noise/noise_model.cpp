@@ -30,6 +30,22 @@ double NoiseModel::sigma_curve(double x) const {
   return prev ? std::max(kNoiseModelMinSigma, std::sqrt(prev->variance)) : kNoiseModelMinSigma;
 }
 
+NoiseLevelOptions noise_model_level_options(int k, int max_selected) {
+  const double width = 256.0 / kNoiseModelLevels;
+  NoiseLevelOptions o;
+  o.mean_min = k * width;
+  o.mean_max = (k + 1) * width;
+  o.min_selected = kNoiseModelMinSelected;
+  o.max_selected = max_selected;
+  o.all_patches_fallback = false;
+  return o;
+}
+
+NoiseModelLevel noise_model_level(const NoiseLevel& r) {
+  if (!r.usable || !(r.sigma > 0)) return {};
+  return {r.mean, r.sigma * r.sigma, r.selected};
+}
+
 void fit_noise_model(NoiseModel* m, bool fit_slope) {
   m->a = m->b = 0;
   double sw = 0, swx = 0, swy = 0, swxx = 0, swxy = 0;
@@ -65,15 +81,9 @@ NoiseModel estimate_noise_model(const PlaneView& plane, bool fit_slope) {
   m.levels.resize(kNoiseModelLevels);
   NoiseLevelEstimator estimator;
   const PatchSampling sampling = patch_sampling(plane.width, plane.height, kNoiseDefaultBudget);
-  const double width = 256.0 / kNoiseModelLevels;
   for (int k = 0; k < kNoiseModelLevels; ++k) {
-    NoiseLevelOptions o;
-    o.mean_min = k * width;
-    o.mean_max = (k + 1) * width;
-    o.min_selected = kNoiseModelMinSelected;
-    const NoiseLevel r = estimator.estimate(plane, sampling, o);
-    if (!r.usable || !(r.sigma > 0)) continue;
-    m.levels[k] = {r.mean, r.sigma * r.sigma, r.selected};
+    const NoiseLevelOptions o = noise_model_level_options(k, NoiseLevelOptions{}.max_selected);
+    m.levels[k] = noise_model_level(estimator.estimate(plane, sampling, o));
   }
   fit_noise_model(&m, fit_slope);
   return m;

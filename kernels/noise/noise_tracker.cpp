@@ -28,6 +28,8 @@ void validate(const NoiseTrackerSettings& s) {
   need(s.change_ratio > 1, "change_ratio must be > 1");
   need(s.budget >= 1, "budget must be >= 1");
   need(s.max_selected >= kNoiseMinSelected, "max_selected must be >= 512");
+  need(s.model_time_constant >= 1, "model_time_constant must be >= 1 update");
+  need(s.flat_ratio >= 0, "flat_ratio must be >= 0");
 }
 
 std::vector<double> in_code_values(const std::vector<double>& sigma, PixelFormat format) {
@@ -49,7 +51,9 @@ void NoiseTracker::reset() {
   components_.clear();
   reported_.clear();
   last_.clear();
-  frames_ = usable_frames_ = 0;
+  last_model_.clear();
+  last_model_level_.clear();
+  frames_ = usable_frames_ = folded_ = 0;
 }
 
 void NoiseTracker::start(const FrameView& f) {
@@ -60,7 +64,11 @@ void NoiseTracker::start(const FrameView& f) {
   width_ = f.width;
   height_ = f.height;
   components_ = std::vector<Component>(n);
+  if (settings_.model)
+    for (Component& c : components_) c.levels.resize(kNoiseModelLevels);
   last_.assign(n, NoiseLevel{});
+  last_model_.assign(n, NoiseLevel{});
+  last_model_level_.assign(n, -1);
   started_ = true;
 }
 
@@ -78,9 +86,9 @@ void NoiseTracker::observe(const FrameView& frame, void* stream) {
     // then frame t's estimate, started from the value through t - 1 and held
     // until the next observe() or flush(): what the device path computes.
     flush();
-    std::vector<NoiseLevel> levels(comps.size());
-    for (std::size_t c = 0; c < comps.size(); ++c) levels[c] = estimate(static_cast<int>(c), comps[c], samplings[c]);
-    held_ = std::move(levels);
+    std::vector<Estimate> estimates(comps.size());
+    for (std::size_t c = 0; c < comps.size(); ++c) estimates[c] = estimate(static_cast<int>(c), comps[c], samplings[c]);
+    held_ = std::move(estimates);
     if (first) flush();
     return;
   }
@@ -110,67 +118,209 @@ void NoiseTracker::flush() {
 
 void NoiseTracker::fold_held() {
   if (held_.empty()) return;
-  const std::vector<NoiseLevel> levels = std::move(held_);
+  const std::vector<Estimate> estimates = std::move(held_);
   held_.clear();
-  fold(levels);
+  fold(estimates);
 }
 
 void NoiseTracker::take_staged() {
   const StagedComponents st = device_->take();
-  std::vector<NoiseLevel> levels(components_.size());
+  std::vector<Estimate> estimates(components_.size());
   for (std::size_t c = 0; c < components_.size(); ++c)
-    levels[c] = estimate(static_cast<int>(c), st.planes[c], st.sampling[c]);
-  fold(levels);
+    estimates[c] = estimate(static_cast<int>(c), st.planes[c], st.sampling[c]);
+  fold(estimates);
 }
 
-NoiseLevel NoiseTracker::estimate(int c, const PlaneView& plane, const PatchSampling& sampling) {
+NoiseTracker::Estimate NoiseTracker::estimate(int c, const PlaneView& plane, const PatchSampling& sampling) {
   Component& k = components_[c];
   NoiseLevelOptions o;
   o.max_selected = settings_.max_selected;
-  if (k.known) o.start_sigma = std::exp(k.log_sigma);  // rounds start at the tracked value
-  return k.estimator.estimate(plane, sampling, o);
+  if (k.sigma.known) o.start_sigma = std::exp(k.sigma.log_value);  // rounds start at the tracked value
+  Estimate e;
+  e.sigma = k.estimator.estimate(plane, sampling, o);
+  if (k.levels.empty()) return e;
+  // One level set, on the same candidates: as estimate_noise_model() does for
+  // each level, starting from the level's tracked sigma once it has one.
+  e.model_level = next_level(k);
+  if (e.model_level < 0) return e;
+  const Level& l = k.levels[e.model_level];
+  NoiseLevelOptions lo = noise_model_level_options(e.model_level, settings_.max_selected);
+  if (l.sigma.known && !l.replace) lo.start_sigma = std::exp(l.sigma.log_value);
+  e.model = k.estimator.estimate_again(lo);
+  return e;
 }
 
-void NoiseTracker::fold(const std::vector<NoiseLevel>& levels) {
-  for (std::size_t c = 0; c < components_.size(); ++c) update(components_[c], levels[c]);
-  last_ = levels;
+// Of the level sets with enough candidates in this frame, the one estimated
+// longest ago (the lowest first among equals); -1 when none has enough. Reads
+// only what fold() changes, so host and device frames choose alike.
+int NoiseTracker::next_level(const Component& c) const {
+  const double width = 256.0 / kNoiseModelLevels;
+  int best = -1;
+  for (int k = 0; k < kNoiseModelLevels; ++k) {
+    if (c.estimator.candidates_between(k * width, (k + 1) * width) < kNoiseModelMinSelected) continue;
+    if (best < 0 || c.levels[k].visited < c.levels[best].visited) best = k;
+  }
+  return best;
+}
+
+void NoiseTracker::fold(const std::vector<Estimate>& estimates) {
+  for (std::size_t c = 0; c < components_.size(); ++c) {
+    update(components_[c], estimates[c]);
+    last_[c] = estimates[c].sigma;
+    last_model_[c] = estimates[c].model;
+    last_model_level_[c] = estimates[c].model_level;
+  }
+  ++folded_;
   if (last_[0].usable) ++usable_frames_;
 }
 
-void NoiseTracker::update(Component& c, const NoiseLevel& level) {
-  if (!level.usable) return;  // no information: keep what is known
+NoiseTracker::Tracked::Move NoiseTracker::Tracked::update(double x, int time_constant, double log_step_ratio,
+                                                          int step_frames) {
+  if (!known) {
+    known = true;
+    log_value = x;
+    pending = 0;
+    return Taken;
+  }
+  const double d = x - log_value;
+  if (std::fabs(d) > log_step_ratio) {
+    const int side = d > 0 ? 1 : -1;
+    if (pending == 0 || side != pending_side) {
+      pending = 0;
+      pending_log_sum = 0;
+      pending_side = side;
+    }
+    ++pending;
+    pending_log_sum += x;
+    if (pending >= step_frames) {  // a step: take the new level
+      log_value = pending_log_sum / pending;
+      pending = 0;
+      return Taken;
+    }
+    return Kept;
+  }
+  pending = 0;
+  log_value += d / time_constant;
+  return Averaged;
+}
+
+void NoiseTracker::update(Component& c, const Estimate& e) {
+  if (e.model_level >= 0) {
+    Level& l = c.levels[e.model_level];
+    l.visited = folded_;
+    const Tracked::Move m = update_level(l, e.model);
+    // step_frames level updates in a row off on the same side (of any levels):
+    // a step of the model. Each of them takes its value off; the others their
+    // next estimate.
+    if (m == Tracked::Averaged) {
+      c.levels_off = 0;
+    } else if (m == Tracked::Kept && l.sigma.pending > 0) {
+      if (c.levels_off == 0 || l.sigma.pending_side != c.levels_off_side) c.levels_off = 0;
+      c.levels_off_side = l.sigma.pending_side;
+      if (++c.levels_off >= settings_.step_frames) {
+        for (Level& o : c.levels) {
+          if (o.sigma.pending > 0 && o.sigma.pending_side == c.levels_off_side) {
+            o.sigma.log_value = o.sigma.pending_log_sum / o.sigma.pending;
+            o.sigma.pending = 0;
+            o.mean = o.pending_mean;
+            o.selected = o.pending_selected;
+            o.replace = false;
+          } else {
+            o.replace = o.sigma.known;
+          }
+        }
+        c.step_fold = folded_;
+        c.levels_off = 0;
+      }
+    }
+  }
+  if (!e.sigma.usable) return;  // no information: keep what is known
   // Below the floor everything is "clean": track the floor, so that leaving
   // it (noise appears) is measured from there.
-  const double x = std::log(std::max(level.sigma, settings_.floor));
-  if (!c.known) {
-    c.known = true;
-    c.log_sigma = x;
-    c.pending = 0;
-    return;
+  const double x = std::log(std::max(e.sigma.sigma, settings_.floor));
+  const bool was_known = c.sigma.known;
+  const Tracked::Move m = c.sigma.update(x, settings_.time_constant, std::log(settings_.step_ratio), settings_.step_frames);
+  if (m == Tracked::Taken && was_known) {  // a step of the noise: every level takes its next estimate as it is
+    for (Level& l : c.levels) l.replace = l.sigma.known;
+    c.step_fold = folded_;
   }
-  const double d = x - c.log_sigma;
-  if (std::fabs(d) > std::log(settings_.step_ratio)) {
-    const int side = d > 0 ? 1 : -1;
-    if (c.pending == 0 || side != c.pending_side) {
-      c.pending = 0;
-      c.pending_log_sum = 0;
-      c.pending_side = side;
-    }
-    ++c.pending;
-    c.pending_log_sum += x;
-    if (c.pending >= settings_.step_frames) {  // a step: take the new level
-      c.log_sigma = c.pending_log_sum / c.pending;
-      c.pending = 0;
-    }
-    return;
+  // A level not measured again within kNoiseModelLevels frames of a step (not
+  // populated, or no usable estimate) holds noise that is gone: it is dropped.
+  if (folded_ - c.step_fold >= kNoiseModelLevels)
+    for (Level& l : c.levels)
+      if (l.replace) l = forgotten(l);
+}
+
+// A level that knows nothing (when it was last estimated stays).
+NoiseTracker::Level NoiseTracker::forgotten(const Level& l) {
+  Level f;
+  f.visited = l.visited;
+  return f;
+}
+
+NoiseTracker::Tracked::Move NoiseTracker::update_level(Level& l, const NoiseLevel& e) {
+  const NoiseModelLevel m = noise_model_level(e);
+  if (!m.usable()) {
+    if (l.replace) l = forgotten(l);  // after a step: no value rather than the old one
+    return Tracked::Kept;
   }
-  c.pending = 0;
-  c.log_sigma += d / settings_.time_constant;
+  const double x = std::log(std::max(std::sqrt(m.variance), settings_.floor));
+  if (l.replace) l.sigma = Tracked{};
+  l.replace = false;
+  const Tracked::Move move =
+      l.sigma.update(x, settings_.model_time_constant, std::log(settings_.step_ratio), settings_.step_frames);
+  switch (move) {
+    case Tracked::Taken:
+      l.mean = e.mean;
+      l.selected = e.selected;
+      break;
+    case Tracked::Averaged:
+      l.mean += (e.mean - l.mean) / settings_.model_time_constant;
+      l.selected += (e.selected - l.selected) / settings_.model_time_constant;
+      break;
+    case Tracked::Kept:  // off: held until a step takes it
+      l.pending_mean = e.mean;
+      l.pending_selected = e.selected;
+      break;
+  }
+  return move;
 }
 
 double NoiseTracker::value(const Component& c) const {
-  if (!c.known) return settings_.default_sigma;
-  return std::max(settings_.floor, std::exp(c.log_sigma));
+  if (!c.sigma.known) return settings_.default_sigma;
+  return std::max(settings_.floor, std::exp(c.sigma.log_value));
+}
+
+std::vector<NoiseModel> NoiseTracker::model() const {
+  std::vector<NoiseModel> out;
+  if (!started_) return out;
+  for (const Component& c : components_) {
+    NoiseModel m;
+    m.levels.resize(kNoiseModelLevels);
+    for (std::size_t k = 0; k < c.levels.size(); ++k) {
+      const Level& l = c.levels[k];
+      if (l.sigma.known)
+        m.levels[k] = {l.mean, std::exp(2 * l.sigma.log_value), std::max(1, static_cast<int>(std::lround(l.selected)))};
+    }
+    fit_noise_model(&m);
+    if (!m.usable) {  // the constant model of sigma()
+      const double s = value(c);
+      m.a = 0;
+      m.b = s * s;
+    } else if (m.a > 0) {
+      // The flat rule: variance that grows by less than flat_ratio over the
+      // levels' span is taken as constant, the weighted mean (AWGN is a = 0).
+      double lo = 256, hi = 0;
+      for (const NoiseModelLevel& l : m.levels)
+        if (l.usable()) {
+          lo = std::min(lo, l.mean);
+          hi = std::max(hi, l.mean);
+        }
+      if (m.a * hi + m.b < (1 + settings_.flat_ratio) * (m.a * lo + m.b)) fit_noise_model(&m, false);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 std::vector<double> NoiseTracker::sigma() const {
@@ -185,13 +335,13 @@ std::vector<double> NoiseTracker::sigma_code_values() const { return in_code_val
 bool NoiseTracker::known() const {
   if (!started_) return false;
   for (const Component& c : components_)
-    if (!c.known) return false;
+    if (!c.sigma.known) return false;
   return true;
 }
 
 bool NoiseTracker::changed() {
   bool any = false;
-  for (const Component& c : components_) any = any || c.known;
+  for (const Component& c : components_) any = any || c.sigma.known;
   if (!any) return false;  // still the defaults: nothing measured to report
   const std::vector<double> now = sigma();
   bool moved = reported_.size() != now.size();

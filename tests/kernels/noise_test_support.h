@@ -1,6 +1,7 @@
 // noise_test_support.h: sources for the noise estimator's tests: the luma of a
 // real photo in floating point (before any rounding), rendered into 8-, 10- or
-// 16-bit planes with additive white Gaussian noise of a known sigma.
+// 16-bit planes with additive white Gaussian noise of a known sigma, or with
+// signal-dependent noise of variance a x + b (issue 37's protocol).
 //
 // "True sigma" is the std of the noise added here, in 8-bit code values. The
 // photos carry some noise of their own (docs/NOISE.md: the estimator reads
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,21 @@ inline LumaSource crop(const LumaSource& s, int x0, int y0, int w, int h) {
 // out = clamp(round((s + sigma * z) * 2^(depth - 8)), 0, max), z ~ N(0, 1) from `seed`.
 inline void render(const LumaSource& s, double sigma, std::uint64_t seed, const PlaneView& out) {
   tools::render_noisy(s, sigma, seed, out);
+}
+
+// Issue 37's protocol: out = clamp(round((x + sqrt(max(a x + b, 0)) z) *
+// 2^(depth - 8)), 0, max), x the clean value of `s` and a, b in 8-bit code
+// values, z ~ N(0, 1) from std::mt19937_64 seeded with `seed`, row by row.
+inline void render_signal_dependent(const LumaSource& s, double a, double b, std::uint64_t seed, const PlaneView& out) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0.0, 1.0);
+  const double scale = std::ldexp(1.0, out.bit_depth - 8);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      const double v = s.at(x, y);
+      const double n = (v + std::sqrt(std::max(a * v + b, 0.0)) * z(rng)) * scale;
+      out.set(x, y, static_cast<int>(std::clamp(std::lround(n), 0L, static_cast<long>(out.max_value()))));
+    }
 }
 
 }  // namespace cdn::test

@@ -4,7 +4,8 @@
 // same estimates, bit for bit (host and device frames follow one schedule: the
 // first at once, later frames a frame late); every format, odd sizes, small
 // frames (sampled densely; 35x18: too narrow to be usable), 1080p, a stream
-// that mixes host and device frames. Skips, with the reason, where no CUDA
+// that mixes host and device frames; the same for the noise model
+// (NoiseTrackerSettings::model). Skips, with the reason, where no CUDA
 // device can be used.
 #include <gtest/gtest.h>
 
@@ -48,20 +49,42 @@ void expect_same(const NoiseTracker& dev, const NoiseTracker& host, const char* 
     EXPECT_EQ(dev.last()[c].selected, host.last()[c].selected) << what << " component " << c;
     EXPECT_EQ(dev.last()[c].candidates, host.last()[c].candidates) << what << " component " << c;
   }
+  // The model (NoiseTrackerSettings::model): the same level sets estimated, the same values.
+  const std::vector<NoiseModel> dm = dev.model(), hm = host.model();
+  ASSERT_EQ(dm.size(), hm.size()) << what;
+  for (std::size_t c = 0; c < hm.size(); ++c) {
+    EXPECT_EQ(dev.last_model_level()[c], host.last_model_level()[c]) << what << " component " << c;
+    EXPECT_EQ(dev.last_model()[c].sigma, host.last_model()[c].sigma) << what << " component " << c;
+    EXPECT_EQ(dm[c].a, hm[c].a) << what << " component " << c;
+    EXPECT_EQ(dm[c].b, hm[c].b) << what << " component " << c;
+    EXPECT_EQ(dm[c].usable, hm[c].usable) << what << " component " << c;
+    ASSERT_EQ(dm[c].levels.size(), hm[c].levels.size()) << what;
+    for (std::size_t k = 0; k < hm[c].levels.size(); ++k) {
+      EXPECT_EQ(dm[c].levels[k].mean, hm[c].levels[k].mean) << what << " component " << c << " level " << k;
+      EXPECT_EQ(dm[c].levels[k].variance, hm[c].levels[k].variance) << what << " component " << c << " level " << k;
+      EXPECT_EQ(dm[c].levels[k].selected, hm[c].levels[k].selected) << what << " component " << c << " level " << k;
+    }
+  }
 }
 
-void check(PixelFormat f, int w, int h) {
-  SCOPED_TRACE(std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
+NoiseTrackerSettings with_model(bool model) {
+  NoiseTrackerSettings s;
+  s.model = model;
+  return s;
+}
+
+void check(PixelFormat f, int w, int h, bool model = false, int frames = 6) {
+  SCOPED_TRACE(std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h) +
+               (model ? " with the model" : ""));
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
   {
     CudaFramePool pool(f, w, h, 3);
-    NoiseTracker host, dev;
+    NoiseTracker host(with_model(model)), dev(with_model(model));
     const std::vector<double> sigma = {10, 4, 25};
-    const int frames = 6;
     std::vector<CudaFramePool::Handle> held;  // a frame stays in use until its samples are read
     for (int t = 0; t < frames; ++t) {
-      const std::vector<double> s = t < 3 ? sigma : std::vector<double>{30, 12, 5};  // a step at frame 3
+      const std::vector<double> s = t < frames / 2 ? sigma : std::vector<double>{30, 12, 5};  // a step half way
       HostFrame hf = make_frame(f, w, h, t, s);
       auto d = pool.acquire(stream);
       copy_frame_async(hf.view(), d->view(), stream);
@@ -92,8 +115,20 @@ TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
   check(PixelFormat::P010_10LE, 1920, 1080);
 }
 
+// The noise model over frames (NoiseTrackerSettings::model): device frames give
+// the host frames' model() bit for bit (the level sets are estimated on the
+// sigma estimate's candidates, from the staged bands on the device path), long
+// enough for every level set to be visited and a step of the noise.
+TEST(GpuNoiseTracker, DeviceFramesGiveTheHostModel) {
+  CDN_REQUIRE_GPU();
+  for (PixelFormat f : all_formats()) check(f, 333, 201, true, 20);
+  check(PixelFormat::NV12, 96, 64, true, 20);
+  check(PixelFormat::NV12, 1920, 1080, true, 24);
+  check(PixelFormat::P010_10LE, 1920, 1080, true, 24);
+}
+
 // One stream, frames in host and device memory by turns (a stream may mix):
-// the same values as the same frames all in host memory.
+// the same values (sigma and the model) as the same frames all in host memory.
 TEST(GpuNoiseTracker, MixedHostAndDeviceFramesFollowOneSchedule) {
   CDN_REQUIRE_GPU();
   cudaStream_t stream;
@@ -101,7 +136,7 @@ TEST(GpuNoiseTracker, MixedHostAndDeviceFramesFollowOneSchedule) {
   {
     const PixelFormat f = PixelFormat::NV12;
     CudaFramePool pool(f, 320, 240, 3);
-    NoiseTracker mixed, host;
+    NoiseTracker mixed(with_model(true)), host(with_model(true));
     std::vector<CudaFramePool::Handle> held;
     for (int t = 0; t < 8; ++t) {
       HostFrame hf = make_frame(f, 320, 240, t, t < 4 ? std::vector<double>{6, 3, 9} : std::vector<double>{18, 9, 4});
@@ -155,6 +190,7 @@ TEST(GpuNoiseTracker, ResetWithACopyInFlight) {
 #else
 
 TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) { GTEST_SKIP() << "built without CUDA"; }
+TEST(GpuNoiseTracker, DeviceFramesGiveTheHostModel) { GTEST_SKIP() << "built without CUDA"; }
 
 #endif
 

@@ -9,7 +9,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,19 +26,11 @@ struct NoisyPlane {
 NoisyPlane render_signal_dependent(const LumaSource& s, double a, double b, std::uint64_t seed) {
   NoisyPlane p;
   p.data.resize(static_cast<std::size_t>(s.width) * s.height);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> z(0.0, 1.0);
-  for (int y = 0; y < s.height; ++y)
-    for (int x = 0; x < s.width; ++x) {
-      const double v = s.at(x, y);
-      const double n = v + std::sqrt(std::max(a * v + b, 0.0)) * z(rng);
-      p.data[static_cast<std::size_t>(y) * s.width + x] =
-          static_cast<std::uint8_t>(std::clamp(std::lround(n), 0L, 255L));
-    }
   p.view.data = p.data.data();
   p.view.pitch = static_cast<std::size_t>(s.width);
   p.view.width = s.width;
   p.view.height = s.height;
+  test::render_signal_dependent(s, a, b, seed, p.view);
   return p;
 }
 
@@ -96,8 +87,14 @@ TEST(NoiseModel, RealPhotosWithSignalDependentNoise) {
       EXPECT_NEAR(m.a, c[0], 0.15 * c[0]);
       int levels = 0;
       const double rms = curve_rms_error(m, c[0], c[1], &levels);
-      EXPECT_GE(levels, 5);
-      if (std::string(file) != "camera.png") EXPECT_LT(rms, 0.10);
+      // chelsea.png populates four level sets with enough weak-texture
+      // patches; a fifth (at 52) had only the estimator's fallback to all
+      // of its patches, texture included (+17 % in sigma), which the model
+      // no longer takes (noise_model_level_options).
+      EXPECT_GE(levels, std::string(file) == "chelsea.png" ? 4 : 5);
+      if (std::string(file) != "camera.png") {
+        EXPECT_LT(rms, 0.10);
+      }
     }
   }
 }

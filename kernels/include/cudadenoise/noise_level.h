@@ -93,6 +93,12 @@ struct NoiseLevelOptions {
   // Only patches whose mean (8-bit code values) lies in [mean_min, mean_max): one
   // level set of signal-dependent noise (noise_model.h). The whole range by default.
   double mean_min = 0, mean_max = 256;
+  // When no sigma of the rounds selects enough patches from a cold start, the
+  // estimate of all patches (without the CensoredModel selection) rather than
+  // none, as the paper's estimate stays at its start. False for a level set of
+  // noise_model.h: a level inside the clipped range then has no estimate
+  // instead of one that reads low (astronaut.png, AWGN sigma 40: 24.5 at mean 18.6).
+  bool all_patches_fallback = true;
 };
 
 struct NoiseLevel {
@@ -117,6 +123,15 @@ class NoiseLevelEstimator {
  public:
   // `plane` must be in host memory.
   NoiseLevel estimate(const PlaneView& plane, const PatchSampling& sampling, const NoiseLevelOptions& options = {});
+  // The estimate on the candidate patches of the last estimate() (its plane
+  // must still be valid) with other options, e.g. one level set of the means
+  // (mean_min, mean_max) or another start_sigma: what estimate() with these
+  // options on that plane and sampling gives, without a second pass over the
+  // plane (the tracker's model, noise_tracker.h). Not usable before any estimate().
+  NoiseLevel estimate_again(const NoiseLevelOptions& options);
+  // Candidate patches of the last estimate() whose mean (8-bit code values)
+  // lies in [mean_min, mean_max).
+  int candidates_between(double mean_min, double mean_max) const;
 
  private:
   struct Candidate {
@@ -124,9 +139,13 @@ class NoiseLevelEstimator {
     float xi, mean;
     std::int8_t half;  // which half of the split sample; -1: neither (crosses a cell edge)
   };
+  static void validate_options(const NoiseLevelOptions& options);
+  // Steps 2 and 3 (the rounds) on candidates_.
+  NoiseLevel estimate_candidates(const NoiseLevelOptions& options);
   double covariance_estimate(const std::vector<int>& selected, const NoiseLevelOptions& options);
   PlaneView plane_;  // of the estimate in progress
   double scale_ = 1;  // to 8-bit units
+  int structured_ = 0;  // candidates that are not constant
   std::vector<Candidate> candidates_;
   std::vector<float> row_, col_sum_, col_vgrad_, col_hgrad_, col_lo_, col_hi_;  // one band's column aggregates
   std::vector<float> columns_;  // the selected patches, 49 values each

@@ -21,6 +21,7 @@
 
 #include <vector>
 
+#include "cudadenoise/noise_level.h"
 #include "cudadenoise/plane.h"
 
 namespace cdn {
@@ -54,6 +55,12 @@ struct NoiseModel {
 
 // The model of a plane in host memory. `fit_slope` false fits b alone (a = 0).
 NoiseModel estimate_noise_model(const PlaneView& plane, bool fit_slope = true);
+
+// The options of a level set's estimate (NoiseLevelEstimator restricted to
+// level k's means, at least kNoiseModelMinSelected patches, no fallback to all
+// patches: noise_level.h), and the estimate as a level of the model.
+NoiseLevelOptions noise_model_level_options(int k, int max_selected);
+NoiseModelLevel noise_model_level(const NoiseLevel& estimate);
 
 // The weighted least-squares fit of var = a x + b to the usable levels (weights
 // selected / variance^2, the inverse variance of a variance estimate). A fit

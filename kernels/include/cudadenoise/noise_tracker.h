@@ -36,6 +36,28 @@
 // estimate is held. The lag delays a step of the noise by one frame; on steady
 // noise the value a frame late is within 0.25 % of the value at once.
 //
+// The model (settings.model; off by default, and then nothing below is done):
+// each component's signal-dependent noise, var(x) = a x + b and the free curve
+// over the level sets of noise_model.h, followed over frames (model()). Each
+// observed frame estimates ONE level set per component, on the candidate
+// patches of that frame's sigma estimate (NoiseLevelEstimator::estimate_again:
+// no second pass over the plane, the same samples for host and device frames):
+// of the level sets with at least kNoiseModelMinSelected candidates in the
+// frame, the one estimated longest ago. Each level's sigma is tracked as the
+// component's is, counted in its own updates: a log-domain moving average with
+// time constant `model_time_constant` updates and the step rule above
+// (step_ratio, step_frames). When the component's sigma takes a step, every
+// level's next usable estimate replaces its value at once, so that a step of
+// the noise is in every populated level within one visit of each. The same
+// when `step_frames` level updates in a row (of any levels) are off on the
+// same side (a step of the model that leaves the frame's sigma as it was:
+// astronaut.png reads 8.9 under 0.5 x + 4 and under 2 x + 2). A level
+// not measured again within kNoiseModelLevels frames of the step (no longer
+// populated, or clipped at the new noise) is dropped. The level
+// estimates follow the same schedule as sigma (the first frame at once, later
+// frames a frame late), so host and device frames give the same model().
+// docs/NOISE.md, "The model over frames", has the measurements.
+//
 // Sigmas are in 8-bit code values (as DenoiseSettings::sigma); in_code_values()
 // scales them to each component's own depth. Not thread-safe: one thread at a
 // time observes and reads a tracker.
@@ -47,6 +69,7 @@
 
 #include "cudadenoise/frame.h"
 #include "cudadenoise/noise_level.h"
+#include "cudadenoise/noise_model.h"
 
 namespace cdn {
 
@@ -61,6 +84,14 @@ struct NoiseTrackerSettings {
   double change_ratio = 1.05;   // changed() fires when a component moves by this factor
   int budget = 16384;           // candidate patches of the luma per frame (chroma: at the luma's density, >= 4096)
   int max_selected = 4096;      // patches of each frame's covariance
+  // The noise model over frames (model()); off: no level set is estimated.
+  bool model = false;
+  int model_time_constant = 4;  // level updates, N of each level's moving average (>= 1)
+  // model(): a fitted var = a x + b whose variance grows by less than this
+  // fraction from the lowest to the highest mean of its usable levels is
+  // flat: a = 0, b = the levels' weighted mean variance (so that AWGN comes
+  // out as AWGN). docs/NOISE.md has the measurements behind the default.
+  double flat_ratio = 0.5;
 };
 
 // Throws InvalidArgument naming the bad field.
@@ -83,6 +114,13 @@ class NoiseTracker {
 
   // Per component (luma first), 8-bit code values, >= floor.
   std::vector<double> sigma() const;
+  // Per component (luma first), 8-bit code values: the tracked level sets in
+  // `levels` (kNoiseModelLevels; the free curve, NoiseModel::sigma_curve) and
+  // var = a x + b fitted to them (fit_noise_model), with the flat rule
+  // (flat_ratio). When no fit is usable (fewer than two usable levels, or
+  // settings.model off): a = 0, b = sigma()[c]^2, usable = false, the
+  // constant model of sigma(). Same schedule as sigma().
+  std::vector<NoiseModel> model() const;
   // sigma() scaled by 2^(depth - 8) to each component's own code values (what the
   // denoisers take).
   std::vector<double> sigma_code_values() const;
@@ -98,27 +136,58 @@ class NoiseTracker {
   std::int64_t usable_frames() const { return usable_frames_; }
   // The raw per-component estimates last folded in (for diagnostics and tests).
   const std::vector<NoiseLevel>& last() const { return last_; }
+  // With the model: the level set each component estimated in the frame last
+  // folded in (-1: none), and that estimate.
+  const std::vector<int>& last_model_level() const { return last_model_level_; }
+  const std::vector<NoiseLevel>& last_model() const { return last_model_; }
 
   // Forget everything (a new stream).
   void reset();
 
  private:
-  struct Component {
+  // A log-domain moving average with the step rule (see above).
+  struct Tracked {
+    enum Move { Kept, Averaged, Taken };  // Taken: the first value, or a step
     bool known = false;
-    double log_sigma = 0;   // tracked
-    int pending = 0;        // frames in a row off by more than step_ratio
+    double log_value = 0;   // tracked
+    int pending = 0;        // updates in a row off by more than step_ratio
     int pending_side = 0;   // +1 above, -1 below
     double pending_log_sum = 0;
+    Move update(double x, int time_constant, double log_step_ratio, int step_frames);
+  };
+  struct Level {  // one level set of the model
+    Tracked sigma;
+    double mean = 0;          // of its selected patches, moved as sigma is
+    double selected = 0;      // patches per estimate, moved as sigma is
+    double pending_mean = 0, pending_selected = 0;  // of the last estimate off by more than step_ratio
+    bool replace = false;     // the next usable estimate replaces the value (after a step)
+    std::int64_t visited = -1;  // the fold of its last estimate
+  };
+  struct Component {
+    Tracked sigma;
+    std::vector<Level> levels;  // kNoiseModelLevels with the model, else none
+    std::int64_t step_fold = 0;  // the fold of the last step (of sigma or of the model)
+    int levels_off = 0;          // level updates in a row off by more than step_ratio ...
+    int levels_off_side = 0;     // ... on this side
     NoiseLevelEstimator estimator;
+  };
+  // One frame's estimates of one component.
+  struct Estimate {
+    NoiseLevel sigma;
+    int model_level = -1;  // the level set estimated (-1: none)
+    NoiseLevel model;
   };
   void start(const FrameView& frame);
   // Frame estimates start from the tracked value; fold() moves it.
-  NoiseLevel estimate(int component, const PlaneView& host_plane, const PatchSampling& sampling);
-  void fold(const std::vector<NoiseLevel>& levels);
+  Estimate estimate(int component, const PlaneView& host_plane, const PatchSampling& sampling);
+  int next_level(const Component& c) const;
+  void fold(const std::vector<Estimate>& estimates);
   void fold_held();
   void take_staged();
   PatchSampling sampling(const std::vector<PlaneView>& comps, std::size_t c, std::uint64_t phase) const;
-  void update(Component& c, const NoiseLevel& level);
+  void update(Component& c, const Estimate& e);
+  Tracked::Move update_level(Level& l, const NoiseLevel& e);
+  static Level forgotten(const Level& l);
   double value(const Component& c) const;
 
   NoiseTrackerSettings settings_;
@@ -127,9 +196,10 @@ class NoiseTracker {
   bool started_ = false;
   std::vector<Component> components_;
   std::vector<double> reported_;
-  std::vector<NoiseLevel> last_;
-  std::vector<NoiseLevel> held_;  // a host frame's estimate, not yet folded in (empty: none)
-  std::int64_t frames_ = 0, usable_frames_ = 0;
+  std::vector<NoiseLevel> last_, last_model_;
+  std::vector<int> last_model_level_;
+  std::vector<Estimate> held_;  // a host frame's estimate, not yet folded in (empty: none)
+  std::int64_t frames_ = 0, usable_frames_ = 0, folded_ = 0;
 
   std::unique_ptr<DeviceSamples> device_;  // made at the first device frame
 };
