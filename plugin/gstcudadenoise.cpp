@@ -20,7 +20,11 @@
  * profile on every frame, with the noise sigma measured on the frames and
  * tracked over time (the read-only `estimated-sigma` property, and an element
  * message `cudadenoise-noise` when it first becomes known and whenever it moves
- * by more than 5 %). `preset` picks another job's settings; any property set
+ * by more than 5 %). With noise-model=signal or curve the frames are filtered
+ * behind a variance-stabilising transform of a noise model per plane: noise-a
+ * and noise-b, or a noise profile file (`noise-profile`, measured once with
+ * cudadenoise-image --save-noise-profile); the message then carries the model
+ * (docs/NOISE.md). `preset` picks another job's settings; any property set
  * explicitly overrides the preset, in any order; `strength` scales the sigma.
  * For a live source (its LATENCY answer) `window=auto` gives a temporal mode
  * its causal window where the mode has one, and the latency reported counts it.
@@ -99,7 +103,9 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/error.h"
 #include "cudadenoise/interlace.h"
+#include "cudadenoise/noise_profile.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "gstcudadenoiseproperties.h"
 #include "gstcudadenoisewindow.h"
@@ -121,6 +127,13 @@ struct Settings
   std::string conflict;
   cdn::Backend backend = DEFAULT_BACKEND;
   guint64 generation = 0;            /* bumped whenever `settings` changes */
+  /* The noise-profile property: the file as given ("" none), the profile last
+   * read from a good file (part of `settings`, not of the parameter table), and
+   * why the file given last could not be read ("" when it was; `profile` is
+   * then the previous one, and a stream cannot start). */
+  std::string profile_path;
+  std::shared_ptr<const cdn::NoiseProfile> profile;
+  std::string profile_error;
 };
 
 /* What the stream built; dropped by reset_state (caps, context, stop). Used on
@@ -136,6 +149,8 @@ struct State
   guint64 frames = 0;
   bool host_fallback_logged = false;
   std::string warned_conflict;       /* the property conflict last posted as a warning */
+  /* The noise model last posted in a cudadenoise-noise message (signal or curve). */
+  std::vector<cdn::NoiseModel> posted_models;
 };
 
 struct _GstCudaDenoise
@@ -274,10 +289,78 @@ note_duration (GstCudaDenoise * self, GstBuffer * buffer)
 
 /* ---- properties -------------------------------------------------------------- */
 
+/* The properties' settings: the choice resolved, with the noise profile. */
+static cdn::DenoiseSettings
+resolved_locked (const Settings * st, const cdn::SettingsChoice & choice)
+{
+  cdn::DenoiseSettings s = choice.resolve ();
+  s.noise_profile = st->profile;
+  return s;
+}
+
+/* The properties judged together (cdn::settings_problems): valid, they become
+ * the settings the stream runs; else the conflict is kept and the last valid
+ * settings stay. `changed` names the property set. Called with the lock held. */
+static void
+revalidate_locked (GstCudaDenoise * self, const char *changed)
+{
+  Settings *st = self->settings;
+  const cdn::DenoiseSettings resolved = resolved_locked (st, st->choice);
+  const std::vector<std::string> problems = cdn::settings_problems (resolved);
+  if (problems.empty ()) {
+    st->settings = resolved;
+    st->conflict.clear ();
+    st->generation++;
+  } else {
+    st->conflict.clear ();
+    for (const std::string & p : problems)
+      st->conflict += (st->conflict.empty ()? "" : "; ") + p;
+    GST_INFO_OBJECT (self, "after %s the properties conflict (%s); the last valid settings stay until they agree",
+        changed, st->conflict.c_str ());
+  }
+}
+
+/* noise-profile: the file is read now (cudadenoise/noise_profile.h). One that
+ * cannot be read leaves the previous profile in the settings; the reason is
+ * posted as a warning (a running stream keeps its settings) and stops the next
+ * start (gst_cuda_denoise_start). */
+static void
+set_noise_profile (GstCudaDenoise * self, const gchar * path)
+{
+  const std::string file = path ? path : "";
+  std::shared_ptr<const cdn::NoiseProfile> profile;
+  std::string error;
+  if (!file.empty ()) {
+    try {
+      profile = std::make_shared<const cdn::NoiseProfile> (cdn::load_noise_profile (file));
+    } catch (const cdn::Error & e) {
+      error = e.what ();
+    }
+  }
+  g_mutex_lock (&self->lock);
+  Settings *st = self->settings;
+  st->profile_path = file;
+  st->profile_error = error;
+  if (error.empty ()) {
+    st->profile = profile;
+    revalidate_locked (self, "noise-profile");
+  }
+  g_mutex_unlock (&self->lock);
+  if (!error.empty ()) {
+    GST_WARNING_OBJECT (self, "noise-profile: %s", error.c_str ());
+    GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s; the previous noise settings stay", error.c_str ()), (nullptr));
+  }
+}
+
 static void
 gst_cuda_denoise_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
 {
   GstCudaDenoise *self = GST_CUDA_DENOISE (object);
+  if (prop_id == GST_CUDA_DENOISE_PROP_NOISE_PROFILE) {
+    set_noise_profile (self, g_value_get_string (value));
+    maybe_post_latency (self);
+    return;
+  }
   g_mutex_lock (&self->lock);
   Settings *st = self->settings;
   if (prop_id == GST_CUDA_DENOISE_PROP_BACKEND) {
@@ -294,19 +377,7 @@ gst_cuda_denoise_set_property (GObject * object, guint prop_id, const GValue * v
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       } else {
         st->choice = candidate;
-        const cdn::DenoiseSettings resolved = candidate.resolve ();
-        const std::vector<std::string> problems = cdn::settings_problems (resolved);
-        if (problems.empty ()) {
-          st->settings = resolved;
-          st->conflict.clear ();
-          st->generation++;
-        } else {
-          st->conflict.clear ();
-          for (const std::string & p : problems)
-            st->conflict += (st->conflict.empty ()? "" : "; ") + p;
-          GST_INFO_OBJECT (self, "after %s the properties conflict (%s); the last valid settings stay until they agree",
-              pspec->name, st->conflict.c_str ());
-        }
+        revalidate_locked (self, pspec->name);
       }
     } catch (const cdn::InvalidArgument & e) {
       GST_WARNING_OBJECT (self, "rejected %s: %s", pspec->name, e.what ());
@@ -327,6 +398,8 @@ gst_cuda_denoise_get_property (GObject * object, guint prop_id, GValue * value, 
     g_value_set_enum (value, (gint) self->settings->backend);
   else if (prop_id == GST_CUDA_DENOISE_PROP_ESTIMATED_SIGMA)
     gst_cuda_denoise_sigma_to_value (*self->estimated_sigma, value);
+  else if (prop_id == GST_CUDA_DENOISE_PROP_NOISE_PROFILE)
+    g_value_set_string (value, self->settings->profile_path.c_str ());
   else if (!gst_cuda_denoise_settings_to_value (self->settings->choice, self->settings->choice.resolve (), prop_id,
           value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -372,6 +445,7 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
   g_mutex_lock (&self->lock);
   const cdn::Backend requested = self->settings->backend;
   const std::string conflict = self->settings->conflict;
+  const std::string profile_error = self->settings->profile_error;
   self->fps_n = 0;
   self->fps_d = 1;
   self->max_duration = GST_CLOCK_TIME_NONE;
@@ -381,6 +455,10 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
   g_mutex_unlock (&self->lock);
   self->window_out_end->store (GST_CLOCK_TIME_NONE);
 
+  if (!profile_error.empty ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("noise-profile: %s", profile_error.c_str ()), (nullptr));
+    return FALSE;
+  }
   if (!conflict.empty ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("the properties conflict: %s", conflict.c_str ()), (nullptr));
     return FALSE;
@@ -546,9 +624,28 @@ ensure_stream (GstCudaDenoise * self)
   return GST_FLOW_OK;
 }
 
+/* Whether two lists of noise models are the same, value for value. */
+static bool
+same_models (const std::vector<cdn::NoiseModel> &x, const std::vector<cdn::NoiseModel> &y)
+{
+  if (x.size () != y.size ())
+    return false;
+  for (size_t c = 0; c < x.size (); c++) {
+    if (x[c].a != y[c].a || x[c].b != y[c].b || x[c].levels.size () != y[c].levels.size ())
+      return false;
+    for (size_t k = 0; k < x[c].levels.size (); k++)
+      if (x[c].levels[k].mean != y[c].levels[k].mean || x[c].levels[k].variance != y[c].levels[k].variance)
+        return false;
+  }
+  return true;
+}
+
 /* After a frame went into the stream: the estimated-sigma property follows the
  * stream, and a cudadenoise-noise element message says when the estimate first
- * becomes known and whenever it moves by more than 5 % (the library decides). */
+ * becomes known and whenever it moves by more than 5 % (the library decides),
+ * and, with noise-model signal or curve, when the model the frames are
+ * filtered with (StreamDenoiser::noise_models) first becomes known and
+ * whenever it changes; the message carries the model then. */
 static void
 note_noise (GstCudaDenoise * self, GstBuffer * buffer)
 {
@@ -556,12 +653,21 @@ note_noise (GstCudaDenoise * self, GstBuffer * buffer)
   if (!stream)
     return;
   std::vector<double> sigma = stream->noise_sigma ();
-  const bool changed = stream->noise_changed ();
+  std::vector<cdn::NoiseModel> models;
+  try {
+    models = stream->noise_models ();
+  } catch (const cdn::Error & e) {
+    GST_DEBUG_OBJECT (self, "no noise model: %s", e.what ());
+  }
+  const cdn::NoiseModelKind kind = models.empty ()? cdn::NoiseModelKind::Constant : stream->settings ().noise_model;
+  const bool model_changed = !models.empty () && !same_models (models, self->state->posted_models);
+  const bool changed = stream->noise_changed () || model_changed;
   g_mutex_lock (&self->lock);
   *self->estimated_sigma = sigma;
   g_mutex_unlock (&self->lock);
   if (!changed)
     return;
+  self->state->posted_models = models;
   GValue array = G_VALUE_INIT;
   g_value_init (&array, GST_TYPE_ARRAY);
   gst_cuda_denoise_sigma_to_value (sigma, &array);
@@ -570,7 +676,12 @@ note_noise (GstCudaDenoise * self, GstBuffer * buffer)
       "timestamp", G_TYPE_UINT64, (guint64) GST_BUFFER_PTS (buffer),
       "frame", G_TYPE_UINT64, (guint64) self->state->frames, nullptr);
   gst_structure_take_value (s, "sigma", &array);
-  GST_INFO_OBJECT (self, "noise sigma (luma) now %.2f", sigma.empty ()? 0.0 : sigma[0]);
+  gst_cuda_denoise_models_to_structure (kind, models, s);
+  if (models.empty ())
+    GST_INFO_OBJECT (self, "noise sigma (luma) now %.2f", sigma.empty ()? 0.0 : sigma[0]);
+  else
+    GST_INFO_OBJECT (self, "noise model %s (luma): a %.3f, b %.3f", cdn::noise_model_name (kind), models[0].a,
+        models[0].b);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 

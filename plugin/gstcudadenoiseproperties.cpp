@@ -2,6 +2,7 @@
  * names and parameter table (gstcudadenoiseproperties.h). */
 #include "gstcudadenoiseproperties.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,13 @@ gst_cuda_denoise_install_properties (GObjectClass * klass)
           "more than 5 %), else the given sigma; empty for modes that take no sigma and before the first frame",
           g_param_spec_double ("sigma", "sigma", "one component's sigma", 0.0, 255.0, 0.0, G_PARAM_READABLE),
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_NOISE_PROFILE,
+      g_param_spec_string ("noise-profile", "Noise profile", "A noise profile file (JSON; docs/NOISE.md; "
+          "cudadenoise-image --save-noise-profile measures one): one noise model per plane, used with "
+          "noise-model=signal or curve in place of noise-a, noise-b or an estimate; empty: none. Setting it reads "
+          "the file: one that cannot be read or is not a profile is a warning while playing and an error at the "
+          "next start, and the previous settings stay meanwhile; a new profile while playing goes to the stream "
+          "like any other setting (when it applies: cdn::restarts_stream)", "", live));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_MODE,
       g_param_spec_enum ("mode", "Mode", mode_blurb (), GST_TYPE_CUDA_DENOISE_MODE, (gint) defaults.mode, live));
   g_object_class_install_property (klass, GST_CUDA_DENOISE_PROP_PLANES,
@@ -242,6 +250,46 @@ gst_cuda_denoise_sigma_to_value (const std::vector<double> &sigma, GValue * valu
     g_value_set_double (&item, v);
     gst_value_array_append_and_take_value (value, &item);
   }
+}
+
+/* A GST_TYPE_ARRAY value of doubles. */
+static void
+doubles_value (const std::vector<double> &values, GValue * array)
+{
+  g_value_init (array, GST_TYPE_ARRAY);
+  gst_cuda_denoise_sigma_to_value (values, array);
+}
+
+void
+gst_cuda_denoise_models_to_structure (cdn::NoiseModelKind kind, const std::vector<cdn::NoiseModel> &models,
+    GstStructure * s)
+{
+  gst_structure_set (s, "noise-model", G_TYPE_STRING, cdn::noise_model_name (kind), nullptr);
+  if (kind == cdn::NoiseModelKind::Constant || models.empty ())
+    return;
+  std::vector<double> a, b;
+  GValue curves = G_VALUE_INIT;
+  g_value_init (&curves, GST_TYPE_ARRAY);
+  for (const cdn::NoiseModel & m : models) {
+    a.push_back (m.a);
+    b.push_back (m.b);
+    GValue curve = G_VALUE_INIT;
+    g_value_init (&curve, GST_TYPE_ARRAY);
+    for (const cdn::NoiseModelLevel & l : m.levels) {
+      if (!l.usable ())
+        continue;
+      GValue point = G_VALUE_INIT;
+      doubles_value ({l.mean, std::sqrt (l.variance)}, &point);
+      gst_value_array_append_and_take_value (&curve, &point);
+    }
+    gst_value_array_append_and_take_value (&curves, &curve);
+  }
+  GValue va = G_VALUE_INIT, vb = G_VALUE_INIT;
+  doubles_value (a, &va);
+  doubles_value (b, &vb);
+  gst_structure_take_value (s, "noise-a", &va);
+  gst_structure_take_value (s, "noise-b", &vb);
+  gst_structure_take_value (s, "noise-curve", &curves);
 }
 
 gboolean

@@ -1,11 +1,13 @@
 /* gstcudadenoiseproperties.h: cudadenoise's properties, made from the library:
  * the `mode`, `planes` and `backend` enums (their nicks are cdn::mode_name,
- * planes_name, backend_name) and one property per cdn::param_specs() entry, so
- * that gst-inspect, the tools' --help and validation never drift apart. */
+ * planes_name, backend_name), one property per cdn::param_specs() entry, so
+ * that gst-inspect, the tools' --help and validation never drift apart, and
+ * the noise-profile file (cudadenoise/noise_profile.h: not in the table). */
 #pragma once
 
 #include <gst/gst.h>
 
+#include "cudadenoise/noise_model.h"
 #include "cudadenoise/presets.h"
 #include "cudadenoise/settings.h"
 
@@ -32,6 +34,7 @@ enum
   GST_CUDA_DENOISE_PROP_BACKEND,
   GST_CUDA_DENOISE_PROP_PRESET,
   GST_CUDA_DENOISE_PROP_ESTIMATED_SIGMA,
+  GST_CUDA_DENOISE_PROP_NOISE_PROFILE,
   GST_CUDA_DENOISE_PROP_PARAM_FIRST,
 };
 
@@ -50,3 +53,9 @@ gboolean gst_cuda_denoise_settings_to_value (const cdn::SettingsChoice & c, cons
     guint prop_id, GValue * value);
 /* The estimated-sigma property's value: one double per component. */
 void gst_cuda_denoise_sigma_to_value (const std::vector<double> &sigma, GValue * value);
+/* The cudadenoise-noise message's model fields (docs/ELEMENT.md, "The noise
+ * message"): "noise-model" (cdn::noise_model_name of `kind`) and, for each
+ * plane of `models` (luma first, 8-bit code values), "noise-a", "noise-b" and
+ * "noise-curve" (per plane a list of [x, sigma] points, empty without a curve). */
+void gst_cuda_denoise_models_to_structure (cdn::NoiseModelKind kind, const std::vector<cdn::NoiseModel> &models,
+    GstStructure * s);

@@ -52,6 +52,7 @@ std::string type_of(GParamSpec* p) {
   if (G_IS_PARAM_SPEC_INT(p)) return "int";
   if (G_IS_PARAM_SPEC_UINT64(p)) return "uint64";
   if (G_IS_PARAM_SPEC_DOUBLE(p)) return "double";
+  if (G_IS_PARAM_SPEC_STRING(p)) return "string";
   if (GST_IS_PARAM_SPEC_ARRAY_LIST(p)) {
     GstParamSpecArray* a = GST_PARAM_SPEC_ARRAY_LIST(p);
     return std::string("array of ") + (a->element_spec ? g_type_name(a->element_spec->value_type) : "values");
@@ -93,6 +94,7 @@ std::string default_of(GParamSpec* p) {
   if (G_VALUE_HOLDS_INT(v)) return std::to_string(g_value_get_int(v));
   if (G_VALUE_HOLDS_UINT64(v)) return std::to_string(g_value_get_uint64(v));
   if (G_VALUE_HOLDS_DOUBLE(v)) return number(g_value_get_double(v));
+  if (G_VALUE_HOLDS_STRING(v)) return std::string("`\"") + (g_value_get_string(v) ? g_value_get_string(v) : "") + "\"`";
   return "";
 }
 

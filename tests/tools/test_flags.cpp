@@ -1,13 +1,18 @@
 // test_flags.cpp: the flag parser (tools/common/flags.h), its parameter flags made
 // from cdn::param_specs(), and cudadenoise-image's options (tools/image/options.h).
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "cudadenoise/noise_profile.h"
+#include "cudadenoise/presets.h"
 #include "flags.h"
 #include "options.h"
 
@@ -358,3 +363,60 @@ TEST(ImageOptions, UsageGroupsParamFlagsByMode) {
 }
 
 }  // namespace
+
+// Issue 37: --noise-profile, the one flag every tool with a settings path adds
+// (transcode, image, eval denoise): the file is read when parsed, a bad one is
+// a UsageError with the library's message, and settings_with_preset keeps the
+// profile (it is not in the parameter table).
+TEST(Flags, NoiseProfileFlagReadsTheFileIntoTheSettings) {
+  char dir[] = "/tmp/cdn-flags-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string good = std::string(dir) + "/p.json", bad = std::string(dir) + "/bad.json";
+  cdn::NoiseProfile profile;
+  cdn::NoiseModel m;
+  m.a = 0.5, m.b = 4, m.usable = true;
+  profile.planes = {m};
+  cdn::save_noise_profile(profile, good);
+  std::ofstream(bad) << "{\"format\": \"cudadenoise-noise-profile\", \"version\": 1, \"planes\": []}";
+
+  auto parse = [](const std::string& file, cdn::DenoiseSettings* s, FlagParser* p) {
+    p->add_param_flags(s);
+    p->add_noise_profile_flag(s);
+    const Args args({"--noise-model", "signal", "--noise-profile", file.c_str()});
+    p->parse(args.argc(), args.argv());
+  };
+  cdn::DenoiseSettings s;
+  FlagParser p;
+  parse(good, &s, &p);
+  ASSERT_TRUE(s.noise_profile);
+  ASSERT_EQ(s.noise_profile->planes.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.noise_profile->planes[0].a, 0.5);
+  const cdn::DenoiseSettings run = cdn::tools::settings_with_preset(p, cdn::default_preset_name(), s);
+  EXPECT_EQ(run.noise_profile, s.noise_profile) << "the preset's settings must keep the profile";
+  EXPECT_EQ(run.noise_model, cdn::NoiseModelKind::Signal);
+
+  for (const auto& c : {std::make_pair(std::string(dir) + "/missing.json", std::string("--noise-profile: noise profile: cannot read ") + dir + "/missing.json"),
+                        std::make_pair(bad, "--noise-profile: " + bad + ": noise profile: \"planes\" must be a list of 1 to 4 planes")}) {
+    cdn::DenoiseSettings t;
+    FlagParser q;
+    try {
+      parse(c.first, &t, &q);
+      ADD_FAILURE() << c.first << " was read";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), c.second);
+    }
+    EXPECT_FALSE(t.noise_profile);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ImageOptions, NoiseProfileFlags) {
+  const Args args({"in.png", "--save-noise-profile", "out.json"});
+  const cdn::tools::ImageOptions o = cdn::tools::parse_image_options(args.argc(), args.argv());
+  EXPECT_EQ(o.save_noise_profile, "out.json");
+  const std::string help = cdn::tools::image_usage();
+  EXPECT_NE(help.find("--noise-profile FILE"), std::string::npos) << help;
+  EXPECT_NE(help.find("--save-noise-profile OUT.json"), std::string::npos) << help;
+  // --noise-profile sits with the noise model's parameters.
+  EXPECT_LT(help.find("--noise-b"), help.find("--noise-profile FILE")) << help;
+}

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "cudadenoise/backend.h"
+#include "cudadenoise/noise_profile.h"
 #include "image_io.h"
 #include "tool_run.h"
 
@@ -234,3 +236,88 @@ TEST_F(ImageTool, GrayPgmWithReference) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+// Issue 37: --save-noise-profile measures each component's noise model and
+// writes it as a profile; --noise-profile gives it back, and the image is then
+// filtered with that model (not the constant model's output), which --json says.
+TEST_F(ImageTool, NoiseProfileRoundTrip) {
+  const std::string profile = path("camera.json");
+  Result r = run("--add-noise 12 --save-noise-profile '" + profile + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* line : {"noise:    Y  var = ", "noise:    Cb var = ", "noise:    Cr var = ", "wrote "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " in " << r.out;
+  const cdn::NoiseProfile p = cdn::load_noise_profile(profile);
+  ASSERT_EQ(p.planes.size(), 3u) << "Y, Cb, Cr of the colour picture";
+  // AWGN of sigma 12 on R, G and B: a flat model; Y = 0.299 R + 0.587 G + 0.114 B has 0.447 of its variance.
+  EXPECT_NEAR(p.planes[0].b + 128 * p.planes[0].a, 0.447 * 144, 0.1 * 0.447 * 144) << read_text(profile);
+  EXPECT_LT(p.planes[0].a, 0.1);
+  // --json: the planes' models.
+  r = run("--add-noise 12 --json -y --save-noise-profile '" + profile + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"noise_profile\":\"" + profile + "\",\"planes\":[{\"a\":"), std::string::npos) << r.out;
+
+  r = run("--add-noise 12 --backend cpu --noise-model signal --noise-profile '" + profile + "' --json -o '" +
+          path("model.png") + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"sigma\":null,\"sigma_estimated\":false,\"noise_model\":\"signal\",\"noise_model_source\":"
+                       "\"profile\",\"noise_models\":[{\"a\":"),
+            std::string::npos)
+      << r.out;
+  r = run("--add-noise 12 --backend cpu -o '" + path("constant.png") + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const cdn::tools::Image model = cdn::tools::read_image(path("model.png"));
+  const cdn::tools::Image constant = cdn::tools::read_image(path("constant.png"));
+  ASSERT_EQ(model.data.size(), constant.data.size());
+  EXPECT_NE(model.data, constant.data) << "the profile made no difference";
+  // The text output names the model in place of a sigma.
+  r = run("--add-noise 12 --backend cpu --noise-model signal --noise-profile '" + profile + "'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("noise:    model signal, a "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("noise:    sigma"), std::string::npos) << r.out;
+}
+
+// A missing or bad profile is a usage error with the library's message, and
+// nothing is written; so are --save-noise-profile with -o and an existing file
+// without -y; a picture without the flat patches to measure writes nothing.
+TEST_F(ImageTool, NoiseProfileErrors) {
+  { std::ofstream(path("bad.json")) << "{\"format\": \"cudadenoise-noise-profile\", \"version\": 2}"; }
+  const std::string out = path("out.png");
+  Result r = run("--noise-model signal --noise-profile '" + path("missing.json") + "' -o '" + out + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--noise-profile: noise profile: cannot read " + path("missing.json")), std::string::npos)
+      << r.out;
+  r = run("--noise-model signal --noise-profile '" + path("bad.json") + "' -o '" + out + "' --json");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(path("bad.json") + ": noise profile: version 2, this build reads version 1"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"code\":2"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out));
+
+  r = run("--save-noise-profile '" + path("p.json") + "' -o '" + out + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--save-noise-profile measures the input and denoises nothing"), std::string::npos) << r.out;
+  { std::ofstream(path("exists.json")) << "precious"; }
+  r = run("--save-noise-profile '" + path("exists.json") + "'");
+  EXPECT_EQ(r.code, 5) << r.out;
+  EXPECT_EQ(read_text(path("exists.json")), "precious");
+
+  cdn::tools::Image flat(64, 64, 1, 8);
+  std::fill(flat.data.begin(), flat.data.end(), 100);
+  cdn::tools::write_image(path("flat.png"), flat);
+  r = run("'" + path("flat.png") + "' --save-noise-profile '" + path("flat.json") + "'");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("component Y: too few flat patches"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("flat.json")));
+  EXPECT_FALSE(fs::exists(path("flat.json.tmp")));
+  EXPECT_FALSE(fs::exists(out));
+}

@@ -2,7 +2,9 @@
 // how its quality flags map onto each encoder (encoder_options.h) and the
 // progress line (progress.h), and that docs/TRANSCODE.md names every mode. No FFmpeg.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <regex>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/noise_profile.h"
 #include "cudadenoise/presets.h"
 #include "cudadenoise/settings.h"
 #include "encoder_options.h"
@@ -290,3 +293,72 @@ TEST(Progress, LineAndEta) {
 }
 
 }  // namespace
+
+// Issue 37: --noise-profile reads the file when parsed; a file that cannot be
+// read or is not a profile is a usage error with the library's message.
+TEST(TranscodeOptions, NoiseProfile) {
+  char dir[] = "/tmp/cdn-transcode-options-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string good = std::string(dir) + "/p.json", bad = std::string(dir) + "/bad.json";
+  cdn::NoiseProfile p;
+  for (int k = 0; k < 3; ++k) {
+    cdn::NoiseModel m;
+    m.a = 0.5, m.b = 4 + k, m.usable = true;
+    p.planes.push_back(m);
+  }
+  cdn::save_noise_profile(p, good);
+  std::ofstream(bad) << "[1, 2]";
+  const TranscodeOptions o = parse({"-i", "a", "-o", "b", "--noise-model", "signal", "--noise-profile", good.c_str()});
+  ASSERT_TRUE(o.settings.noise_profile);
+  ASSERT_EQ(o.settings.noise_profile->planes.size(), 3u);
+  EXPECT_DOUBLE_EQ(o.settings.noise_profile->planes[2].b, 6);
+  EXPECT_EQ(o.settings.noise_model, cdn::NoiseModelKind::Signal);
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--noise-model", "signal", "--noise-profile", "/nonexistent/p.json"}),
+            "--noise-profile: noise profile: cannot read /nonexistent/p.json");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--noise-model", "signal", "--noise-profile", bad.c_str()}),
+            "--noise-profile: " + bad + ": noise profile: no \"format\": \"cudadenoise-noise-profile\"");
+  // The library's conflicts: a profile needs a signal or curve model.
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--noise-profile", good.c_str()}),
+            "a noise profile needs noise-model=signal or noise-model=curve");
+  // A given model is not tracked: a piece of a --range equals the whole run's frames.
+  EXPECT_TRUE(parse({"-i", "a", "-o", "b", "--range", "5:9", "--noise-model", "signal", "--noise-profile",
+                     good.c_str()})
+                  .has_range());
+  EXPECT_TRUE(parse({"-i", "a", "-o", "b", "--range", "5:9", "--noise-model", "signal", "--noise-a", "0.5",
+                     "--noise-b", "4"})
+                  .has_range());
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--range", "5:9", "--noise-model", "signal"}),
+            "--range with mode bm3d and --noise-model signal needs --noise-profile (or --noise-a and --noise-b): the "
+            "estimated model is tracked over every earlier frame, so a piece cut from the middle could not equal a "
+            "whole run");
+  std::filesystem::remove_all(dir);
+}
+
+// With a signal or curve model the summary gives the model, per component, in
+// place of a sigma: in the text and in --json.
+TEST(Progress, SummaryCarriesTheNoiseModel) {
+  Summary s;
+  s.frames = 3, s.decode = "software", s.filter = "cpu", s.encode = "libx264", s.output = "o.mkv";
+  s.sigma = {2.0, 1.0, 1.0};
+  s.sigma_estimated = true;
+  EXPECT_NE(summary_json(s).find("\"noise_model\":null"), std::string::npos) << summary_json(s);
+  EXPECT_EQ(summary_text(s).find("noise model"), std::string::npos) << summary_text(s);
+  s.sigma.clear();
+  s.noise_model = cdn::NoiseModelKind::Signal;
+  s.noise_model_source = "profile";
+  for (double b : {4.0, 3.0, 2.5}) {
+    cdn::NoiseModel m;
+    m.a = 0.5, m.b = b, m.usable = true;
+    s.noise_models.push_back(m);
+  }
+  s.noise_models[0].levels.push_back({128, 68, 300});
+  const std::string json = summary_json(s);
+  EXPECT_NE(json.find("\"noise_model\":\"signal\",\"noise_model_source\":\"profile\",\"noise_models\":[{\"a\":0.5,"
+                      "\"b\":4.0,\"curve\":[[128.0,"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"a\":0.5,\"b\":2.5,\"curve\":[]}]"), std::string::npos) << json;
+  EXPECT_NE(summary_text(s).find("; noise model signal, a 0.50/0.50/0.50, b 4.00/3.00/2.50 (profile)"),
+            std::string::npos)
+      << summary_text(s);
+}

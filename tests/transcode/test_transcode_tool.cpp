@@ -7,6 +7,7 @@
 
 #include "clip_support.h"
 #include "cudadenoise/backend.h"
+#include "cudadenoise/noise_profile.h"
 
 namespace {
 
@@ -98,6 +99,44 @@ TEST_F(Transcode, DenoisingRaisesPsnrAgainstTheCleanSource) {
     const double psnr_out = mean_luma_psnr(clean, decode_raw(o, "gray"), Clips::kWidth, Clips::kHeight);
     EXPECT_GT(psnr_out, psnr_noisy + 2.0) << mode << ": noisy " << psnr_noisy << " dB, denoised " << psnr_out;
   }
+}
+
+// Issue 37: --noise-profile. A missing or bad file is a usage error with the
+// library's message and writes nothing; a profile runs, and the path notes and
+// --json give its model per component (in place of a sigma).
+TEST_F(Transcode, NoiseProfile) {
+  const std::string good = g_clips.dir + "/profile.json", bad = g_clips.dir + "/bad-profile.json";
+  cdn::NoiseProfile p;
+  for (double b : {4.0, 3.0, 3.0}) {
+    cdn::NoiseModel m;
+    m.a = 0.5, m.b = b, m.usable = true;
+    p.planes.push_back(m);
+  }
+  cdn::save_noise_profile(p, good);
+  { std::ofstream(bad) << "{\"format\": \"cudadenoise-noise-profile\", \"version\": 1, \"planes\": [{\"a\": -1, \"b\": 4}]}"; }
+  const std::string in = "-i " + quote(g_clips.noisy) + " -o " + quote(out("o.mkv")) + " --backend cpu --noise-model signal ";
+  expect_failure(in + "--noise-profile " + quote(g_clips.dir + "/missing.json"), 2,
+                 "--noise-profile: noise profile: cannot read .*/missing.json");
+  expect_failure(in + "--noise-profile " + quote(bad), 2, "bad-profile.json: noise profile: plane 0 a = -1 is negative");
+
+  const std::string o = out("profile.mkv");
+  const ToolRun r = run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(o) +
+                             " --backend cpu --frames 2 --bm3d-step 8 --noise-model signal --noise-profile " +
+                             quote(good) + " --json");
+  ASSERT_EQ(r.code, 0) << r.all();
+  EXPECT_EQ(count_video_frames(o), 2);
+  EXPECT_NE(r.out.find("\"sigma\":null"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"noise_model\":\"signal\",\"noise_model_source\":\"profile\",\"noise_models\":[{\"a\":0.5,"
+                       "\"b\":4.0,\"curve\":[]},{\"a\":0.5,\"b\":3.0,\"curve\":[]},{\"a\":0.5,\"b\":3.0,\"curve\":[]}]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("noise model signal, a 0.50/0.50/0.50, b 4.00/3.00/3.00 (profile;"), std::string::npos) << r.err;
+  // Without --json the summary line says it.
+  const ToolRun text = run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(out("text.mkv")) +
+                                " --backend cpu --frames 1 --bm3d-step 8 --noise-model signal --noise-a 0.5 --noise-b 4");
+  ASSERT_EQ(text.code, 0) << text.all();
+  EXPECT_NE(text.err.find("; noise model signal, a 0.50/0.50/0.50, b 4.00/4.00/4.00 (given)"), std::string::npos)
+      << text.err;
 }
 
 TEST_F(Transcode, Mp4KeepsTimestampsAndDuration) {

@@ -4,9 +4,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 
 #include "cudadenoise/error.h"
+#include "cudadenoise/noise_profile.h"
 #include "cudadenoise/presets.h"
 
 namespace cdn::tools {
@@ -118,6 +120,19 @@ void FlagParser::add_preset_flag(std::string* target) {
       });
 }
 
+void FlagParser::add_noise_profile_flag(DenoiseSettings* settings) {
+  add("--noise-profile", "FILE",
+      "a noise profile (JSON, docs/NOISE.md; cudadenoise-image --save-noise-profile measures one): one noise model "
+      "per plane, with --noise-model signal or curve, in place of --noise-a/--noise-b or an estimate",
+      [settings](const std::string& flag, const std::string& v) {
+        try {
+          settings->noise_profile = std::make_shared<const NoiseProfile>(load_noise_profile(v));
+        } catch (const InvalidArgument& e) {
+          throw UsageError(flag + ": " + e.what());
+        }
+      });
+}
+
 DenoiseSettings settings_with_preset(const FlagParser& flags, const std::string& preset, const DenoiseSettings& parsed) {
   SettingsChoice choice;
   try {
@@ -126,7 +141,8 @@ DenoiseSettings settings_with_preset(const FlagParser& flags, const std::string&
     if (flags.was_set("--planes")) choice.set_planes(parsed.planes);
     for (const ParamSpec& spec : param_specs())
       if (flags.was_set(std::string("--") + spec.name)) choice.set_param(spec, spec.get(parsed));
-    const DenoiseSettings s = choice.resolve();
+    DenoiseSettings s = choice.resolve();
+    s.noise_profile = parsed.noise_profile;  // not in the table: a file (--noise-profile)
     validate(s);
     return s;
   } catch (const InvalidArgument& e) {

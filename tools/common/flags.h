@@ -60,6 +60,10 @@ class FlagParser {
   void add_param_flags(DenoiseSettings* settings, ParamGroup group);
   // "--preset NAME": one of cdn::available_presets() (help lists them with their jobs).
   void add_preset_flag(std::string* target);
+  // "--noise-profile FILE": reads the noise profile file (cudadenoise/noise_profile.h)
+  // into settings->noise_profile when parsed; a file that cannot be read or is
+  // not a profile is a UsageError with the library's message.
+  void add_noise_profile_flag(DenoiseSettings* settings);
   // A heading line in help() before the flags added after it (not a flag).
   void add_heading(const std::string& title);
 
@@ -85,9 +89,9 @@ class FlagParser {
 };
 
 // The settings to run: `preset`'s (presets.h), with every denoiser flag given on
-// the command line (--mode, --planes, each parameter flag) on top, whatever the
-// order; `parsed` holds the flags' values. Throws UsageError for settings that
-// cdn::validate rejects.
+// the command line (--mode, --planes, each parameter flag, --noise-profile) on
+// top, whatever the order; `parsed` holds the flags' values. Throws UsageError
+// for settings that cdn::validate rejects.
 DenoiseSettings settings_with_preset(const FlagParser& flags, const std::string& preset, const DenoiseSettings& parsed);
 
 }  // namespace cdn::tools

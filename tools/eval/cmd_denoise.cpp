@@ -39,6 +39,7 @@ DenoiseSettings with_set(Mode m, const std::string& set, const DenoiseSettings& 
   }
   for (const ParamSpec& spec : param_specs())
     if (flags.was_set(std::string("--") + spec.name)) spec.set(s, spec.get(given));
+  s.noise_profile = given.noise_profile;  // --noise-profile (not in the table)
   return s;
 }
 
@@ -75,6 +76,7 @@ int cmd_denoise(int argc, const char* const* argv) {
   flags.add_switch("-h,--help", "show this help", &help);
   flags.add_heading("Mode parameters (override the defaults)");
   flags.add_param_flags(&base);
+  flags.add_noise_profile_flag(&base);
   if (!flags.parse(argc, argv).empty()) throw tools::UsageError("denoise takes no positional arguments");
   if (help) {
     std::printf("Usage: cudadenoise-eval denoise --input Y4M --out-dir DIR [options]\n\n%s", flags.help().c_str());

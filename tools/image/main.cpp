@@ -4,6 +4,8 @@
 //   cudadenoise-image -o denoised.png                 # built-in picture, AWGN 25
 //   cudadenoise-image noisy.png --reference clean.png --mode hybrid --json
 //   cudadenoise-image noisy.png --mode nlm3d --sigma auto    # a one-frame stream
+//   cudadenoise-image flat.png --save-noise-profile camera.json   # measure the noise model
+//   cudadenoise-image noisy.png --noise-model signal --noise-profile camera.json -o out.png
 //
 // Exit codes: the Exit enum below, described in --help (image_usage() in
 // options.cpp); 6 is shared with the other tools (exit_codes.h). All the work
@@ -21,10 +23,12 @@
 #include "cudadenoise/error.h"
 #include "cudadenoise/metrics.h"
 #include "cudadenoise/noise.h"
+#include "cudadenoise/noise_profile.h"
 #include "cudadenoise/stream_pump.h"
 #include "flags.h"
 #include "image_io.h"
 #include "json.h"
+#include "noise_model_report.h"
 #include "options.h"
 #include "output_path.h"
 #include "test_picture.h"
@@ -68,7 +72,7 @@ bool is_pgm_name(const std::string& path) {
 // a directory; -o and --save-noisy must be different files.
 void check_outputs(const ImageOptions& o) {
   const std::vector<std::string> inputs = {o.input, o.reference};
-  for (const std::string& out : {o.output, o.save_noisy}) {
+  for (const std::string& out : {o.output, o.save_noisy, o.save_noise_profile}) {
     if (out.empty()) continue;
     const OutputCheck c = check_output(out, inputs, o.overwrite);
     if (!c) throw Failure{c.problem == OutputProblem::IsInput ? kUsage : kUnwritable, c.message};
@@ -100,6 +104,45 @@ Image prepare(Image img, const std::string& name, bool quiet) {
   return img;
 }
 
+// --save-noise-profile: each component's noise model (kernels' estimate_noise_model)
+// of the frame the tool would denoise, written as a noise profile.
+int measure(const ImageOptions& o, const std::string& name, const Image& noisy) {
+  HostFrame in = image_to_frame(noisy);
+  NoiseProfile profile;
+  const char* const kNames[] = {"Y", "Cb", "Cr"};
+  const std::vector<PlaneView> planes = components(in.view());
+  for (std::size_t c = 0; c < planes.size(); ++c) {
+    const NoiseModel m = estimate_noise_model(planes[c]);
+    if (!m.usable)
+      throw Failure{kFailure, name + ": component " + (planes.size() > 1 ? kNames[c] : "Y") +
+                                  ": too few flat patches at two intensities to measure its noise; measure a larger "
+                                  "or flatter, evenly lit picture"};
+    profile.planes.push_back(m);
+  }
+  try {
+    save_noise_profile(profile, o.save_noise_profile);
+  } catch (const InvalidArgument& e) {
+    throw Failure{kUnwritable, e.what()};
+  }
+  if (o.json) {
+    Json j;
+    j["input"] = name, j["width"] = noisy.width, j["height"] = noisy.height;
+    j["noise_profile"] = o.save_noise_profile;
+    j["planes"] = noise_models_json(profile.planes);
+    std::printf("%s\n", json_line(j).c_str());
+    return kOk;
+  }
+  std::printf("input:    %s, %dx%d %s %d-bit", name.c_str(), noisy.width, noisy.height, describe(noisy),
+              noisy.bit_depth);
+  if (o.noise_sigma > 0) std::printf(", AWGN sigma %g seed %llu", o.noise_sigma, (unsigned long long)o.seed);
+  std::printf("\n");
+  for (std::size_t c = 0; c < profile.planes.size(); ++c)
+    std::printf("noise:    %-2s var = %.4f x + %.4f (8-bit code values)\n", planes.size() > 1 ? kNames[c] : "Y",
+                profile.planes[c].a, profile.planes[c].b);
+  std::printf("wrote %s\n", o.save_noise_profile.c_str());
+  return kOk;
+}
+
 int run(const ImageOptions& o) {
   const std::string name = o.input.empty() ? "builtin" : o.input;
   check_outputs(o);
@@ -123,6 +166,7 @@ int run(const ImageOptions& o) {
   Image noisy = input;
   if (o.noise_sigma > 0) add_gaussian_noise(noisy.colour_views(), o.noise_sigma, o.seed);
   if (!o.save_noisy.empty()) save(o.save_noisy, noisy);
+  if (!o.save_noise_profile.empty()) return measure(o, name, noisy);
 
   HostFrame in = image_to_frame(noisy);
   const FrameView& iv = in.view();
@@ -137,8 +181,11 @@ int run(const ImageOptions& o) {
   drain(*stream, sink);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (frames != 1) throw Error("the denoiser gave " + std::to_string(frames) + " frames for one");
-  // Per component, 8-bit code values, before strength: given, or estimated on the image.
-  const std::vector<double> sigma = stream->noise_sigma();
+  // With a signal or curve model, the model of each component the image was
+  // filtered with; else per component the sigma, 8-bit code values, before
+  // strength: given, or estimated on the image.
+  const std::vector<NoiseModel> models = stream->noise_models();
+  const std::vector<double> sigma = models.empty() ? stream->noise_sigma() : std::vector<double>{};
 
   Image result = noisy;  // keeps alpha
   frame_to_image(out.view(), result);
@@ -156,6 +203,9 @@ int run(const ImageOptions& o) {
     j["preset"] = o.preset, j["strength"] = o.settings.strength;
     j["sigma"] = sigma.empty() ? Json() : Json(sigma);
     j["sigma_estimated"] = !sigma.empty() && o.settings.sigma == 0;
+    j["noise_model"] = models.empty() ? Json() : Json(noise_model_name(o.settings.noise_model));
+    j["noise_model_source"] = models.empty() ? Json() : Json(noise_model_source(o.settings));
+    j["noise_models"] = models.empty() ? Json() : noise_models_json(models);
     j["width"] = input.width, j["height"] = input.height;
     j["psnr_noisy"] = j["psnr_out"] = j["ssim_noisy"] = j["ssim_out"] = nullptr;
     if (have_reference) {
@@ -177,6 +227,10 @@ int run(const ImageOptions& o) {
     std::printf(" (%s, 8-bit code values per component), strength %g\n", o.settings.sigma == 0 ? "estimated" : "given",
                 o.settings.strength);
   }
+  if (!models.empty())
+    std::printf("noise:    model %s (%s; var = a x + b per component, 8-bit code values), strength %g\n",
+                noise_models_text(o.settings.noise_model, models).c_str(), noise_model_source(o.settings),
+                o.settings.strength);
   if (have_reference) {
     std::printf("noisy:    PSNR %6.2f dB  SSIM %.4f\n", q_noisy.psnr, q_noisy.ssim);
     std::printf("denoised: PSNR %6.2f dB  SSIM %.4f\n", q_out.psnr, q_out.ssim);

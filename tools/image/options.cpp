@@ -60,6 +60,11 @@ struct Parser {
     flags.add_uint64("--seed", "N", "seed of the added noise (default 1)", &o.seed);
     flags.add_string("--save-noisy", "PATH", "write the noisy input (with --add-noise)", &o.save_noisy);
     flags.add_string("--reference", "CLEAN", "clean image to measure PSNR/SSIM against", &o.reference);
+    flags.add_string("--save-noise-profile", "OUT.json",
+                     "measure instead of denoising: the noise model var = a x + b (and its curve) of each component "
+                     "of the input (after --add-noise), written as a noise profile for --noise-profile and the "
+                     "element's noise-profile (docs/NOISE.md); measure once on a flat, evenly lit shot",
+                     &o.save_noise_profile);
     flags.add_switch("--builtin", "use the built-in 512x512 test picture (the default without INPUT)", &builtin);
     flags.add_switch("-y", "overwrite OUTPUT (and --save-noisy's file) if it exists", &yes);
     flags.add_switch("-n", "never overwrite: fail if an output exists (the default without -y)", &no);
@@ -73,6 +78,7 @@ struct Parser {
     for (ParamGroup g : groups) {
       flags.add_heading(param_group_title(g));
       flags.add_param_flags(&o.settings, g);
+      if (g == find_param("noise-model")->group) flags.add_noise_profile_flag(&o.settings);
     }
   }
 
@@ -87,6 +93,10 @@ struct Parser {
       o.noise_sigma = 25;  // the built-in picture is clean: make the demo denoise something
     }
     if (!o.save_noisy.empty() && o.noise_sigma <= 0) throw UsageError("--save-noisy needs --add-noise");
+    if (!o.save_noise_profile.empty() && (!o.output.empty() || !o.reference.empty()))
+      throw UsageError("--save-noise-profile measures the input and denoises nothing: not with -o or --reference");
+    if (is_pipe_name(o.save_noise_profile))
+      throw UsageError("--save-noise-profile " + o.save_noise_profile + ": give a file, not standard output");
     if (o.input == "-" || o.input.rfind("pipe:", 0) == 0)
       throw UsageError("INPUT " + o.input + ": reading standard input is not supported; give a .png or .pgm file");
     check_image_name("-o", o.output);
@@ -119,7 +129,10 @@ std::string image_usage() {
          "built-in test picture is used with --add-noise 25 --seed 1. A temporal mode\n"
          "filters the image as a stream of one frame (pushed, finished and popped): its\n"
          "window shrinks to the image (nlm3d is then 2D non-local means). Each mode reads\n"
-         "only its own parameter flags.\n"
+         "only its own parameter flags. With --save-noise-profile it measures the noise\n"
+         "of each component instead and writes it as a noise profile, to give back with\n"
+         "--noise-profile (and --noise-model signal or curve) here, to cudadenoise-transcode\n"
+         "or to the element.\n"
          "\n"
          "Options:\n" +
          Parser().flags.help() +

@@ -15,6 +15,9 @@ struct ImageOptions {
   std::string output;
   std::string save_noisy;
   std::string reference;
+  // --save-noise-profile: measure the noise model of each component of the
+  // (noisy) input and write it as a noise profile; nothing is denoised.
+  std::string save_noise_profile;
   DenoiseSettings settings;  // the preset's, with the flags given on top
   std::string preset;        // --preset (default: cdn::default_preset_name())
   Backend backend = Backend::Auto;

@@ -65,6 +65,12 @@ class FilterStep {
   std::vector<double> noise_sigma() const { return denoiser_ ? denoiser_->noise_sigma() : std::vector<double>{}; }
   // True when the estimate first became known or moved by more than 5 % since the last true.
   bool noise_changed() { return denoiser_ && denoiser_->noise_changed(); }
+  // With --noise-model signal or curve: the model of each component the next
+  // frame is filtered with (StreamDenoiser::noise_models); empty otherwise and
+  // before the first frame.
+  std::vector<NoiseModel> noise_models() const {
+    return denoiser_ ? denoiser_->noise_models() : std::vector<NoiseModel>{};
+  }
   // A note for the user the first time a frame had to change format ("" if none).
   const std::string& conversion_note() const { return note_; }
 

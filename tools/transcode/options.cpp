@@ -62,6 +62,7 @@ struct Parser {
                 if (!parse_mode(v, &o.settings.mode)) throw UsageError(flag + ": '" + v + "' is not one of " + mode_choices());
               });
     flags.add_param_flags(&o.settings);
+    flags.add_noise_profile_flag(&o.settings);
     flags.add_choice("--planes", {"luma", "all"}, "components to filter: Y only, or Y, U and V", &planes);
     flags.add_switch("--no-denoise", "decode and re-encode without denoising (a baseline for timing)", &no_denoise);
     flags.add_choice("--codec", {"h264", "hevc"}, "output video codec", &o.codec);
@@ -159,10 +160,17 @@ struct Parser {
     // sigma auto is tracked over the frames (kernels/include/cudadenoise/noise_tracker.h): its value
     // at frame A depends on every frame before A, so a piece could not equal the
     // same frames of a whole run. cudadenoise-farm passes --sigma (docs/FARM.md).
-    if (o.has_range() && o.denoise && uses_sigma(o.settings.mode) && o.settings.sigma <= 0)
+    // A signal or curve model is given by a noise profile or --noise-a/--noise-b
+    // (no --sigma then), or estimated like sigma.
+    const bool constant = o.settings.noise_model == NoiseModelKind::Constant;
+    const bool estimated = constant ? o.settings.sigma <= 0 : !o.settings.noise_profile && o.settings.noise_a < 0;
+    if (o.has_range() && o.denoise && uses_sigma(o.settings.mode) && estimated)
       throw UsageError(std::string("--range with mode ") + mode_name(o.settings.mode) +
-                       " needs --sigma: the automatic noise level is tracked over every earlier frame, so a piece "
-                       "cut from the middle could not equal a whole run");
+                       (constant ? " needs --sigma: the automatic noise level"
+                                 : std::string(" and --noise-model ") + noise_model_name(o.settings.noise_model) +
+                                       " needs --noise-profile (or --noise-a and --noise-b): the estimated model") +
+                       " is tracked over every earlier frame, so a piece cut from the middle could not equal a whole "
+                       "run");
   }
 };
 

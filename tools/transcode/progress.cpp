@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "json.h"
+#include "noise_model_report.h"
 
 namespace cdn::transcode {
 
@@ -68,6 +69,10 @@ std::string sigma_text(const std::vector<double>& sigma) {
   return out;
 }
 
+std::string noise_model_text(const Summary& s) {
+  return tools::noise_models_text(s.noise_model, s.noise_models) + " (" + s.noise_model_source + ")";
+}
+
 std::string summary_json(const Summary& s) {
   tools::Json j;
   j["frames"] = s.frames, j["seconds"] = s.seconds, j["fps"] = s.fps();
@@ -78,6 +83,9 @@ std::string summary_json(const Summary& s) {
   j["preset"] = s.preset, j["strength"] = s.strength;
   j["sigma"] = s.sigma.empty() ? tools::Json() : tools::Json(s.sigma);
   j["sigma_estimated"] = s.sigma_estimated;
+  j["noise_model"] = s.noise_models.empty() ? tools::Json() : tools::Json(noise_model_name(s.noise_model));
+  j["noise_model_source"] = s.noise_models.empty() ? tools::Json() : tools::Json(s.noise_model_source);
+  j["noise_models"] = s.noise_models.empty() ? tools::Json() : tools::noise_models_json(s.noise_models);
   j["decode_errors"] = s.decode_errors;
   j["notes"] = s.notes;
   j["gpu"] = s.gpu.empty() ? tools::Json() : tools::Json(s.gpu);
@@ -93,6 +101,7 @@ std::string summary_text(const Summary& s) {
   out += s.output.empty() ? " (no output)" : " -> " + s.output;
   if (s.decode_errors > 0) out += " (" + std::to_string(s.decode_errors) + " decode errors)";
   if (!s.sigma.empty()) out += "; noise sigma " + sigma_text(s.sigma) + (s.sigma_estimated ? " (estimated)" : " (given)");
+  if (!s.noise_models.empty()) out += "; noise model " + noise_model_text(s);
   return out;
 }
 

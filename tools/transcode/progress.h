@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/noise_model.h"
+#include "cudadenoise/settings.h"
+
 namespace cdn::transcode {
 
 // What a finished (or, for the progress line, running) transcode did.
@@ -23,6 +26,12 @@ struct Summary {
   double strength = 1;
   std::vector<double> sigma;  // noise sigma per component (8-bit code values), before strength; empty: none
   bool sigma_estimated = false;  // sigma auto (measured on the frames) rather than given
+  // With --noise-model signal or curve (then `sigma` is empty): the model's
+  // kind, where it came from (noise_model_report.h: profile, given, estimated)
+  // and each component's model, luma first, 8-bit code values.
+  NoiseModelKind noise_model = NoiseModelKind::Constant;
+  std::string noise_model_source;
+  std::vector<NoiseModel> noise_models;  // empty: the constant model (or no sigma)
   std::string output;   // "" for -f null
   std::string gpu;      // device name, "" without
   long long host_copies = 0;  // host frames the CUDA filter had to upload
@@ -71,6 +80,8 @@ std::string progress_line(long long frames_in, long long frames_out, double elap
 std::string summary_json(const Summary& s);
 // "3.02/1.10/1.05": per component, luma first.
 std::string sigma_text(const std::vector<double>& sigma);
+// "signal, a 0.50/0.50/0.50, b 4.00/4.00/4.00 (profile)": the summary's noise model.
+std::string noise_model_text(const Summary& s);
 // "30 frames in 1.20 s (25.0 fps, 0.83x): decode software, filter cpu, encode libx264 -> out.mkv"
 std::string summary_text(const Summary& s);
 

@@ -37,6 +37,7 @@
 #include "hdr_metadata.h"
 #include "input.h"
 #include "interrupt.h"
+#include "noise_model_report.h"
 #include "output.h"
 #include "piece_manifest.h"
 #include "range.h"
@@ -179,6 +180,14 @@ class Pipeline {
     summary_.strength = o_.settings.strength;
     summary_.sigma = filter_->noise_sigma();
     summary_.sigma_estimated = !summary_.sigma.empty() && o_.settings.sigma == 0;
+    // A signal or curve model: the model is what the frames were filtered with, not a sigma.
+    summary_.noise_models = filter_->noise_models();
+    if (!summary_.noise_models.empty()) {
+      summary_.sigma.clear();
+      summary_.sigma_estimated = false;
+      summary_.noise_model = o_.settings.noise_model;
+      summary_.noise_model_source = tools::noise_model_source(o_.settings);
+    }
     summary_.output = output_ ? output_->target() : "";
     summary_.gpu = gpu_ ? gpu_->name() : "";
     return summary_;
@@ -343,6 +352,7 @@ class Pipeline {
       // once): noise_tracker.h's schedule, the same for host and device frames.
       say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (tracked through frame " +
           std::to_string(frames_in_ > 1 ? frames_in_ - 1 : 1) + ", 8-bit code values per component)");
+    note_noise_model();
     if (!filter_->conversion_note().empty() && !conversion_noted_) {
       say(filter_->conversion_note());
       conversion_noted_ = true;
@@ -351,6 +361,17 @@ class Pipeline {
     progress_->update(frames_in_, summary_.frames, summary_.media_seconds);  // after the burst, not in it
     if (o_.max_frames > 0 && frames_in_ >= static_cast<long long>(o_.max_frames)) done_ = true;
     if (plan_ && next_index_ == plan_->context_end) done_ = true;
+  }
+
+  // With a signal or curve model: its values when first known and whenever they change.
+  void note_noise_model() {
+    const std::vector<NoiseModel> models = filter_->noise_models();
+    std::vector<double> values;
+    for (const NoiseModel& m : models) values.insert(values.end(), {m.a, m.b});
+    if (models.empty() || values == said_model_) return;
+    said_model_ = values;
+    say("noise model " + tools::noise_models_text(o_.settings.noise_model, models) + " (" +
+        tools::noise_model_source(o_.settings) + "; var = a x + b per component, 8-bit code values)");
   }
 
   void drain_filter() {
@@ -475,6 +496,7 @@ class Pipeline {
   long long range_errors_ = 0;  // --range: the decode errors of the written span (count_range_errors)
   AVFieldOrder field_order_ = AV_FIELD_PROGRESSIVE;
   bool conversion_noted_ = false;
+  std::vector<double> said_model_;  // the noise model last said (each component's a, b)
   long long frames_in_ = 0;  // decoded frames pushed into the filter
   bool done_ = false;        // --frames reached: read no more
 };
