@@ -149,8 +149,6 @@ struct State
   guint64 frames = 0;
   bool host_fallback_logged = false;
   std::string warned_conflict;       /* the property conflict last posted as a warning */
-  /* The noise model last posted in a cudadenoise-noise message (signal or curve). */
-  std::vector<cdn::NoiseModel> posted_models;
 };
 
 struct _GstCudaDenoise
@@ -624,28 +622,12 @@ ensure_stream (GstCudaDenoise * self)
   return GST_FLOW_OK;
 }
 
-/* Whether two lists of noise models are the same, value for value. */
-static bool
-same_models (const std::vector<cdn::NoiseModel> &x, const std::vector<cdn::NoiseModel> &y)
-{
-  if (x.size () != y.size ())
-    return false;
-  for (size_t c = 0; c < x.size (); c++) {
-    if (x[c].a != y[c].a || x[c].b != y[c].b || x[c].levels.size () != y[c].levels.size ())
-      return false;
-    for (size_t k = 0; k < x[c].levels.size (); k++)
-      if (x[c].levels[k].mean != y[c].levels[k].mean || x[c].levels[k].variance != y[c].levels[k].variance)
-        return false;
-  }
-  return true;
-}
-
 /* After a frame went into the stream: the estimated-sigma property follows the
- * stream, and a cudadenoise-noise element message says when the estimate first
- * becomes known and whenever it moves by more than 5 % (the library decides),
- * and, with noise-model signal or curve, when the model the frames are
- * filtered with (StreamDenoiser::noise_models) first becomes known and
- * whenever it changes; the message carries the model then. */
+ * stream, and a cudadenoise-noise element message says when the noise the
+ * frames are filtered with first becomes known and whenever it moves by more
+ * than 5 % (the library decides: StreamDenoiser::noise_changed); with
+ * noise-model signal or curve the message carries the model
+ * (StreamDenoiser::noise_models). */
 static void
 note_noise (GstCudaDenoise * self, GstBuffer * buffer)
 {
@@ -653,21 +635,14 @@ note_noise (GstCudaDenoise * self, GstBuffer * buffer)
   if (!stream)
     return;
   std::vector<double> sigma = stream->noise_sigma ();
-  std::vector<cdn::NoiseModel> models;
-  try {
-    models = stream->noise_models ();
-  } catch (const cdn::Error & e) {
-    GST_DEBUG_OBJECT (self, "no noise model: %s", e.what ());
-  }
+  const std::vector<cdn::NoiseModel> models = stream->noise_models ();
   const cdn::NoiseModelKind kind = models.empty ()? cdn::NoiseModelKind::Constant : stream->settings ().noise_model;
-  const bool model_changed = !models.empty () && !same_models (models, self->state->posted_models);
-  const bool changed = stream->noise_changed () || model_changed;
+  const bool changed = stream->noise_changed ();
   g_mutex_lock (&self->lock);
   *self->estimated_sigma = sigma;
   g_mutex_unlock (&self->lock);
   if (!changed)
     return;
-  self->state->posted_models = models;
   GValue array = G_VALUE_INIT;
   g_value_init (&array, GST_TYPE_ARRAY);
   gst_cuda_denoise_sigma_to_value (sigma, &array);

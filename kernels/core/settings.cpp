@@ -138,6 +138,7 @@ const ParamSpec* find_param(const std::string& name) {
 bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to) {
   if (!is_temporal(from.mode) && !is_temporal(to.mode)) return false;
   if (from.mode != to.mode || from.planes != to.planes) return true;
+  if (uses_sigma(to.mode) && from.noise_profile != to.noise_profile) return true;  // the noise group's file
   for (const auto& p : param_specs())
     if (param_group_applies(p.group, to.mode) && p.get(from) != p.get(to)) return true;
   return false;

@@ -63,57 +63,107 @@ void StreamDenoiser::set_live_source(bool live) {
   }
 }
 
-std::vector<double> StreamDenoiser::noise_sigma() const {
-  if (!uses_sigma(settings_.mode)) return {};
-  if (settings_.sigma > 0) return std::vector<double>(format_info(format_).components, settings_.sigma);
-  if (tracker_ && tracker_->frames() > 0) return tracker_->sigma();
-  return std::vector<double>(format_info(format_).components, NoiseTrackerSettings{}.default_sigma);
-}
-
-bool StreamDenoiser::noise_estimated() const {
-  return uses_sigma(settings_.mode) && settings_.sigma == 0 && tracker_ && tracker_->known();
-}
-
-bool StreamDenoiser::noise_changed() {
-  return uses_sigma(settings_.mode) && settings_.sigma == 0 && tracker_ && tracker_->changed();
-}
-
-std::vector<NoiseModel> StreamDenoiser::noise_models() const {
-  if (!uses_sigma(settings_.mode) || settings_.noise_model == NoiseModelKind::Constant) return {};
-  const int n = format_info(format_).components;
-  if (settings_.noise_profile) {
-    check_profile(settings_, format_);
-    return settings_.noise_profile->planes;
-  }
-  NoiseModel given;
-  given.usable = true;
-  if (settings_.noise_a >= 0) {
-    given.a = settings_.noise_a;
-    given.b = settings_.noise_b;
-  } else {
-    throw InvalidArgument(std::string("noise-model=") + noise_model_name(settings_.noise_model) +
-                          " estimated from the frames is not built yet: give a noise profile or noise-a and noise-b");
-  }
-  return std::vector<NoiseModel>(n, given);
-}
-
 namespace {
 
-// Whether two lists of models give sigmas within 1 % of each other at every
+// Whether two lists of models give sigmas within `ratio` of each other at every
 // intensity (tables made from one serve the other).
-bool models_close(NoiseModelKind kind, const std::vector<NoiseModel>& x, const std::vector<NoiseModel>& y) {
+bool models_close(NoiseModelKind kind, const std::vector<NoiseModel>& x, const std::vector<NoiseModel>& y,
+                  double ratio) {
   if (x.size() != y.size()) return false;
   for (std::size_t c = 0; c < x.size(); ++c)
     for (int v = 0; v <= 256; v += 16) {
       const double at = std::min(v, 255);
       const double p = kind == NoiseModelKind::Curve ? x[c].sigma_curve(at) : x[c].sigma_affine(at);
       const double q = kind == NoiseModelKind::Curve ? y[c].sigma_curve(at) : y[c].sigma_affine(at);
-      if (std::fabs(p - q) > 0.01 * std::max(p, q)) return false;
+      if (std::fabs(p - q) > ratio * std::max(p, q)) return false;
     }
   return true;
 }
 
+constexpr double kTablesRatio = 0.01;  // new tables when the model moves by more at some intensity
+constexpr double kReportRatio = 0.05;  // noise_changed(), as NoiseTracker::changed()
+
+// The constant model of sigma: a = 0, b = sigma^2, and (for a curve) one level at that sigma.
+NoiseModel constant_model(double sigma) {
+  NoiseModel m;
+  m.b = sigma * sigma;
+  m.levels = {{128.0, m.b, 1}};
+  m.usable = true;
+  return m;
+}
+
 }  // namespace
+
+bool StreamDenoiser::estimates_model() const {
+  return uses_sigma(settings_.mode) && settings_.noise_model != NoiseModelKind::Constant && !settings_.noise_profile &&
+         settings_.noise_a < 0;
+}
+
+std::vector<double> StreamDenoiser::noise_sigma() const {
+  if (!uses_sigma(settings_.mode)) return {};
+  if (settings_.noise_model != NoiseModelKind::Constant) {
+    // The model's sigma at mid-grey.
+    std::vector<double> out;
+    for (const NoiseModel& m : noise_models())
+      out.push_back(settings_.noise_model == NoiseModelKind::Curve ? m.sigma_curve(128) : m.sigma_affine(128));
+    return out;
+  }
+  if (settings_.sigma > 0) return std::vector<double>(format_info(format_).components, settings_.sigma);
+  if (tracker_ && tracker_->frames() > 0) return tracker_->sigma();
+  return std::vector<double>(format_info(format_).components, NoiseTrackerSettings{}.default_sigma);
+}
+
+bool StreamDenoiser::noise_estimated() const {
+  if (!uses_sigma(settings_.mode)) return false;
+  const bool estimated = settings_.noise_model == NoiseModelKind::Constant ? settings_.sigma == 0 : estimates_model();
+  return estimated && tracker_ && tracker_->known();
+}
+
+bool StreamDenoiser::noise_changed() {
+  if (!uses_sigma(settings_.mode)) return false;
+  if (settings_.noise_model == NoiseModelKind::Constant)
+    return settings_.sigma == 0 && tracker_ && tracker_->changed();
+  // The model the frames are filtered with: once known, then on moves of 5 %.
+  if (tables_models_.empty() || (estimates_model() && !(tracker_ && tracker_->known()))) return false;
+  if (!reported_models_.empty() && models_close(settings_.noise_model, tables_models_, reported_models_, kReportRatio))
+    return false;
+  reported_models_ = tables_models_;
+  return true;
+}
+
+std::vector<NoiseModel> StreamDenoiser::noise_models() const {
+  if (!uses_sigma(settings_.mode) || settings_.noise_model == NoiseModelKind::Constant) return {};
+  if (tables_) return tables_models_;
+  return current_models();
+}
+
+std::vector<NoiseModel> StreamDenoiser::current_models() const {
+  const int n = format_info(format_).components;
+  if (settings_.noise_profile) {
+    check_profile(settings_, format_);
+    return settings_.noise_profile->planes;
+  }
+  if (settings_.noise_a >= 0) {
+    NoiseModel given;
+    given.a = settings_.noise_a;
+    given.b = settings_.noise_b;
+    given.usable = true;
+    return std::vector<NoiseModel>(n, given);
+  }
+  // Estimated: the tracker's; a flat or not yet fitted component is the
+  // constant model of the tracker's sigma (so white noise gives the constant
+  // model's bytes).
+  std::vector<NoiseModel> models;
+  if (tracker_ && tracker_->frames() > 0) {
+    models = tracker_->model();
+    const std::vector<double> sigma = tracker_->sigma();
+    for (std::size_t c = 0; c < models.size(); ++c)
+      if (!models[c].usable || models[c].a == 0) models[c] = constant_model(sigma[c]);
+  } else {
+    models.assign(n, constant_model(NoiseTrackerSettings{}.default_sigma));
+  }
+  return models;
+}
 
 void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
   if (!uses_sigma(settings_.mode)) return;
@@ -121,18 +171,33 @@ void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
   if (settings_.noise_model == NoiseModelKind::Constant) {
     tables_.reset();
     if (settings_.sigma == 0) {
-      if (!tracker_) tracker_ = std::make_unique<NoiseTracker>();
+      if (!tracker_) tracker_ = std::make_unique<NoiseTracker>();  // a model's tracker serves too: the same sigma()
       tracker_->observe(in, stream);
     }
     sigma = noise_sigma();
   } else {
-    const std::vector<NoiseModel> models = noise_models();
-    if (!tables_ || !models_close(settings_.noise_model, models, tables_models_)) {
+    if (estimates_model()) {
+      if (!tracker_ || !tracker_models_) {
+        NoiseTrackerSettings ts;
+        ts.model = true;
+        tracker_ = std::make_unique<NoiseTracker>(ts);
+        tracker_models_ = true;
+      }
+      tracker_->observe(in, stream);
+    }
+    const std::vector<NoiseModel> models = current_models();
+    if (!tables_ || !models_close(settings_.noise_model, models, tables_models_, kTablesRatio)) {
       tables_ = std::make_shared<const StabilizingTables>(format_, settings_.noise_model, models,
                                                          filtered_components(format_, settings_.planes));
       tables_models_ = models;
     }
     sigma = tables_->sigma();
+    // What the tables leave as it is (a flat model: white noise) is filtered at
+    // its current sigma, as with the constant model: the same bytes.
+    for (std::size_t c = 0; c < sigma.size(); ++c)
+      if (tables_->components()[c].identity)
+        sigma[c] = settings_.noise_model == NoiseModelKind::Curve ? models[c].sigma_curve(128)
+                                                                  : models[c].sigma_affine(0);
   }
   for (double& v : sigma) v *= settings_.strength;
   impl().set_noise(sigma);

@@ -248,8 +248,9 @@ bool param_value_from_text(const ParamSpec& spec, const std::string& text, doubl
 // Whether going from settings `from` to `to` needs a new stream rather than
 // taking effect from the next frame: when a temporal mode is involved (its window
 // is filtered with one set of parameters) and the mode, the planes or a
-// parameter of the table whose group applies to that mode differ. Between
-// per-frame modes, never. Decided from the table, so a new parameter counts.
+// parameter of the table whose group applies to that mode differ (or the noise
+// profile, the Noise group's file). Between per-frame modes, never. Decided
+// from the table, so a new parameter counts.
 bool restarts_stream(const DenoiseSettings& from, const DenoiseSettings& to);
 
 }  // namespace cdn

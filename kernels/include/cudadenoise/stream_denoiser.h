@@ -96,18 +96,23 @@ class StreamDenoiser {
 
   // The noise sigma per component (luma first), in 8-bit code values, before
   // `strength`: the given `sigma`, or with sigma auto the tracked estimate (0.5
-  // until a frame with usable content). Empty for modes that take no sigma.
+  // until a frame with usable content); with a signal or curve model, the
+  // model's sigma at mid-grey (128). Empty for modes that take no sigma.
   std::vector<double> noise_sigma() const;
-  // Whether noise_sigma() comes from the frames (sigma auto) and every component has had a usable frame.
+  // Whether noise_sigma() (or the model) comes from the frames and every component has had a usable frame.
   bool noise_estimated() const;
   // True once when the estimate first becomes known and whenever it moves by
   // more than 5 % (NoiseTracker::changed): for the element's message. Always
-  // false with a given sigma.
+  // false with a given sigma. With a signal or curve model: once when the
+  // model frames are filtered with is first known (given: at the first frame),
+  // then whenever it moves by more than 5 % at some intensity.
   bool noise_changed();
   // With noise-model signal or curve: the model of each component (luma first,
-  // 8-bit code values) the next frame is filtered with: the noise profile's,
-  // the given noise-a and noise-b for every component, or the frames' estimate.
-  // Empty for the constant model and for modes that take no sigma.
+  // 8-bit code values) the last frame was filtered with (before any frame: the
+  // next one's): the noise profile's, the given noise-a and noise-b for every
+  // component, or the frames' estimate (NoiseTracker::model(); a component whose
+  // model is flat, or not yet fitted, is the constant model of the tracked
+  // sigma). Empty for the constant model and for modes that take no sigma.
   std::vector<NoiseModel> noise_models() const;
   // True when the next frame goes one for one through process(): its mode
   // filters each frame on its own. Otherwise push() and pop().
@@ -171,6 +176,10 @@ class StreamDenoiser {
   // makes the stabilising tables the frame goes through (stabilizing() then).
   void observe_noise(const FrameView& in, void* stream);
   bool stabilizing() const;
+  // With a signal or curve model: whether it comes from the frames (no profile, noise-a auto).
+  bool estimates_model() const;
+  // The models for the next frame (noise_models() without the tables' hold).
+  std::vector<NoiseModel> current_models() const;
   NoiseStage& stage();
   // The CUDA stream a stabilised frame runs on (NoiseStage::stream_for) when
   // either frame is in device memory; `stream` otherwise.
@@ -196,10 +205,12 @@ class StreamDenoiser {
   std::deque<Held> held_;
   std::shared_ptr<const StabilizingTables> tables_;  // the next frame's (null: constant model)
   std::vector<NoiseModel> tables_models_;            // the models tables_ was made from
+  std::vector<NoiseModel> reported_models_;          // noise_changed()'s last
   std::unique_ptr<NoiseStage> stage_;                // made at the first frame that needs it
   const std::atomic<bool>* cancel_ = nullptr;
   bool live_ = false;
   std::unique_ptr<NoiseTracker> tracker_;  // made at the first frame that needs it
+  bool tracker_models_ = false;            // tracker_ follows the model too
 };
 
 }  // namespace cdn
