@@ -1,4 +1,5 @@
-// noise.cpp: xoshiro256** + Box-Muller AWGN on host planes (noise.h).
+// noise.cpp: xoshiro256** + Box-Muller AWGN and signal-dependent Gaussian noise
+// (var = a x + b) on host planes (noise.h).
 #include "cudadenoise/noise.h"
 
 #include <algorithm>
@@ -74,6 +75,27 @@ void add_gaussian_noise(const std::vector<PlaneView>& planes, double sigma, std:
 void add_gaussian_noise(const FrameView& frame, double sigma, std::uint64_t seed) {
   validate_frame(frame);
   add_gaussian_noise(components(frame), sigma, seed);
+}
+
+void add_signal_dependent_noise(const PlaneView& plane, double a, double b, NoiseRng& rng) {
+  if (plane.memory != MemoryKind::Host) throw InvalidArgument("add_signal_dependent_noise needs a host plane");
+  if (!(a >= 0) || !std::isfinite(a) || !std::isfinite(b))
+    throw InvalidArgument("signal-dependent noise: a must be >= 0 and a, b finite");
+  const double scale = std::ldexp(1.0, plane.bit_depth - 8);
+  const double top = plane.max_value();
+  for (int y = 0; y < plane.height; ++y)
+    for (int x = 0; x < plane.width; ++x) {
+      const double clean = plane.get(x, y);
+      const double s = scale * std::sqrt(std::max(a * (clean / scale) + b, 0.0));
+      const double v = std::floor(clean + s * rng.gaussian() + 0.5);
+      plane.set(x, y, static_cast<int>(std::clamp(v, 0.0, top)));
+    }
+}
+
+void add_signal_dependent_noise(const FrameView& frame, double a, double b, std::uint64_t seed) {
+  validate_frame(frame);
+  NoiseRng rng(seed);
+  for (const PlaneView& p : components(frame)) add_signal_dependent_noise(p, a, b, rng);
 }
 
 }  // namespace cdn

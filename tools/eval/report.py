@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from harness import config, markdown, peers, summary  # noqa: E402
+from harness import config, markdown, noise_runs, noise_table, peers, summary  # noqa: E402
 try:
     from harness import figures  # noqa: E402
     NO_FIGURES = None
@@ -72,7 +72,7 @@ def run_report(args):
     preset = config.PRESETS[args.preset]
     params = peers.load_params()
     skip = sorted(set(args.skip) | set(preset.skip))
-    gpu_peers = find_dir(ROOT, args.gpu_peers) if args.gpu_peers else None
+    gpu_peers = find_dir(ROOT, args.gpu_peers) if args.gpu_peers and not args.noise_only else None
     # CDN_EVAL_GPU_PEERS_WITHOUT_GPU=1: tests only (tests/eval/fake_gpu_peers stand in for the drivers)
     if gpu_peers and not info.get('cuda_available') and os.environ.get('CDN_EVAL_GPU_PEERS_WITHOUT_GPU') != '1':
         say(f'--gpu-peers {args.gpu_peers}: no GPU here ({info.get("gpu_why")}): the GPU peers are left out')
@@ -87,7 +87,8 @@ def run_report(args):
     fig_dir = os.path.join(out, 'results')
     os.makedirs(fig_dir, exist_ok=True)
     pipe = Pipeline(env, preset, info, work, params, say, skip, gpu_peers)
-    earlier = load_resumed(args.resume, preset, facts, bool(pipe.gpu_peers)) if args.resume else None
+    earlier = load_resumed(args.resume, preset, facts, bool(pipe.gpu_peers), bool(args.noise_only)) \
+        if args.resume else None
     earlier_parts, first = [], 0
     results = {'preset': dataclasses.asdict(preset), 'facts': facts, 'info': info, 'params': params,
                'calibration': params.get('calibration', {}).get('content', 'see peer_params.json'),
@@ -95,8 +96,12 @@ def run_report(args):
                'sigmas': list(config.SIGMAS), 'defaults_sigmas': list(preset.defaults_sigmas),
                'timing_sigma': config.TIMING_SIGMA,
                'rows': [dataclasses.asdict(r) for r in config.ROWS],
+               'noise_conditions': [dataclasses.asdict(n) for n in config.NOISE_CONDITIONS
+                                    if n.key in preset.noise_conditions],
+               'noise_rows': [dataclasses.asdict(r) for r in config.NOISE_ROWS],
                'gpu_peer_rows': [dataclasses.asdict(r) for r in config.GPU_PEER_ROWS] if gpu_peers else [],
-               'complete': False, 'contents': [], 'figures_drawn': figures is not None}
+               'complete': False, 'contents': [], 'figures_drawn': figures is not None,
+               'noise_only': bool(args.noise_only)}
     if earlier:
         # The earlier part's inputs as they are; its failures and row notes beside this part's.
         results['contents'] = earlier['contents']
@@ -121,6 +126,9 @@ def run_report(args):
     # stopped early (a time limit) still leaves a report of what it finished, marked incomplete.
     todo = [('clip', c) for c in preset.clips] + [('compressed', c) for c in preset.compressed] + \
         [('still', s) for s in preset.stills]
+    if args.noise_only:   # the inputs that get a real-like noise condition (no compressed clip does)
+        todo = [(k, s) for k, s in todo if k != 'compressed' and not getattr(s, 'gray', False) and
+                (preset.noise_for is None or (s.id or s.name if k == 'clip' else s.name) in preset.noise_for)]
     prepare = {'clip': prepare_clip, 'still': prepare_still, 'compressed': prepare_compressed}
     done = {c['id'] for c in results['contents']}
     for kind, spec in todo:
@@ -133,26 +141,35 @@ def run_report(args):
             continue
         if c.id in done:
             continue  # finished by the earlier part (--resume)
-        check_passthrough(env, c, work)
+        if not args.noise_only:   # the peers' frames (none run with --noise-only)
+            check_passthrough(env, c, work)
         say(f'{c.id}: {c.width}x{c.height} {c.format} x{c.frames} ({c.title})')
-        if env.opencv and results['opencv_version'] is None and 'ocv-nlm' not in skip:
+        if env.opencv and results['opencv_version'] is None and 'ocv-nlm' not in skip and not args.noise_only:
             ocv = opencv_facts(env, work, c)
             results['opencv_version'], results['opencv_framework'] = ocv['opencv'], ocv['framework']
         cd = dataclasses.asdict(c)
         cd.update(group=c.group, zoom=preset.zoom, conditions={}, figures={})
-        if not c.degraded:
+        if not c.degraded and not args.noise_only:
             for s in sorted(config.SIGMAS + (() if getattr(spec, 'gray', False) else tuple(preset.defaults_sigmas))):
                 say(f'{c.id}: sigma {s}')
                 cd['conditions'][f's{s}'] = pipe.condition(c, f's{s}', s, defaults_only=s not in config.SIGMAS)
                 n = cd['conditions'][f's{s}']['noisy']['planes'][0]
                 say(f"  {c.id} s{s}: noisy PSNR Y {n['psnr']:.3f} dB (expected {n['expected_noisy_psnr']:.3f})")
-        if c.kind == 'clip' and not getattr(spec, 'gray', False):
+        if c.kind == 'clip' and not getattr(spec, 'gray', False) and not args.noise_only:
             # the peers take the estimate, at least 1 (0, the estimate of a clean frame, is hqdn3d's "default")
             est = max(1.0, pipe.estimate_sigma(c))
             say(f'{c.id}: as it is (cudadenoise with auto sigma, the peers with sigma {est:.2f}: the estimate, '
                 'at least 1)')
             cd['conditions']['asis'] = pipe.condition(c, 'asis', est)
-        if figures and preset.crops_figures and (preset.crops_for is None or c.id in preset.crops_for):
+        # real-like noise (issue 37): kept apart from the AWGN conditions, whose tables key on sigma
+        conds, left_out = noise_runs.plan(preset, spec, c)
+        cd['noise_conditions'], cd['noise_left_out'] = {}, left_out
+        for key, why in left_out.items():
+            say(f'{c.id}: {key} left out: {why}')
+        for nc in conds:
+            say(f'{c.id}: {nc.key} ({nc.label})')
+            cd['noise_conditions'][nc.key] = noise_runs.run_condition(pipe, c, nc)
+        if figures and preset.crops_figures and not args.noise_only and (preset.crops_for is None or c.id in preset.crops_for):
             for cond in [x for x in [f's{config.TIMING_SIGMA}', 'asis'] if x in cd['conditions']]:
                 name = f"crops-{c.id}-{cond}.png"
                 figures.crops(env, cd, cond, os.path.join(fig_dir, name), facts, pipe.primary)
@@ -182,7 +199,7 @@ def part_facts(results, first, skip):
             'skipped': list(skip)}
 
 
-def load_resumed(path, preset, facts, gpu_peers):
+def load_resumed(path, preset, facts, gpu_peers, noise_only=False):
     """An earlier run's results.json that stopped early (its time limit), to go on from: the same preset,
     build, GPU and GPU peers (run or not), or the parts would not compare."""
     with open(path) as f:
@@ -194,7 +211,8 @@ def load_resumed(path, preset, facts, gpu_peers):
     problems = [what for what, a, b in (('preset', earlier['preset'].get('name'), preset.name),
                                         ('cudadenoise build', earlier['facts'].get('commit'), facts['commit']),
                                         ('GPU', earlier['facts'].get('gpu_long'), facts['gpu_long']),
-                                        ('GPU peers setting (run or not)', bool(earlier.get('gpu_peers')), gpu_peers))
+                                        ('GPU peers setting (run or not)', bool(earlier.get('gpu_peers')), gpu_peers),
+                                        ('--noise-only setting', bool(earlier.get('noise_only')), noise_only))
                 if a != b]
     if problems:
         raise HarnessError(f"--resume {path}: another {', '.join(problems)} than this run's")
@@ -202,6 +220,11 @@ def load_resumed(path, preset, facts, gpu_peers):
 
 
 def write_outputs(results, out, fig_dir, work=None, draw=True):
+    if results.get('noise_only'):
+        markdown.write_noise_only(results, os.path.join(out, 'RESULTS.md'), noise_table.lines(
+            results, 'cuda' if results['facts'].get('gpu') else 'cpu'))
+        write_json(results, fig_dir, work)
+        return
     groups = markdown.aggregate(results)
     extra = summary.summaries(results, groups, 'results')
     if figures and draw:
@@ -211,6 +234,10 @@ def write_outputs(results, out, fig_dir, work=None, draw=True):
             figures.summary_plot(plot, os.path.join(fig_dir, name), results['facts'])
         results['figures_drawn'] = True
     markdown.write(results, groups, os.path.join(out, 'RESULTS.md'), 'results', extra)
+    write_json(results, fig_dir, work)
+
+
+def write_json(results, fig_dir, work):
     with open(os.path.join(fig_dir, 'results.json.part'), 'w') as f:
         json.dump(strip_paths(results, work) if work else results, f, indent=1, sort_keys=True)
     os.replace(os.path.join(fig_dir, 'results.json.part'), os.path.join(fig_dir, 'results.json'))
@@ -269,6 +296,9 @@ def main():
     ap.add_argument('--resume', metavar='RESULTS_JSON', help='go on from a run stopped early (its results.json, '
                     'the same preset, build and GPU): keep its inputs, run the others (two device calls for a report '
                     'longer than one)')
+    ap.add_argument('--noise-only', action='store_true', help='only the real-like noise conditions (harness/config.py '
+                    'NOISE_CONDITIONS, NOISE_ROWS) on the preset\'s inputs that get them: RESULTS.md has their table '
+                    'alone (no AWGN, peers, figures)')
     ap.add_argument('--draw-only', metavar='RESULTS_JSON', help='draw the plots and write RESULTS.md into --out '
                     'from a run\'s results.json (a GPU host without matplotlib), nothing else')
     args = ap.parse_args()

@@ -69,6 +69,70 @@ ROWS = [
     Row('vbm3d', 'causal', window='causal', defaults=True),
 ]
 
+# Real-like noise (issue 37, items 3 and 4; docs/EVALUATION.md, "Real-like noise"): conditions besides AWGN,
+# one line each. model: (a, b) of Gaussian noise of variance a x + b in every sample (x the clean 8-bit value;
+# kernels/include/cudadenoise/noise.h); camera: the camera model's light level (camera_noise.h; colour inputs
+# only, measured against the camera pipeline's frames without noise). Frame f gets seed + f.
+@dataclasses.dataclass(frozen=True)
+class NoiseCondition:
+    key: str
+    label: str
+    seed: int
+    model: Optional[Tuple[float, float]] = None
+    camera: Optional[str] = None
+
+    @property
+    def prepare_flags(self) -> Tuple[str, ...]:
+        """The flags of `cudadenoise-eval prepare` that add this noise."""
+        if self.camera:
+            return ('--camera-noise', self.camera)
+        return ('--noise-a', f'{self.model[0]:g}', '--noise-b', f'{self.model[1]:g}')
+
+
+NOISE_CONDITIONS = [
+    NoiseCondition('sd-0.5-4', 'var = 0.5 x + 4', 100001, model=(0.5, 4)),
+    NoiseCondition('sd-2-2', 'var = 2 x + 2', 200001, model=(2, 2)),
+    NoiseCondition('camera-bright', 'camera model, bright', 300001, camera='bright'),
+    NoiseCondition('camera-low', 'camera model, low light', 400001, camera='low'),
+]
+NOISE_CONDITION_KEYS = tuple(n.key for n in NOISE_CONDITIONS)
+
+
+# What runs on them, one line each (besides nothing else: no peers, no other rows). noise says what the mode
+# is told: 'auto' nothing (sigma estimated), 'true-sigma' --noise-sigma the true mean sigma of the luma
+# (sqrt(mean(a x + b)) over the clean luma; the camera model: the RMS of noisy - clean), 'true-model'
+# --noise-model signal --noise-a A --noise-b B (the condition's a, b; the camera model has none: the fit of
+# var = a x + b to noisy - clean by level sets of the clean luma, noise_stats.h), 'auto-model' --noise-model
+# signal with noise-a auto (the model estimated from the frames; while the library says it is not built the
+# row is skipped with its message, and it runs once it is). The default preset 'standard' is bm3d rapid.
+@dataclasses.dataclass(frozen=True)
+class NoiseRow:
+    mode: str
+    tag: str
+    noise: str                    # 'auto', 'true-sigma', 'true-model', 'auto-model'
+    flags: Tuple[str, ...] = ()
+    note: str = ''
+
+    @property
+    def method(self) -> str:
+        return f'{self.mode}-{self.tag}'
+
+
+NOISE_KINDS = ('auto', 'true-sigma', 'true-model', 'auto-model')
+NOISE_ROWS = [
+    NoiseRow('bm3d', 'standard-auto', 'auto', ('--bm3d-profile', 'rapid'), "today's default (standard), sigma auto"),
+    NoiseRow('vbm3d', 'auto', 'auto', note='vbm3d, sigma auto'),
+    NoiseRow('bm3d', 'reference-sigma', 'true-sigma', ('--bm3d-profile', 'reference'), 'bm3d reference, true mean sigma'),
+    NoiseRow('bm3d', 'standard-sigma', 'true-sigma', ('--bm3d-profile', 'rapid'), 'standard, true mean sigma'),
+    NoiseRow('vbm3d', 'sigma', 'true-sigma', note='vbm3d, true mean sigma'),
+    NoiseRow('bm3d', 'reference-model', 'true-model', ('--bm3d-profile', 'reference'), 'bm3d reference, true model'),
+    NoiseRow('bm3d', 'standard-model', 'true-model', ('--bm3d-profile', 'rapid'), 'standard, true model'),
+    NoiseRow('vbm3d', 'model', 'true-model', note='vbm3d, true model'),
+    NoiseRow('bm3d', 'standard-auto-model', 'auto-model', ('--bm3d-profile', 'rapid'), 'standard, model auto'),
+    NoiseRow('vbm3d', 'auto-model', 'auto-model', note='vbm3d, model auto'),
+]
+
+
 # The GPU peers (../shared/peers/README.md, `report.py --gpu-peers DIR`), at the profiles of issue 17's
 # table. BM3DCUDA's kernel assumes noise 0.75 sigma: it is given sigma x 4/3 (its thresholds then match
 # reference BM3D at sigma). vs-nlm-cuda's h: the best of H_GRID x sigma (harness/gpu_peers.py).
@@ -170,6 +234,8 @@ class Preset:
     skip: Tuple[str, ...] = ()                      # methods this preset leaves out (as --skip)
     crops_figures: bool = True
     crops_for: Optional[Tuple[str, ...]] = None     # the inputs that get crops figures (None: all)
+    noise_conditions: Tuple[str, ...] = NOISE_CONDITION_KEYS   # real-like noise (NOISE_CONDITIONS) run
+    noise_for: Optional[Tuple[str, ...]] = None     # the inputs that get them (None: all but luma-only clips)
 
 
 # The real clips of scripts/eval-clips.tsv (.testdata/video, scripts/fetch-eval-data.sh), motion as in
@@ -228,7 +294,7 @@ PRESETS = {
                    clip_frames=9, eval_frames=3, still_timing_frames=3,
                    gpu_warmup=1, gpu_repeat=3, cpu_warmup=1, cpu_repeat=3,
                    temporal_timing_frames=0, cpu_temporal_clips=True, zoom=2, crop_size=64,
-                   defaults_sigmas=(5,)),
+                   defaults_sigmas=(5,), noise_conditions=('sd-0.5-4',), noise_for=('astronaut',)),
     'quick': Preset('quick',
                     stills=[Still('camera', region=(190, 60, 128, 128)),
                             Still('astronaut', region=(170, 60, 128, 128))],
@@ -261,5 +327,6 @@ PRESETS = {
                         clip_frames=12, eval_frames=2, still_timing_frames=3,
                         gpu_warmup=1, gpu_repeat=4, temporal_timing_frames=0, temporal_repeat=1,
                         clip_size=(544, 320), compressed=COMPRESSED[1:2], defaults_sigmas=DEFAULTS_SIGMAS,
-                        skip=('cpu', 'ffmpeg-bm3d', 'atadenoise', 'ocv-nlm', 'ocv-nlm-multi'), crops_figures=True),
+                        skip=('cpu', 'ffmpeg-bm3d', 'atadenoise', 'ocv-nlm', 'ocv-nlm-multi'), crops_figures=True,
+                        noise_conditions=('sd-0.5-4', 'camera-low'), noise_for=('box',)),
 }

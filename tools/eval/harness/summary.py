@@ -4,13 +4,15 @@
 #   (config.MOTION_CLASS of the manifest's motion) at each sigma, beside its time
 #   per 1920x1080 luma frame (GPU time and end to end) on the 1080p timing clip;
 # - per clip at the timing sigma;
+# - real-like noise (harness/noise_table.py): the rows of config.NOISE_ROWS on the
+#   signal-dependent and camera-model noise conditions;
 # - defaults: each mode at its defaults and the rows marked `defaults`, with
 #   hqdn3d and nlmeans, at every sigma (2 to 40) on clips and photos, the clips as
 #   they are (PSNR against the input: a denoiser must not damage clean video) and
 #   the compressed clips (PSNR against their source).
 # Methods are matched across inputs by their id (method:backend); the GPU peers
 # are luma only (their all-planes PSNR is not given).
-from . import config
+from . import config, noise_table
 from .names import SERIES_ORDER, method_name
 
 
@@ -71,6 +73,7 @@ def summaries(results, groups, fig_dir_rel):
     if video:
         L += _video_tables(video, timing, sigmas, ts, primary, plots, results)
     L += _defaults_table(video, stills, compressed, sigmas, results, primary)
+    L += noise_table.lines(results, primary)
     if results.get('skipped_rows'):
         L += ['Rows of harness/config.py this build could not run: ' +
               '; '.join(f'`{k}` ({v})' for k, v in sorted(results['skipped_rows'].items())) + '.', '']
