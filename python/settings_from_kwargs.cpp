@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cudadenoise/error.h"
+#include "cudadenoise/noise_profile.h"
 #include "cudadenoise/presets.h"
 
 namespace py = pybind11;
@@ -49,9 +50,13 @@ DenoiseSettings settings_from_kwargs(const py::object& preset, const py::kwargs&
     if (!find_preset(name)) throw InvalidArgument("preset = '" + name + "': expected one of " + preset_choices());
     choice.set_preset(name);
   }
+  std::shared_ptr<const NoiseProfile> profile;
   for (const auto& item : params) {
     const std::string key = dashed(text_of(item.first));
-    if (key == "mode") {
+    if (key == "noise-profile") {
+      // A file, as the element's noise-profile property and the tools' --noise-profile.
+      if (!item.second.is_none()) profile = std::make_shared<NoiseProfile>(load_noise_profile(text_of(item.second)));
+    } else if (key == "mode") {
       Mode m;
       if (!parse_mode(text_of(item.second), &m)) {
         std::string modes;
@@ -70,7 +75,8 @@ DenoiseSettings settings_from_kwargs(const py::object& preset, const py::kwargs&
       throw InvalidArgument("no parameter '" + text_of(item.first) + "' (help(cudadenoise.denoise) lists them)");
     }
   }
-  const DenoiseSettings s = choice.resolve();
+  DenoiseSettings s = choice.resolve();
+  s.noise_profile = profile;
   validate(s);
   return s;
 }
@@ -82,6 +88,8 @@ std::string parameters_help() {
   out += "  mode:";
   for (Mode m : all_modes()) out += std::string(" ") + mode_name(m);
   out += "\n  planes: luma, all\n";
+  out += "  noise_profile: a noise profile file (JSON, docs/NOISE.md): the noise model of each plane, with "
+         "noise_model='signal' or 'curve'\n";
   for (const ParamSpec& p : param_specs()) {
     std::string name = p.name;
     std::replace(name.begin(), name.end(), '-', '_');

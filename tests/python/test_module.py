@@ -189,8 +189,26 @@ def test_names_take_dashes_or_underscores_words_and_choices():
     assert out.std() < big.std() / 3
 
 
+def test_noise_model_and_profile_are_the_librarys(tmp_path):
+    rng = np.random.default_rng(9)
+    x = np.linspace(20, 235, 256)[None, :] + 10 * np.sin(np.arange(192) / 5.0)[:, None]
+    f = np.clip(x + rng.normal(0, 1, x.shape) * np.sqrt(0.5 * x + 4), 0, 255).round().astype(np.uint8)
+    given = cudadenoise.denoise(f, backend="cpu", mode="bm3d", noise_model="signal", noise_a=0.5, noise_b=4)
+    constant = cudadenoise.denoise(f, backend="cpu", mode="bm3d", sigma=8)
+    assert not np.array_equal(given, constant)
+    profile = tmp_path / "camera.json"
+    profile.write_text('{"format": "cudadenoise-noise-profile", "version": 1, "planes": [{"a": 0.5, "b": 4.0}]}')
+    from_file = cudadenoise.denoise(f, backend="cpu", mode="bm3d", noise_model="signal", noise_profile=str(profile))
+    assert np.array_equal(from_file, given)
+    with pytest.raises(ValueError, match="noise-model=signal or noise-model=curve"):
+        cudadenoise.denoise(f, backend="cpu", mode="bm3d", noise_profile=str(profile))
+    with pytest.raises(ValueError, match="nosuch.json"):
+        cudadenoise.denoise(f, backend="cpu", mode="bm3d", noise_model="signal", noise_profile=str(tmp_path / "nosuch.json"))
+
+
 def test_help_lists_the_parameter_table():
-    for name in ("nlm_beta", "bm3d_profile", "vbm3d_profile", "sigma", "strength", "window"):
+    for name in ("nlm_beta", "bm3d_profile", "vbm3d_profile", "sigma", "strength", "window", "noise_model",
+                 "noise_profile"):
         assert name in cudadenoise.denoise.__doc__
         assert name in cudadenoise.Stream.__doc__
     assert "standard" in cudadenoise.presets and "vbm3d" in cudadenoise.modes

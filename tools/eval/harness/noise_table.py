@@ -66,9 +66,11 @@ def lines(results, primary):
         for k, r in c['noise_conditions'].items():
             n = r['noise']
             if n.get('noise') == 'camera':
+                # JSON has no infinity: a pipeline that gives the input back exactly comes as null.
+                clean = n.get('camera_clean_psnr_luma')
+                clean = f"{clean:.2f} dB against the input" if clean is not None else "the input exactly"
                 facts.append(f"{c['id']} {k}: true sigma {n['true_sigma_luma']:.2f}, fit a {n['residual_fit_a']:.3f} "
-                             f"b {n['residual_fit_b']:.2f}, the camera pipeline without noise "
-                             f"{n['camera_clean_psnr_luma']:.2f} dB against the input")
+                             f"b {n['residual_fit_b']:.2f}, the camera pipeline without noise {clean}")
     if facts:
         L += ['Camera model (shot and read noise of camera_noise.h; luma): ' + '; '.join(facts) + '.', '']
     gone = [f"{c['id']} {k}: {why}" for c in results['contents'] for k, why in (c.get('noise_left_out') or {}).items()]
