@@ -51,8 +51,8 @@ void NoiseTracker::reset() {
   components_.clear();
   reported_.clear();
   last_.clear();
-  last_model_.clear();
-  last_model_level_.clear();
+  last_models_.clear();
+  last_model_levels_.clear();
   frames_ = usable_frames_ = folded_ = 0;
 }
 
@@ -67,8 +67,8 @@ void NoiseTracker::start(const FrameView& f) {
   if (settings_.model)
     for (Component& c : components_) c.levels.resize(kNoiseModelLevels);
   last_.assign(n, NoiseLevel{});
-  last_model_.assign(n, NoiseLevel{});
-  last_model_level_.assign(n, -1);
+  last_models_.assign(n, {});
+  last_model_levels_.assign(n, {});
   started_ = true;
 }
 
@@ -139,36 +139,42 @@ NoiseTracker::Estimate NoiseTracker::estimate(int c, const PlaneView& plane, con
   Estimate e;
   e.sigma = k.estimator.estimate(plane, sampling, o);
   if (k.levels.empty()) return e;
-  // One level set, on the same candidates: as estimate_noise_model() does for
+  // Level sets on the same candidates: as estimate_noise_model() does for
   // each level, starting from the level's tracked sigma once it has one.
-  e.model_level = next_level(k);
-  if (e.model_level < 0) return e;
-  const Level& l = k.levels[e.model_level];
-  NoiseLevelOptions lo = noise_model_level_options(e.model_level, settings_.max_selected);
-  if (l.sigma.known && !l.replace) lo.start_sigma = std::exp(l.sigma.log_value);
-  e.model = k.estimator.estimate_again(lo);
+  e.model_levels = next_levels(k);
+  for (const int level : e.model_levels) {
+    const Level& l = k.levels[level];
+    NoiseLevelOptions lo = noise_model_level_options(level, settings_.max_selected);
+    if (l.sigma.known && !l.replace) lo.start_sigma = std::exp(l.sigma.log_value);
+    e.models.push_back(k.estimator.estimate_again(lo));
+  }
   return e;
 }
 
-// Of the level sets with enough candidates in this frame, the one estimated
-// longest ago (the lowest first among equals); -1 when none has enough. Reads
-// only what fold() changes, so host and device frames choose alike.
-int NoiseTracker::next_level(const Component& c) const {
+// Of the level sets with enough candidates in this frame: every one still
+// warming up (estimated fewer than model_time_constant times since it
+// (re)started); when none is, the one estimated longest ago (the lowest first
+// among equals). Reads only what fold() changes, so host and device frames
+// choose alike.
+std::vector<int> NoiseTracker::next_levels(const Component& c) const {
   const double width = 256.0 / kNoiseModelLevels;
-  int best = -1;
+  std::vector<int> warming;
+  int oldest = -1;
   for (int k = 0; k < kNoiseModelLevels; ++k) {
     if (c.estimator.candidates_between(k * width, (k + 1) * width) < kNoiseModelMinSelected) continue;
-    if (best < 0 || c.levels[k].visited < c.levels[best].visited) best = k;
+    if (c.levels[k].estimates < settings_.model_time_constant) warming.push_back(k);
+    if (oldest < 0 || c.levels[k].visited < c.levels[oldest].visited) oldest = k;
   }
-  return best;
+  if (!warming.empty() || oldest < 0) return warming;
+  return {oldest};
 }
 
 void NoiseTracker::fold(const std::vector<Estimate>& estimates) {
   for (std::size_t c = 0; c < components_.size(); ++c) {
     update(components_[c], estimates[c]);
     last_[c] = estimates[c].sigma;
-    last_model_[c] = estimates[c].model;
-    last_model_level_[c] = estimates[c].model_level;
+    last_models_[c] = estimates[c].models;
+    last_model_levels_[c] = estimates[c].model_levels;
   }
   ++folded_;
   if (last_[0].usable) ++usable_frames_;
@@ -205,33 +211,45 @@ NoiseTracker::Tracked::Move NoiseTracker::Tracked::update(double x, int time_con
 }
 
 void NoiseTracker::update(Component& c, const Estimate& e) {
-  if (e.model_level >= 0) {
-    Level& l = c.levels[e.model_level];
+  // step_frames frames in a row whose level updates are off on one side (of
+  // any levels, none averaged in): a step of the model. Each level off takes
+  // its value off; the others their next estimate; all warm up again. A frame
+  // counts once however many levels it updated (the warm-up updates several).
+  bool averaged = false, off = false;
+  int off_side = 0;
+  for (std::size_t i = 0; i < e.model_levels.size(); ++i) {
+    Level& l = c.levels[e.model_levels[i]];
     l.visited = folded_;
-    const Tracked::Move m = update_level(l, e.model);
-    // step_frames level updates in a row off on the same side (of any levels):
-    // a step of the model. Each of them takes its value off; the others their
-    // next estimate.
+    const Tracked::Move m = update_level(l, e.models[i]);
     if (m == Tracked::Averaged) {
-      c.levels_off = 0;
+      averaged = true;
     } else if (m == Tracked::Kept && l.sigma.pending > 0) {
-      if (c.levels_off == 0 || l.sigma.pending_side != c.levels_off_side) c.levels_off = 0;
-      c.levels_off_side = l.sigma.pending_side;
-      if (++c.levels_off >= settings_.step_frames) {
-        for (Level& o : c.levels) {
-          if (o.sigma.pending > 0 && o.sigma.pending_side == c.levels_off_side) {
-            o.sigma.log_value = o.sigma.pending_log_sum / o.sigma.pending;
-            o.sigma.pending = 0;
-            o.mean = o.pending_mean;
-            o.selected = o.pending_selected;
-            o.replace = false;
-          } else {
-            o.replace = o.sigma.known;
-          }
+      if (off && l.sigma.pending_side != off_side) averaged = true;  // off both ways: no step
+      off = true;
+      off_side = l.sigma.pending_side;
+    }
+  }
+  if (averaged) {
+    c.levels_off = 0;
+  } else if (off) {
+    if (c.levels_off == 0 || off_side != c.levels_off_side) c.levels_off = 0;
+    c.levels_off_side = off_side;
+    if (++c.levels_off >= settings_.step_frames) {
+      for (Level& o : c.levels) {
+        if (o.sigma.pending > 0 && o.sigma.pending_side == c.levels_off_side) {
+          o.sigma.log_value = o.sigma.pending_log_sum / o.sigma.pending;
+          o.sigma.pending = 0;
+          o.mean = o.pending_mean;
+          o.selected = o.pending_selected;
+          o.replace = false;
+          o.averaged = 1;
+        } else {
+          o.replace = o.sigma.known;
         }
-        c.step_fold = folded_;
-        c.levels_off = 0;
+        o.estimates = 0;
       }
+      c.step_fold = folded_;
+      c.levels_off = 0;
     }
   }
   if (!e.sigma.usable) return;  // no information: keep what is known
@@ -241,7 +259,10 @@ void NoiseTracker::update(Component& c, const Estimate& e) {
   const bool was_known = c.sigma.known;
   const Tracked::Move m = c.sigma.update(x, settings_.time_constant, std::log(settings_.step_ratio), settings_.step_frames);
   if (m == Tracked::Taken && was_known) {  // a step of the noise: every level takes its next estimate as it is
-    for (Level& l : c.levels) l.replace = l.sigma.known;
+    for (Level& l : c.levels) {
+      l.replace = l.sigma.known;
+      l.estimates = 0;  // and warms up again
+    }
     c.step_fold = folded_;
   }
   // A level not measured again within kNoiseModelLevels frames of a step (not
@@ -259,6 +280,7 @@ NoiseTracker::Level NoiseTracker::forgotten(const Level& l) {
 }
 
 NoiseTracker::Tracked::Move NoiseTracker::update_level(Level& l, const NoiseLevel& e) {
+  ++l.estimates;
   const NoiseModelLevel m = noise_model_level(e);
   if (!m.usable()) {
     if (l.replace) l = forgotten(l);  // after a step: no value rather than the old one
@@ -267,16 +289,19 @@ NoiseTracker::Tracked::Move NoiseTracker::update_level(Level& l, const NoiseLeve
   const double x = std::log(std::max(std::sqrt(m.variance), settings_.floor));
   if (l.replace) l.sigma = Tracked{};
   l.replace = false;
-  const Tracked::Move move =
-      l.sigma.update(x, settings_.model_time_constant, std::log(settings_.step_ratio), settings_.step_frames);
+  // The running mean of the first model_time_constant values, then the moving average.
+  const int n = std::min(l.averaged + 1, settings_.model_time_constant);
+  const Tracked::Move move = l.sigma.update(x, n, std::log(settings_.step_ratio), settings_.step_frames);
   switch (move) {
     case Tracked::Taken:
       l.mean = e.mean;
       l.selected = e.selected;
+      l.averaged = 1;
       break;
     case Tracked::Averaged:
-      l.mean += (e.mean - l.mean) / settings_.model_time_constant;
-      l.selected += (e.selected - l.selected) / settings_.model_time_constant;
+      l.mean += (e.mean - l.mean) / n;
+      l.selected += (e.selected - l.selected) / n;
+      ++l.averaged;
       break;
     case Tracked::Kept:  // off: held until a step takes it
       l.pending_mean = e.mean;

@@ -53,8 +53,10 @@ void expect_same(const NoiseTracker& dev, const NoiseTracker& host, const char* 
   const std::vector<NoiseModel> dm = dev.model(), hm = host.model();
   ASSERT_EQ(dm.size(), hm.size()) << what;
   for (std::size_t c = 0; c < hm.size(); ++c) {
-    EXPECT_EQ(dev.last_model_level()[c], host.last_model_level()[c]) << what << " component " << c;
-    EXPECT_EQ(dev.last_model()[c].sigma, host.last_model()[c].sigma) << what << " component " << c;
+    EXPECT_EQ(dev.last_model_levels()[c], host.last_model_levels()[c]) << what << " component " << c;
+    ASSERT_EQ(dev.last_models()[c].size(), host.last_models()[c].size()) << what << " component " << c;
+    for (std::size_t k = 0; k < host.last_models()[c].size(); ++k)
+      EXPECT_EQ(dev.last_models()[c][k].sigma, host.last_models()[c][k].sigma) << what << " component " << c;
     EXPECT_EQ(dm[c].a, hm[c].a) << what << " component " << c;
     EXPECT_EQ(dm[c].b, hm[c].b) << what << " component " << c;
     EXPECT_EQ(dm[c].usable, hm[c].usable) << what << " component " << c;

@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "cudadenoise/frame_pool.h"
 #include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "noise/stabilizing_tables.h"
 #include "noise_test_support.h"
@@ -33,24 +33,17 @@ namespace {
 
 #ifdef CDN_HAVE_CUDA
 
-// A photo crop with Gaussian noise of variance a x + b in every sample (issue 37's protocol).
+// A moving photo crop with noise of variance a x + b in every sample (the
+// library's add_signal_dependent_noise, issue 37's protocol).
 HostFrame noisy_frame(PixelFormat f, int w, int h, int t, double a, double b) {
   static const test::LumaSource src = test::photo_luma("astronaut.png");
   HostFrame frame(f, w, h);
-  std::mt19937_64 rng(100 + t);
-  std::normal_distribution<double> z(0.0, 1.0);
   const auto comps = components(frame.view());
   for (std::size_t c = 0; c < comps.size(); ++c) {
     const PlaneView& p = comps[c];
     test::render(test::crop(src, 40 + 2 * t + 7 * static_cast<int>(c), 50 + t, p.width, p.height), 0.0, 0, p);
-    const double scale = std::ldexp(1.0, p.bit_depth - 8);
-    for (int y = 0; y < p.height; ++y)
-      for (int x = 0; x < p.width; ++x) {
-        const double v = p.get(x, y) / scale;
-        const long n = std::lround((v + std::sqrt(a * v + b) * z(rng)) * scale);
-        p.set(x, y, static_cast<int>(std::clamp(n, 0L, static_cast<long>(p.max_value()))));
-      }
   }
+  add_signal_dependent_noise(frame.view(), a, b, 100 + t);
   return frame;
 }
 
@@ -60,15 +53,6 @@ NoiseModel affine(double a, double b) {
   m.b = b;
   m.usable = true;
   return m;
-}
-
-bool same(const FrameView& x, const FrameView& y) {
-  const auto px = components(x), py = components(y);
-  for (std::size_t c = 0; c < px.size(); ++c)
-    for (int r = 0; r < px[c].height; ++r)
-      for (int i = 0; i < px[c].width; ++i)
-        if (px[c].get(i, r) != py[c].get(i, r)) return false;
-  return true;
 }
 
 HostFrame download(const FrameView& d, cudaStream_t stream) {
@@ -106,9 +90,9 @@ TEST(GpuStabilizingTables, DeviceLookupGivesTheHostBytes) {
     auto d_in = pool.acquire(stream), d_out = pool.acquire(stream);
     copy_frame_async(in.view(), d_in->view(), stream);
     t.forward_device(d_in->view(), d_out->view(), stream);
-    EXPECT_TRUE(same(download(d_out->view(), stream).view(), fwd.view())) << "forward";
+    EXPECT_TRUE(test::same_samples(download(d_out->view(), stream).view(), fwd.view())) << "forward";
     t.inverse_device(d_out->view(), d_out->view(), stream);  // in place
-    EXPECT_TRUE(same(download(d_out->view(), stream).view(), back.view())) << "inverse, in place";
+    EXPECT_TRUE(test::same_samples(download(d_out->view(), stream).view(), back.view())) << "inverse, in place";
   }
   CDN_CUDA_CHECK(cudaStreamDestroy(stream));
 }
@@ -135,9 +119,9 @@ TEST(GpuStreamStabilized, Bm3dOnDeviceFramesGivesTheHostFramesBytes) {
       const HostFrame device_out = download(d_out->view(), stream);
       HostFrame host_out(f, w, h), cpu_out(f, w, h);
       on_host->process(in.view(), host_out.view());
-      EXPECT_TRUE(same(device_out.view(), host_out.view()));
+      EXPECT_TRUE(test::same_samples(device_out.view(), host_out.view()));
       no_stream->process(d_in->view(), d_out->view(), nullptr);  // the stage's own stream
-      EXPECT_TRUE(same(download(d_out->view(), stream).view(), host_out.view())) << "no CUDA stream given";
+      EXPECT_TRUE(test::same_samples(download(d_out->view(), stream).view(), host_out.view())) << "no CUDA stream given";
       cpu->process(in.view(), cpu_out.view());
       long long n = 0, sum = 0;
       int worst = 0;
@@ -192,7 +176,7 @@ TEST(GpuStreamStabilized, Vbm3dWindowOnDeviceFramesGivesTheHostFramesBytes) {
     drain();
     ASSERT_EQ(device_outs.size(), static_cast<std::size_t>(frames));
     ASSERT_EQ(host_outs.size(), static_cast<std::size_t>(frames));
-    for (int t = 0; t < frames; ++t) EXPECT_TRUE(same(device_outs[t].view(), host_outs[t].view())) << "frame " << t;
+    for (int t = 0; t < frames; ++t) EXPECT_TRUE(test::same_samples(device_outs[t].view(), host_outs[t].view())) << "frame " << t;
   }
   CDN_CUDA_CHECK(cudaStreamDestroy(stream));
 }

@@ -28,15 +28,6 @@ std::vector<HostFrame> random_clip(PixelFormat f, int w, int h, int frames) {
   return clip;
 }
 
-bool same(const FrameView& a, const FrameView& b) {
-  const auto ca = components(a), cb = components(b);
-  for (std::size_t c = 0; c < ca.size(); ++c)
-    for (int y = 0; y < ca[c].height; ++y)
-      for (int x = 0; x < ca[c].width; ++x)
-        if (ca[c].get(x, y) != cb[c].get(x, y)) return false;
-  return true;
-}
-
 void expect_cancelled_then_fresh(const DenoiseSettings& s, PixelFormat f, const std::string& what) {
   const int w = 64, h = 48;
   const auto clip = random_clip(f, w, h, 24);
@@ -64,7 +55,7 @@ void expect_cancelled_then_fresh(const DenoiseSettings& s, PixelFormat f, const 
   ASSERT_EQ(again.size(), clip.size()) << what;
   ASSERT_EQ(want.size(), clip.size()) << what;
   for (std::size_t i = 0; i < clip.size(); ++i)
-    EXPECT_TRUE(same(again[i].view(), want[i].view())) << what << ": frame " << i << " after the reset";
+    EXPECT_TRUE(test::same_samples(again[i].view(), want[i].view())) << what << ": frame " << i << " after the reset";
 }
 
 DenoiseSettings nlm3d(TemporalWindow window) {

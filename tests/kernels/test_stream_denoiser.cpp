@@ -45,14 +45,6 @@ DenoiseSettings nlm(int chunk) {
   return s;
 }
 
-bool same(const FrameView& a, const FrameView& b) {
-  const PlaneView pa = components(a)[0], pb = components(b)[0];
-  for (int y = 0; y < pa.height; ++y)
-    for (int x = 0; x < pa.width; ++x)
-      if (pa.get(x, y) != pb.get(x, y)) return false;
-  return true;
-}
-
 // The frames of `in` through a fresh stream with settings `s`.
 std::vector<HostFrame> through(const DenoiseSettings& s, const std::vector<HostFrame>& in) {
   auto d = StreamDenoiser::create(Backend::Cpu, s, PixelFormat::GRAY8, kW, kH);
@@ -77,10 +69,10 @@ TEST(StreamDenoiser, PerFrameProcessAndPushPopGiveTheSameFrames) {
   EXPECT_THROW(d->process(in[0].view(), other.view()), InvalidArgument) << "frames wait: pop them first";
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(d->pop(out.view()));
-    EXPECT_TRUE(same(out.view(), direct[i].view())) << "frame " << i;
+    EXPECT_TRUE(test::same_samples(out.view(), direct[i].view())) << "frame " << i;
   }
   EXPECT_FALSE(d->pop(out.view()));
-  EXPECT_FALSE(same(direct[0].view(), in[0].view())) << "the frame was filtered";
+  EXPECT_FALSE(test::same_samples(direct[0].view(), in[0].view())) << "the frame was filtered";
 }
 
 TEST(StreamDenoiser, PerFrameSettingsApplyFromTheNextFrame) {
@@ -93,7 +85,7 @@ TEST(StreamDenoiser, PerFrameSettingsApplyFromTheNextFrame) {
   HostFrame got(PixelFormat::GRAY8, kW, kH), want(PixelFormat::GRAY8, kW, kH);
   d->process(in[0].view(), got.view());
   test::denoise_frame(Backend::Cpu, hybrid, in[0].view(), want.view());
-  EXPECT_TRUE(same(got.view(), want.view()));
+  EXPECT_TRUE(test::same_samples(got.view(), want.view()));
   DenoiseSettings bad = hybrid;
   bad.pipd.thickness = 2;
   EXPECT_THROW(d->set_settings(bad), InvalidArgument);
@@ -133,7 +125,7 @@ TEST(StreamDenoiser, WindowSettingsWaitForTheNextStream) {
   drain(*d, sink);
   ASSERT_EQ(out.size(), 9u);
   const auto want = through(nlm(3), in);
-  for (int i = 0; i < 9; ++i) EXPECT_TRUE(same(out[i].view(), want[i].view())) << "frame " << i;
+  for (int i = 0; i < 9; ++i) EXPECT_TRUE(test::same_samples(out[i].view(), want[i].view())) << "frame " << i;
   // The stream has ended: the next frame starts a per-frame stream.
   EXPECT_TRUE(d->idle());
   EXPECT_TRUE(d->per_frame());
@@ -142,7 +134,7 @@ TEST(StreamDenoiser, WindowSettingsWaitForTheNextStream) {
   for (const auto& f : next) feed(*d, f.view(), sink);
   const auto want_pipd = through(DenoiseSettings(), next);
   ASSERT_EQ(out.size(), 5u) << "per-frame: every frame out at its feed";
-  for (int i = 0; i < 5; ++i) EXPECT_TRUE(same(out[i].view(), want_pipd[i].view())) << "frame " << i;
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(test::same_samples(out[i].view(), want_pipd[i].view())) << "frame " << i;
 }
 
 TEST(StreamDenoiser, ParametersOfOtherModesDoNotRestartAWindow) {
@@ -206,7 +198,7 @@ TEST(StreamPump, DeclinedFramesStayReadyAndTheNextFeedCatchesUp) {
   drain(*d, k.sink);
   EXPECT_EQ(k.out.size(), 7u + 3u);
   const auto first = through(nlm(4), clip(7, 5));  // the same first 7 frames
-  for (int t = 0; t < 7; ++t) EXPECT_TRUE(same(k.out[t].view(), first[t].view())) << "frame " << t;
+  for (int t = 0; t < 7; ++t) EXPECT_TRUE(test::same_samples(k.out[t].view(), first[t].view())) << "frame " << t;
 }
 
 TEST(StreamPump, DrainDropsWhatFollowsADeclinedFrame) {
@@ -237,7 +229,7 @@ TEST(StreamDenoiser, PushAfterFinishStartsANewStream) {
   ASSERT_TRUE(d->pop(out.view()));
   HostFrame alone(PixelFormat::GRAY8, kW, kH);
   test::denoise_frame(Backend::Cpu, nlm(2), in[2].view(), alone.view());
-  EXPECT_TRUE(same(out.view(), alone.view()));
+  EXPECT_TRUE(test::same_samples(out.view(), alone.view()));
 }
 
 }  // namespace

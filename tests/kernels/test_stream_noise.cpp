@@ -40,15 +40,6 @@ DenoiseSettings bm3d_auto(double strength = 1.0) {
   return s;
 }
 
-bool same(const FrameView& a, const FrameView& b) {
-  const auto pa = components(a), pb = components(b);
-  for (std::size_t c = 0; c < pa.size(); ++c)
-    for (int y = 0; y < pa[c].height; ++y)
-      for (int x = 0; x < pa[c].width; ++x)
-        if (pa[c].get(x, y) != pb[c].get(x, y)) return false;
-  return true;
-}
-
 void fill(const FrameView& f, int v) {
   for (const PlaneView& p : components(f))
     for (int y = 0; y < p.height; ++y)
@@ -76,7 +67,7 @@ TEST(StreamNoise, AutoSigmaIsTheTrackersEstimateOfEveryFrameTimesStrength) {
       given.sigma = tracker.sigma()[0] * strength;
       auto fixed = StreamDenoiser::create(Backend::Cpu, given, PixelFormat::GRAY8, kW, kH);
       fixed->process(in.view(), given_out.view());
-      EXPECT_TRUE(same(out.view(), given_out.view())) << "frame " << t;
+      EXPECT_TRUE(test::same_samples(out.view(), given_out.view())) << "frame " << t;
       EXPECT_NEAR(stream->noise_sigma()[0], 10.0, 1.0) << "frame " << t;
     }
   }

@@ -1,6 +1,6 @@
 // test_support.h: helpers shared by the kernels/ tests: owned host planes,
-// deterministic random content, real test images, one frame through the front
-// door, and the GPU skip rule.
+// deterministic random content, byte comparison of host frames, real test
+// images, one frame through the front door, and the GPU skip rule.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -45,6 +45,16 @@ inline void fill_random(const PlaneView& p, std::uint64_t seed) {
       z ^= z >> 31;
       p.set(x, y, static_cast<int>(z % static_cast<std::uint64_t>(p.max_value() + 1)));
     }
+}
+
+// Every sample of every component equal (host frames of one format and size).
+inline bool same_samples(const FrameView& a, const FrameView& b) {
+  const auto pa = components(a), pb = components(b);
+  for (std::size_t c = 0; c < pa.size(); ++c)
+    for (int y = 0; y < pa[c].height; ++y)
+      for (int x = 0; x < pa[c].width; ++x)
+        if (pa[c].get(x, y) != pb[c].get(x, y)) return false;
+  return true;
 }
 
 // Directory of the real test images (scripts/fetch-test-data.sh).

@@ -31,15 +31,6 @@ DenoiseSettings vbm3d(int chunk, int causal = 0) {
   return s;
 }
 
-bool same(const FrameView& a, const FrameView& b) {
-  const auto ca = components(a), cb = components(b);
-  for (std::size_t c = 0; c < ca.size(); ++c)
-    for (int y = 0; y < ca[c].height; ++y)
-      for (int x = 0; x < ca[c].width; ++x)
-        if (ca[c].get(x, y) != cb[c].get(x, y)) return false;
-  return true;
-}
-
 std::vector<HostFrame> through(const DenoiseSettings& s, const std::vector<HostFrame>& in) {
   const FrameView& v = in[0].view();
   auto d = StreamDenoiser::create(Backend::Cpu, s, v.format, v.width, v.height);
@@ -71,7 +62,7 @@ TEST(Vbm3dStream, CentredOutputIsTheReferenceForAnyChunk) {
       const std::vector<HostFrame> out = through(vbm3d(chunk), clip.noisy);
       ASSERT_EQ(out.size(), clip.noisy.size()) << "frames out == frames in, chunk " << chunk;
       for (int t = 0; t < n; ++t)
-        EXPECT_TRUE(same(out[t].view(), want[t].view())) << format_name(f) << " chunk " << chunk << " frame " << t;
+        EXPECT_TRUE(test::same_samples(out[t].view(), want[t].view())) << format_name(f) << " chunk " << chunk << " frame " << t;
     }
   }
 }
@@ -83,7 +74,7 @@ TEST(Vbm3dStream, MotionOffAndOnePhaseGoThroughTheStreamToo) {
   s.vbm3d.phases = 1;
   const std::vector<HostFrame> out = through(s, clip.noisy);
   ASSERT_EQ(out.size(), 6u);
-  for (int t = 0; t < 6; ++t) EXPECT_TRUE(same(out[t].view(), reference_frame(s, clip.noisy, 5, t).view())) << t;
+  for (int t = 0; t < 6; ++t) EXPECT_TRUE(test::same_samples(out[t].view(), reference_frame(s, clip.noisy, 5, t).view())) << t;
 }
 
 TEST(Vbm3dStream, CausalWindowGivesEachFrameAtItsPushFromPastFramesOnly) {
@@ -100,14 +91,14 @@ TEST(Vbm3dStream, CausalWindowGivesEachFrameAtItsPushFromPastFramesOnly) {
     d->push(clip.noisy[t].view());
     out.emplace_back(v.format, v.width, v.height);
     ASSERT_TRUE(d->pop(out.back().view())) << "frame " << t << " comes out at its own push";
-    EXPECT_TRUE(same(out[t].view(), reference_frame(s, clip.noisy, t, t).view())) << "frame " << t;
+    EXPECT_TRUE(test::same_samples(out[t].view(), reference_frame(s, clip.noisy, t, t).view())) << "frame " << t;
   }
   const std::vector<HostFrame> alt = through(s, other.noisy);
-  for (int t = 0; t < 5; ++t) EXPECT_TRUE(same(out[t].view(), alt[t].view())) << "later frames changed frame " << t;
-  EXPECT_FALSE(same(out[6].view(), alt[6].view())) << "the test's change reaches frame 6";
+  for (int t = 0; t < 5; ++t) EXPECT_TRUE(test::same_samples(out[t].view(), alt[t].view())) << "later frames changed frame " << t;
+  EXPECT_FALSE(test::same_samples(out[6].view(), alt[6].view())) << "the test's change reaches frame 6";
   // The causal window is a different filter from the centred one (it reads no later frame).
   const std::vector<HostFrame> centred = through(vbm3d(50), clip.noisy);
-  EXPECT_FALSE(same(out[3].view(), centred[3].view()));
+  EXPECT_FALSE(test::same_samples(out[3].view(), centred[3].view()));
 }
 
 TEST(Vbm3dStream, FlushMidStreamThenTheClipAgainIsAFreshStream) {
@@ -120,7 +111,7 @@ TEST(Vbm3dStream, FlushMidStreamThenTheClipAgainIsAFreshStream) {
   EXPECT_TRUE(d->idle());
   const std::vector<HostFrame> out = test::run_clip(*d, clip.noisy), want = through(s, clip.noisy);
   ASSERT_EQ(out.size(), 7u);
-  for (int t = 0; t < 7; ++t) EXPECT_TRUE(same(out[t].view(), want[t].view())) << t;
+  for (int t = 0; t < 7; ++t) EXPECT_TRUE(test::same_samples(out[t].view(), want[t].view())) << t;
 }
 
 TEST(Vbm3dStream, LatencyIsTheWindowsAndParametersRestartIt) {

@@ -38,24 +38,31 @@
 //
 // The model (settings.model; off by default, and then nothing below is done):
 // each component's signal-dependent noise, var(x) = a x + b and the free curve
-// over the level sets of noise_model.h, followed over frames (model()). Each
-// observed frame estimates ONE level set per component, on the candidate
-// patches of that frame's sigma estimate (NoiseLevelEstimator::estimate_again:
-// no second pass over the plane, the same samples for host and device frames):
-// of the level sets with at least kNoiseModelMinSelected candidates in the
-// frame, the one estimated longest ago. Each level's sigma is tracked as the
-// component's is, counted in its own updates: a log-domain moving average with
-// time constant `model_time_constant` updates and the step rule above
-// (step_ratio, step_frames). When the component's sigma takes a step, every
-// level's next usable estimate replaces its value at once, so that a step of
-// the noise is in every populated level within one visit of each. The same
-// when `step_frames` level updates in a row (of any levels) are off on the
-// same side (a step of the model that leaves the frame's sigma as it was:
-// astronaut.png reads 8.9 under 0.5 x + 4 and under 2 x + 2). A level
-// not measured again within kNoiseModelLevels frames of the step (no longer
-// populated, or clipped at the new noise) is dropped. The level
-// estimates follow the same schedule as sigma (the first frame at once, later
-// frames a frame late), so host and device frames give the same model().
+// over the level sets of noise_model.h, followed over frames (model()). Level
+// sets are estimated on the candidate patches of the frame's sigma estimate
+// (NoiseLevelEstimator::estimate_again: no second pass over the plane, the same
+// samples for host and device frames); a level set counts as populated in a
+// frame when it has at least kNoiseModelMinSelected candidates there. The
+// warm-up: a populated level estimated fewer than `model_time_constant` times
+// since it (re)started is estimated in every frame, so every populated level
+// has that many estimates after as many frames and the model is known from
+// the first frames on. After it each frame estimates ONE level set per
+// component: of the populated ones, the one estimated longest ago. Each
+// level's sigma is tracked as the component's is, counted in its own updates,
+// with the step rule above (step_ratio, step_frames): its first
+// `model_time_constant` usable estimates are averaged with equal weights (the
+// log-domain running mean), later ones moved in with time constant
+// `model_time_constant` updates. When the component's sigma takes a step,
+// every level's next usable estimate replaces its value at once and the level
+// warms up again, so that a step of the noise is in every populated level
+// within a frame or two. The same when the level updates of `step_frames`
+// frames in a row are off on the same side (a step of the model that leaves
+// the frame's sigma as it was: astronaut.png reads 8.9 under 0.5 x + 4 and
+// under 2 x + 2). A level not measured again within kNoiseModelLevels frames
+// of the step (no longer populated, or clipped at the new noise) is dropped.
+// The level estimates follow the same schedule as sigma (the first frame at
+// once, later frames a frame late), so host and device frames give the same
+// model().
 // docs/NOISE.md, "The model over frames", has the measurements.
 //
 // Sigmas are in 8-bit code values (as DenoiseSettings::sigma); in_code_values()
@@ -91,7 +98,7 @@ struct NoiseTrackerSettings {
   // fraction from the lowest to the highest mean of its usable levels is
   // flat: a = 0, b = the levels' weighted mean variance (so that AWGN comes
   // out as AWGN). docs/NOISE.md has the measurements behind the default.
-  double flat_ratio = 0.5;
+  double flat_ratio = 0.65;
 };
 
 // Throws InvalidArgument naming the bad field.
@@ -136,10 +143,10 @@ class NoiseTracker {
   std::int64_t usable_frames() const { return usable_frames_; }
   // The raw per-component estimates last folded in (for diagnostics and tests).
   const std::vector<NoiseLevel>& last() const { return last_; }
-  // With the model: the level set each component estimated in the frame last
-  // folded in (-1: none), and that estimate.
-  const std::vector<int>& last_model_level() const { return last_model_level_; }
-  const std::vector<NoiseLevel>& last_model() const { return last_model_; }
+  // With the model: the level sets each component estimated in the frame last
+  // folded in (none: empty), and those estimates, in the same order.
+  const std::vector<std::vector<int>>& last_model_levels() const { return last_model_levels_; }
+  const std::vector<std::vector<NoiseLevel>>& last_models() const { return last_models_; }
 
   // Forget everything (a new stream).
   void reset();
@@ -162,25 +169,27 @@ class NoiseTracker {
     double pending_mean = 0, pending_selected = 0;  // of the last estimate off by more than step_ratio
     bool replace = false;     // the next usable estimate replaces the value (after a step)
     std::int64_t visited = -1;  // the fold of its last estimate
+    int estimates = 0;        // estimated since it (re)started: warm-up below model_time_constant
+    int averaged = 0;         // usable estimates in its value since it was last taken
   };
   struct Component {
     Tracked sigma;
     std::vector<Level> levels;  // kNoiseModelLevels with the model, else none
     std::int64_t step_fold = 0;  // the fold of the last step (of sigma or of the model)
-    int levels_off = 0;          // level updates in a row off by more than step_ratio ...
+    int levels_off = 0;          // frames in a row whose level updates were off by more than step_ratio ...
     int levels_off_side = 0;     // ... on this side
     NoiseLevelEstimator estimator;
   };
   // One frame's estimates of one component.
   struct Estimate {
     NoiseLevel sigma;
-    int model_level = -1;  // the level set estimated (-1: none)
-    NoiseLevel model;
+    std::vector<int> model_levels;  // the level sets estimated, ascending
+    std::vector<NoiseLevel> models;  // their estimates
   };
   void start(const FrameView& frame);
   // Frame estimates start from the tracked value; fold() moves it.
   Estimate estimate(int component, const PlaneView& host_plane, const PatchSampling& sampling);
-  int next_level(const Component& c) const;
+  std::vector<int> next_levels(const Component& c) const;
   void fold(const std::vector<Estimate>& estimates);
   void fold_held();
   void take_staged();
@@ -196,8 +205,9 @@ class NoiseTracker {
   bool started_ = false;
   std::vector<Component> components_;
   std::vector<double> reported_;
-  std::vector<NoiseLevel> last_, last_model_;
-  std::vector<int> last_model_level_;
+  std::vector<NoiseLevel> last_;
+  std::vector<std::vector<int>> last_model_levels_;
+  std::vector<std::vector<NoiseLevel>> last_models_;
   std::vector<Estimate> held_;  // a host frame's estimate, not yet folded in (empty: none)
   std::int64_t frames_ = 0, usable_frames_ = 0, folded_ = 0;
 
