@@ -30,6 +30,6 @@ gpu="$build/tests/kernels/test_kernels_gpu_noise_tracker"
 run gpu "$gpu" --gtest_brief=1
 run memcheck compute-sanitizer --tool memcheck --error-exitcode 99 "$gpu" --gtest_brief=1
 run racecheck compute-sanitizer --tool racecheck --error-exitcode 99 "$gpu" --gtest_brief=1
-for t in noise_level noise_tracker noise_sample_plan noise_auto_sigma stream_noise; do run "$t" "$build/tests/kernels/test_kernels_$t" --gtest_brief=1; done
+for t in noise_level noise_tracker noise_tracker_background noise_sample_plan noise_auto_sigma stream_noise; do run "$t" "$build/tests/kernels/test_kernels_$t" --gtest_brief=1; done
 "$build/tools/bench/cudadenoise-noise-bench" --data "$CDN_TEST_DATA" --no-accuracy
 printf '%s\n' "${results[@]}"

@@ -2,6 +2,8 @@
 // the host planes over them (noise_sample_plan.h).
 #include "noise/noise_sample_plan.h"
 
+#include <cstring>
+
 #include "cudadenoise/error.h"
 
 namespace cdn {
@@ -86,6 +88,19 @@ StagedComponents staged_components(const FrameView& f, const std::vector<PatchSa
     if (ps.band_step >= kNoisePatch) ps.band_step = kNoisePatch;
   }
   return st;
+}
+
+StagedComponents stage_host_samples(const FrameView& f, const std::vector<PatchSampling>& sampling,
+                                    std::vector<unsigned char>& staging) {
+  if (f.memory != MemoryKind::Host) throw InvalidArgument("stage_host_samples takes host frames");
+  const SampleCopyPlan plan = plan_sample_copy(f, sampling);
+  staging.resize(plan.bytes);
+  for (const SampleCopy& k : plan.copies) {
+    const unsigned char* from = static_cast<const unsigned char*>(f.data[k.plane]) + k.source_offset;
+    unsigned char* to = staging.data() + k.staged_offset;
+    for (int r = 0; r < k.rows; ++r) std::memcpy(to + r * k.staged_pitch, from + r * k.source_pitch, k.row_bytes);
+  }
+  return staged_components(f, sampling, plan, staging.data());
 }
 
 }  // namespace cdn

@@ -1,8 +1,9 @@
 // noise_sample_plan.h: which bytes of a frame the noise tracker samples, as a
 // plan of 2D copies into one staging buffer, and the host planes over that
 // buffer that the estimator reads (docs/NOISE.md, "Cost"). Plain C++: the
-// device path (noise_device_samples.cu) runs the copies with cudaMemcpy2DAsync;
-// a CPU test runs the same plan with memcpy on a host frame and checks that the
+// device path (noise_device_samples.cu) runs the copies with cudaMemcpy2DAsync,
+// stage_host_samples() with memcpy (host frames that the tracker estimates in
+// the background: observe() may not keep the frame); a CPU test runs the same plan with memcpy on a host frame and checks that the
 // staged planes give the estimates of the frame itself, for every format and
 // odd sizes (tests/kernels/test_noise_sample_plan.cpp).
 //
@@ -64,5 +65,11 @@ SampleCopyPlan plan_sample_copy(const FrameView& frame, const std::vector<PatchS
 // `sampling`) and the sampling that reads them.
 StagedComponents staged_components(const FrameView& frame, const std::vector<PatchSampling>& sampling,
                                    const SampleCopyPlan& plan, unsigned char* staging);
+
+// The plan run with memcpy on a host frame into `staging` (resized to the
+// plan's bytes; the staged planes point into it, valid while it is neither
+// resized nor freed).
+StagedComponents stage_host_samples(const FrameView& host_frame, const std::vector<PatchSampling>& sampling,
+                                    std::vector<unsigned char>& staging);
 
 }  // namespace cdn

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <string>
+#include <utility>
 
+#include "core/background_worker.h"
 #include "cudadenoise/error.h"
 #include "noise/noise_device_samples.h"
+#include "noise/noise_sample_plan.h"
 
 namespace cdn {
 
@@ -39,11 +43,33 @@ std::vector<double> in_code_values(const std::vector<double>& sigma, PixelFormat
   return out;
 }
 
+// Background: the frames staged and not yet handed over, oldest first (at most
+// two, in observe(); one between calls). A host frame's sampled rows are in
+// host[its buffer]; a device frame's are taken from device_ when handed over.
+// Two host buffers: observe() stages a frame only after the estimate in
+// flight has been folded in, so the one buffer in use is that of the frame
+// staged and not yet handed over, and the other is free.
+struct NoiseTracker::Staging {
+  struct Frame {
+    bool device = false;
+    StagedComponents host;  // a host frame's samples
+  };
+  std::deque<Frame> frames;
+  std::vector<unsigned char> host[2];
+  int next_host = 0;  // the buffer the next host frame is staged into
+};
+
 NoiseTracker::NoiseTracker(const NoiseTrackerSettings& settings) : settings_(settings) { validate(settings_); }
 
-NoiseTracker::~NoiseTracker() = default;
+// The estimate in flight reads the staging buffers: it ends before they go.
+NoiseTracker::~NoiseTracker() {
+  if (worker_) worker_->discard();
+}
 
 void NoiseTracker::reset() {
+  if (worker_) worker_->discard();  // it reads the staging buffers; its result is dropped
+  handed_.clear();
+  if (staging_) staging_->frames.clear();
   // A copy in flight keeps its staging buffer: device_ (and its buffers) stay.
   while (device_ && device_->pending() > 0) device_->take();
   held_.clear();
@@ -64,6 +90,7 @@ void NoiseTracker::start(const FrameView& f) {
   width_ = f.width;
   height_ = f.height;
   components_ = std::vector<Component>(n);
+  estimators_ = std::vector<NoiseLevelEstimator>(n);
   if (settings_.model)
     for (Component& c : components_) c.levels.resize(kNoiseModelLevels);
   last_.assign(n, NoiseLevel{});
@@ -74,6 +101,10 @@ void NoiseTracker::start(const FrameView& f) {
 
 void NoiseTracker::observe(const FrameView& frame, void* stream) {
   validate_frame(frame);
+  // Background: frame t - 2's estimate first (what it threw surfaces here,
+  // before frame t changes anything), so that frame t - 1's starts from the
+  // value through t - 2 and the staging buffer it used is free again.
+  collect();
   start(frame);
   const std::uint64_t phase = static_cast<std::uint64_t>(frames_);
   const bool first = frames_ == 0;
@@ -81,14 +112,34 @@ void NoiseTracker::observe(const FrameView& frame, void* stream) {
   const std::vector<PlaneView> comps = components(frame);
   std::vector<PatchSampling> samplings;
   for (std::size_t c = 0; c < comps.size(); ++c) samplings.push_back(sampling(comps, c, phase));
+  if (!settings_.background || first) {
+    observe_foreground(frame, samplings, stream, first);
+    return;
+  }
+  // Frame t staged (a device frame: its copy enqueued), then frame t - 1
+  // handed to the worker, to be estimated while the caller processes frame t.
+  if (!staging_) staging_ = std::make_unique<Staging>();
+  Staging::Frame staged;
+  if (frame.memory == MemoryKind::Host) {
+    staged.host = stage_host_samples(frame, samplings, staging_->host[staging_->next_host]);
+    staging_->next_host ^= 1;
+  } else {
+    if (!device_) device_ = DeviceSamples::create();
+    device_->enqueue(frame, samplings, stream);
+    staged.device = true;
+  }
+  staging_->frames.push_back(std::move(staged));
+  if (staging_->frames.size() > 1) hand_over();
+}
+
+void NoiseTracker::observe_foreground(const FrameView& frame, const std::vector<PatchSampling>& samplings,
+                                      void* stream, bool first) {
   if (frame.memory == MemoryKind::Host) {
     // Frame t - 1 first (its estimate started from the value through t - 2),
     // then frame t's estimate, started from the value through t - 1 and held
     // until the next observe() or flush(): what the device path computes.
     flush();
-    std::vector<Estimate> estimates(comps.size());
-    for (std::size_t c = 0; c < comps.size(); ++c) estimates[c] = estimate(static_cast<int>(c), comps[c], samplings[c]);
-    held_ = std::move(estimates);
+    held_ = estimate_now(components(frame), samplings);
     if (first) flush();
     return;
   }
@@ -112,8 +163,50 @@ PatchSampling NoiseTracker::sampling(const std::vector<PlaneView>& comps, std::s
 }
 
 void NoiseTracker::flush() {
+  collect();
+  while (staging_ && !staging_->frames.empty()) estimate_staged_now();
   fold_held();
   while (device_ && device_->pending() > 0) take_staged();
+}
+
+void NoiseTracker::collect() {
+  if (!worker_ || !worker_->busy()) return;
+  worker_->wait();  // rethrows what the estimate threw: that frame is not folded in
+  fold(handed_);
+}
+
+void NoiseTracker::hand_over() {
+  Staging::Frame f = std::move(staging_->frames.front());
+  staging_->frames.pop_front();
+  // A device frame's samples stay valid until the next enqueue(): observe()
+  // enqueues only after collect() has waited for this estimate.
+  const StagedComponents samples = f.device ? device_->take() : std::move(f.host);
+  if (!worker_) worker_ = std::make_unique<BackgroundWorker>();
+  handed_.assign(components_.size(), Estimate{});
+  // The worker gets a copy of the tracked state the estimates start from and
+  // writes only handed_ and the estimators, which the caller leaves alone
+  // until collect() has waited for it.
+  worker_->run([this, from = components_, samples] {
+    for (std::size_t c = 0; c < from.size(); ++c)
+      handed_[c] = estimate(settings_, from[c], estimators_[c], samples.planes[c], samples.sampling[c]);
+  });
+}
+
+// Background, flush(): the staged frame estimated on the caller's thread (no
+// estimate in flight), as the worker would.
+void NoiseTracker::estimate_staged_now() {
+  Staging::Frame f = std::move(staging_->frames.front());
+  staging_->frames.pop_front();
+  const StagedComponents samples = f.device ? device_->take() : std::move(f.host);
+  fold(estimate_now(samples.planes, samples.sampling));
+}
+
+std::vector<NoiseTracker::Estimate> NoiseTracker::estimate_now(const std::vector<PlaneView>& planes,
+                                                               const std::vector<PatchSampling>& sampling) {
+  std::vector<Estimate> estimates(components_.size());
+  for (std::size_t c = 0; c < components_.size(); ++c)
+    estimates[c] = estimate(settings_, components_[c], estimators_[c], planes[c], sampling[c]);
+  return estimates;
 }
 
 void NoiseTracker::fold_held() {
@@ -125,28 +218,26 @@ void NoiseTracker::fold_held() {
 
 void NoiseTracker::take_staged() {
   const StagedComponents st = device_->take();
-  std::vector<Estimate> estimates(components_.size());
-  for (std::size_t c = 0; c < components_.size(); ++c)
-    estimates[c] = estimate(static_cast<int>(c), st.planes[c], st.sampling[c]);
-  fold(estimates);
+  fold(estimate_now(st.planes, st.sampling));
 }
 
-NoiseTracker::Estimate NoiseTracker::estimate(int c, const PlaneView& plane, const PatchSampling& sampling) {
-  Component& k = components_[c];
+NoiseTracker::Estimate NoiseTracker::estimate(const NoiseTrackerSettings& settings, const Component& k,
+                                              NoiseLevelEstimator& estimator, const PlaneView& plane,
+                                              const PatchSampling& sampling) {
   NoiseLevelOptions o;
-  o.max_selected = settings_.max_selected;
+  o.max_selected = settings.max_selected;
   if (k.sigma.known) o.start_sigma = std::exp(k.sigma.log_value);  // rounds start at the tracked value
   Estimate e;
-  e.sigma = k.estimator.estimate(plane, sampling, o);
+  e.sigma = estimator.estimate(plane, sampling, o);
   if (k.levels.empty()) return e;
   // Level sets on the same candidates: as estimate_noise_model() does for
   // each level, starting from the level's tracked sigma once it has one.
-  e.model_levels = next_levels(k);
+  e.model_levels = next_levels(settings, k, estimator);
   for (const int level : e.model_levels) {
     const Level& l = k.levels[level];
-    NoiseLevelOptions lo = noise_model_level_options(level, settings_.max_selected);
+    NoiseLevelOptions lo = noise_model_level_options(level, settings.max_selected);
     if (l.sigma.known && !l.replace) lo.start_sigma = std::exp(l.sigma.log_value);
-    e.models.push_back(k.estimator.estimate_again(lo));
+    e.models.push_back(estimator.estimate_again(lo));
   }
   return e;
 }
@@ -154,16 +245,18 @@ NoiseTracker::Estimate NoiseTracker::estimate(int c, const PlaneView& plane, con
 // Of the level sets with enough candidates in this frame: every one still
 // warming up (estimated fewer than model_time_constant times since it
 // (re)started); when none is, the one estimated longest ago (the lowest first
-// among equals). Reads only what fold() changes, so host and device frames
-// choose alike.
-std::vector<int> NoiseTracker::next_levels(const Component& c) const {
+// among equals). Reads only what fold() changes (in `from`: the state the
+// frame's estimate starts from), so host and device frames, foreground and
+// background, choose alike.
+std::vector<int> NoiseTracker::next_levels(const NoiseTrackerSettings& settings, const Component& from,
+                                           const NoiseLevelEstimator& estimator) {
   const double width = 256.0 / kNoiseModelLevels;
   std::vector<int> warming;
   int oldest = -1;
   for (int k = 0; k < kNoiseModelLevels; ++k) {
-    if (c.estimator.candidates_between(k * width, (k + 1) * width) < kNoiseModelMinSelected) continue;
-    if (c.levels[k].estimates < settings_.model_time_constant) warming.push_back(k);
-    if (oldest < 0 || c.levels[k].visited < c.levels[oldest].visited) oldest = k;
+    if (estimator.candidates_between(k * width, (k + 1) * width) < kNoiseModelMinSelected) continue;
+    if (from.levels[k].estimates < settings.model_time_constant) warming.push_back(k);
+    if (oldest < 0 || from.levels[k].visited < from.levels[oldest].visited) oldest = k;
   }
   if (!warming.empty() || oldest < 0) return warming;
   return {oldest};

@@ -21,6 +21,16 @@ namespace cdn {
 
 namespace {
 
+// The stream's tracker: the background schedule (noise_tracker.h), so that
+// the estimate of frame t - 1 runs on the tracker's thread while this one
+// filters frame t, not on the caller's streaming thread before it.
+NoiseTrackerSettings tracker_settings(bool model) {
+  NoiseTrackerSettings ts;
+  ts.model = model;
+  ts.background = true;
+  return ts;
+}
+
 // A noise profile must have a model for every component of the frames.
 void check_profile(const DenoiseSettings& s, PixelFormat format) {
   const int n = format_info(format).components;
@@ -99,6 +109,8 @@ bool StreamDenoiser::estimates_model() const {
          settings_.noise_a < 0;
 }
 
+std::int64_t StreamDenoiser::noise_frames() const { return tracker_ ? tracker_->folded() : 0; }
+
 std::vector<double> StreamDenoiser::noise_sigma() const {
   if (!uses_sigma(settings_.mode)) return {};
   if (settings_.noise_model != NoiseModelKind::Constant) {
@@ -171,16 +183,14 @@ void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
   if (settings_.noise_model == NoiseModelKind::Constant) {
     tables_.reset();
     if (settings_.sigma == 0) {
-      if (!tracker_) tracker_ = std::make_unique<NoiseTracker>();  // a model's tracker serves too: the same sigma()
+      if (!tracker_) tracker_ = std::make_unique<NoiseTracker>(tracker_settings(false));  // a model's serves too: the same sigma()
       tracker_->observe(in, stream);
     }
     sigma = noise_sigma();
   } else {
     if (estimates_model()) {
       if (!tracker_ || !tracker_models_) {
-        NoiseTrackerSettings ts;
-        ts.model = true;
-        tracker_ = std::make_unique<NoiseTracker>(ts);
+        tracker_ = std::make_unique<NoiseTracker>(tracker_settings(true));
         tracker_models_ = true;
       }
       tracker_->observe(in, stream);

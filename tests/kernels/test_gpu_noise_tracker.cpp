@@ -2,11 +2,14 @@
 // sampled bands copied by noise_device_samples.cu) against the same frames in
 // host memory: after every observe() and after flush(), the same sigma and the
 // same estimates, bit for bit (host and device frames follow one schedule: the
-// first at once, later frames a frame late); every format, odd sizes, small
-// frames (sampled densely; 35x18: too narrow to be usable), 1080p, a stream
-// that mixes host and device frames; the same for the noise model
-// (NoiseTrackerSettings::model). Skips, with the reason, where no CUDA
-// device can be used.
+// first at once, later frames a frame late, or two on the background schedule,
+// NoiseTrackerSettings::background, where the host frames' samples are staged
+// in host memory and both are estimated on the tracker's worker); every
+// format, odd sizes, small frames (sampled densely; 35x18: too narrow to be
+// usable), 1080p, a stream that mixes host and device frames, reset with a
+// copy and an estimate in flight; the same for the noise model
+// (NoiseTrackerSettings::model). Both schedules throughout. Skips, with the
+// reason, where no CUDA device can be used.
 #include <gtest/gtest.h>
 
 #include <utility>
@@ -69,20 +72,21 @@ void expect_same(const NoiseTracker& dev, const NoiseTracker& host, const char* 
   }
 }
 
-NoiseTrackerSettings with_model(bool model) {
+NoiseTrackerSettings with_model(bool model, bool background) {
   NoiseTrackerSettings s;
   s.model = model;
+  s.background = background;
   return s;
 }
 
-void check(PixelFormat f, int w, int h, bool model = false, int frames = 6) {
+void check(PixelFormat f, int w, int h, bool background, bool model = false, int frames = 6) {
   SCOPED_TRACE(std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h) +
-               (model ? " with the model" : ""));
+               (model ? " with the model" : "") + (background ? ", background" : ", foreground"));
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
   {
     CudaFramePool pool(f, w, h, 3);
-    NoiseTracker host(with_model(model)), dev(with_model(model));
+    NoiseTracker host(with_model(model, background)), dev(with_model(model, background));
     const std::vector<double> sigma = {10, 4, 25};
     std::vector<CudaFramePool::Handle> held;  // a frame stays in use until its samples are read
     for (int t = 0; t < frames; ++t) {
@@ -94,7 +98,7 @@ void check(PixelFormat f, int w, int h, bool model = false, int frames = 6) {
       held.push_back(d);
       if (held.size() > 2) held.erase(held.begin());
       host.observe(hf.view());
-      expect_same(dev, host, t == 0 ? "first frame (at once)" : "later frame (a frame late)");
+      expect_same(dev, host, t == 0 ? "first frame (at once)" : "later frame");
       EXPECT_EQ(dev.frames(), host.frames());
       EXPECT_EQ(dev.usable_frames(), host.usable_frames());
     }
@@ -111,10 +115,12 @@ void check(PixelFormat f, int w, int h, bool model = false, int frames = 6) {
 
 TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
   CDN_REQUIRE_GPU();
-  for (PixelFormat f : all_formats())
-    for (auto [w, h] : {std::pair{333, 201}, std::pair{96, 64}, std::pair{35, 18}}) check(f, w, h);
-  check(PixelFormat::NV12, 1920, 1080);
-  check(PixelFormat::P010_10LE, 1920, 1080);
+  for (bool background : {false, true}) {
+    for (PixelFormat f : all_formats())
+      for (auto [w, h] : {std::pair{333, 201}, std::pair{96, 64}, std::pair{35, 18}}) check(f, w, h, background);
+    check(PixelFormat::NV12, 1920, 1080, background);
+    check(PixelFormat::P010_10LE, 1920, 1080, background);
+  }
 }
 
 // The noise model over frames (NoiseTrackerSettings::model): device frames give
@@ -123,10 +129,12 @@ TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
 // enough for every level set to be visited and a step of the noise.
 TEST(GpuNoiseTracker, DeviceFramesGiveTheHostModel) {
   CDN_REQUIRE_GPU();
-  for (PixelFormat f : all_formats()) check(f, 333, 201, true, 20);
-  check(PixelFormat::NV12, 96, 64, true, 20);
-  check(PixelFormat::NV12, 1920, 1080, true, 24);
-  check(PixelFormat::P010_10LE, 1920, 1080, true, 24);
+  for (bool background : {false, true}) {
+    for (PixelFormat f : all_formats()) check(f, 333, 201, background, true, 20);
+    check(PixelFormat::NV12, 96, 64, background, true, 20);
+    check(PixelFormat::NV12, 1920, 1080, background, true, 24);
+    check(PixelFormat::P010_10LE, 1920, 1080, background, true, 24);
+  }
 }
 
 // One stream, frames in host and device memory by turns (a stream may mix):
@@ -135,14 +143,15 @@ TEST(GpuNoiseTracker, MixedHostAndDeviceFramesFollowOneSchedule) {
   CDN_REQUIRE_GPU();
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
-  {
+  for (bool background : {false, true}) {
+    SCOPED_TRACE(background ? "background" : "foreground");
     const PixelFormat f = PixelFormat::NV12;
     CudaFramePool pool(f, 320, 240, 3);
-    NoiseTracker mixed(with_model(true)), host(with_model(true));
+    NoiseTracker mixed(with_model(true, background)), host(with_model(true, background));
     std::vector<CudaFramePool::Handle> held;
-    for (int t = 0; t < 8; ++t) {
-      HostFrame hf = make_frame(f, 320, 240, t, t < 4 ? std::vector<double>{6, 3, 9} : std::vector<double>{18, 9, 4});
-      if (t % 3 == 1) {
+    for (int t = 0; t < 12; ++t) {
+      HostFrame hf = make_frame(f, 320, 240, t, t < 6 ? std::vector<double>{6, 3, 9} : std::vector<double>{18, 9, 4});
+      if (t % 3 == 1 || t % 5 == 2) {  // runs of one and two frames of each
         mixed.observe(hf.view());
       } else {
         auto d = pool.acquire(stream);
@@ -163,20 +172,22 @@ TEST(GpuNoiseTracker, MixedHostAndDeviceFramesFollowOneSchedule) {
   CDN_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+// Background: and frame 1's estimate on the worker.
 TEST(GpuNoiseTracker, ResetWithACopyInFlight) {
   CDN_REQUIRE_GPU();
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
-  {
+  for (bool background : {false, true}) {
+    SCOPED_TRACE(background ? "background" : "foreground");
     CudaFramePool pool(PixelFormat::NV12, 640, 360, 2);
-    NoiseTracker t;
+    NoiseTracker t(with_model(false, background));
     for (int i = 0; i < 3; ++i) {
       HostFrame hf = make_frame(PixelFormat::NV12, 640, 360, i, {8, 8, 8});
       auto d = pool.acquire(stream);
       copy_frame_async(hf.view(), d->view(), stream);
       t.observe(d->view(), stream);
     }
-    t.reset();  // takes the pending copy, forgets it
+    t.reset();  // takes the pending copies, forgets them (and the estimate in flight)
     EXPECT_FALSE(t.known());
     HostFrame hf = make_frame(PixelFormat::NV12, 640, 360, 5, {8, 8, 8});
     auto d = pool.acquire(stream);

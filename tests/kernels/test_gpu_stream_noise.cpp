@@ -2,7 +2,7 @@
 // the CUDA backend with device frames, as the element and the transcode tool
 // run the default preset: the stream's sigma is a host NoiseTracker's over the
 // same frames after each frame (host and device frames: the first at once,
-// later frames a frame late, noise_tracker.h), the same as a CPU stream over
+// later frames two frames late, the background schedule of noise_tracker.h), the same as a CPU stream over
 // the same frames in host memory, a step of the noise is followed, and each output equals the
 // CPU reference given the sigma the stream used (within BM3D's float rounding:
 // at most 2 code values, under 0.05 on average). Skips without CUDA or a device.
@@ -56,17 +56,19 @@ TEST(GpuStreamNoise, DefaultPresetOnDeviceFramesTracksTheNoiseAndEqualsTheCpu) {
     auto cpu_stream = StreamDenoiser::create(Backend::Cpu, s, f, w, h);  // the same frames in host memory
     auto cpu = make_cpu_direct_stream(s, f, w, h);  // the CPU reference, given the GPU stream's sigma
     CudaFramePool pool(f, w, h, 4);
-    NoiseTracker host;
+    NoiseTrackerSettings background;  // the stream's schedule (noise_tracker.h)
+    background.background = true;
+    NoiseTracker host(background);
     std::vector<CudaFramePool::Handle> held;
-    for (int t = 0; t < 6; ++t) {
+    for (int t = 0; t < 7; ++t) {  // the step at frame 3 is taken at frame 4, in the value from frame 6 on
       SCOPED_TRACE(t);
       const double sigma = t < 3 ? 8.0 : 24.0;
       HostFrame hf = make_frame(f, w, h, t, sigma);
       auto din = pool.acquire(stream), dout = pool.acquire(stream);
       copy_frame_async(hf.view(), din->view(), stream);
       den->process(din->view(), dout->view(), stream);
-      // One schedule for host and device frames (the first at once, later
-      // frames a frame late): the host tracker after the same frame.
+      // One schedule for host and device frames (the stream's: the first at
+      // once, later frames two frames late): the host tracker after the same frame.
       host.observe(hf.view());
       EXPECT_EQ(den->noise_sigma(), host.sigma());
       HostFrame gpu_out(f, w, h), cpu_out(f, w, h), cpu_stream_out(f, w, h);

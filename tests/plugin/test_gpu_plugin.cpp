@@ -430,7 +430,7 @@ TEST_P(GpuCudaMemory, DefaultPresetSigmaAutoMatchesTheCpuStream) {
     std::vector<std::unique_ptr<HostFrame>> refs;
     std::vector<std::vector<double>> ref_sigma;
     std::unique_ptr<cdn::StreamDenoiser> stream;
-    const int frames = 6;
+    const int frames = 7;  // the step at frame 3 is taken at frame 4, in the value from frame 6 on (noise_tracker.h)
     for (int i = 0; i < frames; ++i) {
       GstBuffer* b = make_frame(info, 300 + i, false, i < 3 ? 6.0 : 24.0);
       GST_BUFFER_PTS(b) = i * GST_SECOND / 30;

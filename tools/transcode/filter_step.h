@@ -63,6 +63,8 @@ class FilterStep {
   // strength (StreamDenoiser::noise_sigma: given, or tracked over the frames);
   // empty before the first frame and for modes that take no sigma.
   std::vector<double> noise_sigma() const { return denoiser_ ? denoiser_->noise_sigma() : std::vector<double>{}; }
+  // How many frames the estimated noise holds (StreamDenoiser::noise_frames).
+  long long noise_frames() const { return denoiser_ ? denoiser_->noise_frames() : 0; }
   // True when the estimate first became known or moved by more than 5 % since the last true.
   bool noise_changed() { return denoiser_ && denoiser_->noise_changed(); }
   // With --noise-model signal or curve: the model of each component the next

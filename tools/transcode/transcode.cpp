@@ -348,10 +348,8 @@ class Pipeline {
     filter_->push(decoded);
     ++frames_in_;
     if (filter_->noise_changed())
-      // The tracked value after frame N holds frames 1..N-1 (the first frame at
-      // once): noise_tracker.h's schedule, the same for host and device frames.
       say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (tracked through frame " +
-          std::to_string(frames_in_ > 1 ? frames_in_ - 1 : 1) + ", 8-bit code values per component)");
+          std::to_string(filter_->noise_frames()) + ", 8-bit code values per component)");
     note_noise_model();
     if (!filter_->conversion_note().empty() && !conversion_noted_) {
       say(filter_->conversion_note());

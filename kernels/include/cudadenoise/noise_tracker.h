@@ -22,19 +22,40 @@
 //   (PSNR >= 40 dB against it, tests/kernels/test_noise_auto_sigma.cpp).
 //
 // When a frame counts: the first frame of a stream at once (observe() returns
-// with sigma() including it, so that it is denoised with its own estimate);
-// every later frame t one frame late: after observe(t), sigma() is the value
-// through frame t - 1, and frame t's estimate is folded in at the next
-// observe() or flush(). The same for frames in host and in device memory, so
-// that the same frames give the same sigma (and the same denoised output)
-// wherever they are. Device frames need the lag: observe() copies the sampled
-// rows (bands of 7 rows, about 1/6 of a 4K plane; noise_sample_plan.h) to
-// pinned host memory on the caller's stream and estimates them at the next
-// observe(), so it waits only for a copy enqueued a frame ago (device frames:
-// CUDA builds only). A host frame is estimated at once (observe() may not keep
-// it), starting from the value through t - 1 as the device path does, and its
-// estimate is held. The lag delays a step of the noise by one frame; on steady
-// noise the value a frame late is within 0.25 % of the value at once.
+// with sigma() including it, so that it is denoised with its own estimate).
+// Every later frame t's estimate starts from the value through frame t - 1 and
+// is folded in later, on one of two schedules (settings.background):
+// - Foreground (the tracker's default): one frame late. After observe(t),
+//   sigma() is the value through frame t - 1; frame t's estimate is folded in
+//   at the next observe() or flush(). The estimate runs on the caller's
+//   thread: a host frame's in observe(t) itself (observe() may not keep the
+//   frame; its estimate is held), a device frame's at the next observe(),
+//   from its sampled rows (bands of 7 rows, about 1/6 of a 4K plane;
+//   noise_sample_plan.h), copied to pinned host memory on the caller's stream
+//   by observe(t), so that it waits only for a copy enqueued a frame ago
+//   (device frames: CUDA builds only).
+// - Background (what StreamDenoiser uses): two frames late, the estimate off
+//   the caller's thread. observe(t) stages frame t's sampled rows (a device
+//   frame: the copy above; a host frame: copied into a host staging buffer),
+//   folds in frame t - 2's estimate (waiting for it if still running), and
+//   hands frame t - 1's staged rows to the tracker's worker thread, with a
+//   copy of the tracked values it starts from (the value through t - 2). So
+//   frame t - 1 is estimated while the caller processes frame t, and after
+//   observe(t), t >= 2, sigma() is the value through frame t - 2 (after
+//   observe(1): through frame 0). The worker only computes a frame's
+//   estimates from that copy; every change of the tracked state (folding, in
+//   frame order) happens on the caller's thread, in observe() and flush(). So
+//   the estimates are those of the foreground schedule, frame for frame, bit
+//   for bit, whatever the threads' timing; they are folded in a frame later.
+//   The worker thread starts at the first hand-over and is joined by the
+//   destructor (which waits for the estimate in flight). What an estimate
+//   throws on the worker is rethrown by the next observe() or flush() (that
+//   frame is not folded in); reset() drops it.
+// Both: flush() folds in every observed frame (waiting for what is pending),
+// and the same frames give the same sigma() and model() in host and in device
+// memory. The lag delays a step of the noise by one frame (foreground) or two
+// (background); on steady noise the value a frame late is within 0.25 % of
+// the value at once.
 //
 // The model (settings.model; off by default, and then nothing below is done):
 // each component's signal-dependent noise, var(x) = a x + b and the free curve
@@ -60,14 +81,15 @@
 // the frame's sigma as it was: astronaut.png reads 8.9 under 0.5 x + 4 and
 // under 2 x + 2). A level not measured again within kNoiseModelLevels frames
 // of the step (no longer populated, or clipped at the new noise) is dropped.
-// The level estimates follow the same schedule as sigma (the first frame at
-// once, later frames a frame late), so host and device frames give the same
-// model().
+// The level estimates follow the same schedule as sigma (the level sets are
+// chosen from the tracked state the frame's estimate starts from), so host and
+// device frames give the same model().
 // docs/NOISE.md, "The model over frames", has the measurements.
 //
 // Sigmas are in 8-bit code values (as DenoiseSettings::sigma); in_code_values()
 // scales them to each component's own depth. Not thread-safe: one thread at a
-// time observes and reads a tracker.
+// time observes and reads a tracker (its worker, if any, touches nothing the
+// caller reads).
 #pragma once
 
 #include <cstdint>
@@ -80,7 +102,9 @@
 
 namespace cdn {
 
+class BackgroundWorker;
 class DeviceSamples;
+struct NoiseTrackerTesting;
 
 struct NoiseTrackerSettings {
   int time_constant = 16;       // frames, N of the log-domain moving average (>= 1)
@@ -99,6 +123,10 @@ struct NoiseTrackerSettings {
   // flat: a = 0, b = the levels' weighted mean variance (so that AWGN comes
   // out as AWGN). docs/NOISE.md has the measurements behind the default.
   double flat_ratio = 0.65;
+  // The schedule (see above): false, foreground (frames a frame late, estimated
+  // on the caller's thread); true, background (frames two frames late,
+  // estimated on the tracker's worker thread while the caller goes on).
+  bool background = false;
 };
 
 // Throws InvalidArgument naming the bad field.
@@ -112,11 +140,13 @@ class NoiseTracker {
   NoiseTracker& operator=(const NoiseTracker&) = delete;
 
   // One frame, host or device memory (`stream`: the cudaStream_t the frame is
-  // ready on, or null). Folds in the previous frame's estimate (see above). A
-  // new format or size starts the tracking again.
+  // ready on, or null). Folds in the previous frame's estimate (background:
+  // the one before; see above). A new format or size starts the tracking
+  // again. Background: rethrows what the last estimate handed over threw.
   void observe(const FrameView& frame, void* stream = nullptr);
-  // Folds in the estimate of the last observed frame, if still pending (a
-  // device frame: waits for its copy): sigma() then includes every frame.
+  // Folds in the estimates of the observed frames still pending (waits for
+  // copies and the worker): sigma() then includes every frame. Background:
+  // rethrows what the estimate in flight threw.
   void flush();
 
   // Per component (luma first), 8-bit code values, >= floor.
@@ -141,6 +171,8 @@ class NoiseTracker {
   // Frames observed, and frames folded in whose component 0 was usable, since the start.
   std::int64_t frames() const { return frames_; }
   std::int64_t usable_frames() const { return usable_frames_; }
+  // Frames folded in (sigma() and model() hold frames 1 .. folded() of the stream).
+  std::int64_t folded() const { return folded_; }
   // The raw per-component estimates last folded in (for diagnostics and tests).
   const std::vector<NoiseLevel>& last() const { return last_; }
   // With the model: the level sets each component estimated in the frame last
@@ -148,7 +180,8 @@ class NoiseTracker {
   const std::vector<std::vector<int>>& last_model_levels() const { return last_model_levels_; }
   const std::vector<std::vector<NoiseLevel>>& last_models() const { return last_models_; }
 
-  // Forget everything (a new stream).
+  // Forget everything (a new stream). Waits for the estimate in flight, if
+  // any, and drops it (and what it threw).
   void reset();
 
  private:
@@ -178,7 +211,6 @@ class NoiseTracker {
     std::int64_t step_fold = 0;  // the fold of the last step (of sigma or of the model)
     int levels_off = 0;          // frames in a row whose level updates were off by more than step_ratio ...
     int levels_off_side = 0;     // ... on this side
-    NoiseLevelEstimator estimator;
   };
   // One frame's estimates of one component.
   struct Estimate {
@@ -186,13 +218,26 @@ class NoiseTracker {
     std::vector<int> model_levels;  // the level sets estimated, ascending
     std::vector<NoiseLevel> models;  // their estimates
   };
+  struct Staging;  // background: frames staged, not yet handed over (noise_tracker.cpp)
   void start(const FrameView& frame);
-  // Frame estimates start from the tracked value; fold() moves it.
-  Estimate estimate(int component, const PlaneView& host_plane, const PatchSampling& sampling);
-  std::vector<int> next_levels(const Component& c) const;
+  void observe_foreground(const FrameView& frame, const std::vector<PatchSampling>& samplings, void* stream,
+                          bool first);
+  // A frame's estimate of one component, started from `from` (the tracked
+  // state, or the copy of it handed over with the frame); fold() moves the
+  // tracked state. Reads only its arguments: the worker runs it.
+  static Estimate estimate(const NoiseTrackerSettings& settings, const Component& from, NoiseLevelEstimator& estimator,
+                           const PlaneView& host_plane, const PatchSampling& sampling);
+  static std::vector<int> next_levels(const NoiseTrackerSettings& settings, const Component& from,
+                                      const NoiseLevelEstimator& estimator);
+  std::vector<Estimate> estimate_now(const std::vector<PlaneView>& planes, const std::vector<PatchSampling>& sampling);
   void fold(const std::vector<Estimate>& estimates);
   void fold_held();
   void take_staged();
+  // Background: the estimate in flight folded in (waits for it; rethrows what
+  // it threw); the oldest staged frame handed over or estimated now.
+  void collect();
+  void hand_over();
+  void estimate_staged_now();
   PatchSampling sampling(const std::vector<PlaneView>& comps, std::size_t c, std::uint64_t phase) const;
   void update(Component& c, const Estimate& e);
   Tracked::Move update_level(Level& l, const NoiseLevel& e);
@@ -204,14 +249,24 @@ class NoiseTracker {
   int width_ = 0, height_ = 0;
   bool started_ = false;
   std::vector<Component> components_;
+  // One per component; the worker's while a frame is handed over.
+  std::vector<NoiseLevelEstimator> estimators_;
   std::vector<double> reported_;
   std::vector<NoiseLevel> last_;
   std::vector<std::vector<int>> last_model_levels_;
   std::vector<std::vector<NoiseLevel>> last_models_;
-  std::vector<Estimate> held_;  // a host frame's estimate, not yet folded in (empty: none)
+  std::vector<Estimate> held_;  // foreground: a host frame's estimate, not yet folded in (empty: none)
   std::int64_t frames_ = 0, usable_frames_ = 0, folded_ = 0;
 
   std::unique_ptr<DeviceSamples> device_;  // made at the first device frame
+  std::unique_ptr<Staging> staging_;       // background: made at the second frame
+  // Background: the estimates of the frame handed over (the worker writes
+  // them, the caller folds them in after waiting), and the worker, made at
+  // the first hand-over. The worker is declared last so that it is destroyed
+  // (joined) first, before everything its job uses.
+  std::vector<Estimate> handed_;
+  std::unique_ptr<BackgroundWorker> worker_;
+  friend struct NoiseTrackerTesting;  // tests/kernels/test_noise_tracker_background.cpp: reaches the worker
 };
 
 // The patches a tracker samples per frame in `component`: the luma's `budget`,

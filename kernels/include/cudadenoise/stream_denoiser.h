@@ -101,6 +101,10 @@ class StreamDenoiser {
   std::vector<double> noise_sigma() const;
   // Whether noise_sigma() (or the model) comes from the frames and every component has had a usable frame.
   bool noise_estimated() const;
+  // With the noise estimated from the frames: how many of the stream's frames
+  // it holds (the tracker's schedule: the first at once, later ones a frame or
+  // two late, noise_tracker.h); 0 otherwise.
+  std::int64_t noise_frames() const;
   // True once when the estimate first becomes known and whenever it moves by
   // more than 5 % (NoiseTracker::changed): for the element's message. Always
   // false with a given sigma. With a signal or curve model: once when the
