@@ -11,7 +11,7 @@
 #   the PSNR expected from its clean input and sigma;
 # - at sigma 25 every method improves on the noisy input (luma PSNR);
 # - the real-like noise condition of the preset (var 0.5 x + 4 on the astronaut crop) ran every row of
-#   config.NOISE_ROWS this build has (the model-auto rows: or skipped with the library's "not built"),
+#   config.NOISE_ROWS this build has,
 #   each better than the noisy input, and RESULTS.md has its table;
 # - the quality numbers of the two runs are identical (determinism).
 import json
@@ -140,7 +140,6 @@ def main():
         # real-like noise (issue 37): the preset's conditions on its inputs, every row, and the table
         tiny = config.PRESETS['tiny']
         check('## Real-like noise' in md, 'RESULTS.md has the real-like noise table')
-        skipped = a.get('skipped_rows', {})
         for c in a['contents']:
             got = set(c.get('noise_conditions', {}))
             want = set(tiny.noise_conditions) if c['id'] in tiny.noise_for else set()
@@ -152,8 +151,6 @@ def main():
                 for row in config.NOISE_ROWS:
                     if row.mode not in modes:
                         continue
-                    if row.noise == 'auto-model' and 'not built' in skipped.get(row.method, ''):
-                        continue   # until the library estimates the model from the frames
                     r = ran.get(row.method)
                     check(r is not None and r['quality']['planes'][0]['psnr'] > noisy,
                           f"{c['id']} {key}: {row.method} ran and improves on the noisy {noisy:.2f} dB")

@@ -103,8 +103,7 @@ NOISE_CONDITION_KEYS = tuple(n.key for n in NOISE_CONDITIONS)
 # (sqrt(mean(a x + b)) over the clean luma; the camera model: the RMS of noisy - clean), 'true-model'
 # --noise-model signal --noise-a A --noise-b B (the condition's a, b; the camera model has none: the fit of
 # var = a x + b to noisy - clean by level sets of the clean luma, noise_stats.h), 'auto-model' --noise-model
-# signal with noise-a auto (the model estimated from the frames; while the library says it is not built the
-# row is skipped with its message, and it runs once it is). The default preset 'standard' is bm3d rapid.
+# signal with noise-a auto (the model estimated from the frames). The default preset 'standard' is bm3d rapid.
 @dataclasses.dataclass(frozen=True)
 class NoiseRow:
     mode: str

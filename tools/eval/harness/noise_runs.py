@@ -9,7 +9,6 @@ import os
 from . import config
 from .env import HarnessError
 
-NOT_BUILT = 'not built'   # the library's words while the model estimated from the frames is missing
 
 
 def plan(preset, spec, c):
@@ -119,12 +118,8 @@ def run_condition(pipe, c, nc):
                 raise HarnessError('; '.join(r['error'] for r in bad))
         except HarnessError as e:
             why = str(e).strip().splitlines()[-1][:300]
-            if row.noise == 'auto-model' and NOT_BUILT in why:
-                pipe.skipped_rows[(row.mode, row.tag)] = f'the library says: {why}'
-                pipe.say(f'noise row {row.method} skipped: the library says: {why}')
-            else:
-                pipe.failed.setdefault(f'{row.method}:{backend}', []).append(f'{c.id} {nc.key}: {why}')
-                pipe.say(f'  {c.id} {nc.key}: {row.method} on {backend} FAILED, left out: {why}')
+            pipe.failed.setdefault(f'{row.method}:{backend}', []).append(f'{c.id} {nc.key}: {why}')
+            pipe.say(f'  {c.id} {nc.key}: {row.method} on {backend} FAILED, left out: {why}')
             continue
         for r in out:
             clean, frames = pipe._measure_target(ref, whole)
