@@ -19,6 +19,7 @@
 
 #include "convert.h"
 #include "cudadenoise/noise.h"
+#include "cudadenoise/noise_model.h"
 #include "cudadenoise/plane.h"
 #include "image_io.h"
 #include "luma_source.h"
@@ -63,6 +64,24 @@ inline void render_signal_dependent(const LumaSource& s, double a, double b, std
       const double n = (v + std::sqrt(std::max(a * v + b, 0.0)) * z(rng)) * scale;
       out.set(x, y, static_cast<int>(std::clamp(std::lround(n), 0L, static_cast<long>(out.max_value()))));
     }
+}
+
+// Rounding to integers adds 1/12 to every variance.
+constexpr double kRoundingVariance = 1.0 / 12.0;
+
+// The free curve's RMS relative error over the usable levels of `m`, against
+// sqrt(a x + b) with the rounding's variance; `levels`, if given, gets how
+// many levels were usable. 1 when none is.
+inline double curve_rms_error(const NoiseModel& m, double a, double b, int* levels = nullptr) {
+  double e2 = 0;
+  int n = 0;
+  for (const NoiseModelLevel& l : m.levels) {
+    if (!l.usable()) continue;
+    e2 += std::pow(m.sigma_curve(l.mean) / std::sqrt(a * l.mean + b + kRoundingVariance) - 1.0, 2);
+    n++;
+  }
+  if (levels) *levels = n;
+  return n ? std::sqrt(e2 / n) : 1.0;
 }
 
 }  // namespace cdn::test

@@ -46,20 +46,8 @@ LumaSource smooth_ramp(int w, int h) {
   return s;
 }
 
-constexpr double kRounding = 1.0 / 12.0;  // rounding to integers adds 1/12 to every variance
-
-// The curve's RMS relative error over the usable levels, against sqrt(a x + b).
-double curve_rms_error(const NoiseModel& m, double a, double b, int* levels) {
-  double e2 = 0;
-  int n = 0;
-  for (const NoiseModelLevel& l : m.levels) {
-    if (!l.usable()) continue;
-    e2 += std::pow(m.sigma_curve(l.mean) / std::sqrt(a * l.mean + b + kRounding) - 1.0, 2);
-    n++;
-  }
-  *levels = n;
-  return n ? std::sqrt(e2 / n) : 1.0;
-}
+constexpr double kRounding = test::kRoundingVariance;
+using test::curve_rms_error;
 
 void print(const char* what, const NoiseModel& m, double a, double b) {
   std::printf("%s: a %.3f (true %.3f) b %.2f (true %.2f)\n", what, m.a, a, m.b, b + kRounding);

@@ -25,7 +25,8 @@ using test::track;
 using test::usable_levels;
 using test::with_model;
 
-constexpr double kRounding = 1.0 / 12.0;  // rounding to integers adds 1/12 to every variance
+constexpr double kRounding = test::kRoundingVariance;
+using test::curve_rms_error;
 
 // The fit of `m`'s levels before the flat rule, and how much its variance grows
 // over the levels' span (the quantity the flat rule compares with flat_ratio).
@@ -40,18 +41,6 @@ double growth(const NoiseModel& m, double* a_fitted) {
     }
   *a_fitted = fit.a;
   return (fit.a * hi + fit.b) / (fit.a * lo + fit.b) - 1;
-}
-
-// The free curve's RMS relative error over the usable levels, against sqrt(a x + b).
-double curve_rms_error(const NoiseModel& m, double a, double b) {
-  double e2 = 0;
-  int n = 0;
-  for (const NoiseModelLevel& l : m.levels) {
-    if (!l.usable()) continue;
-    e2 += std::pow(m.sigma_curve(l.mean) / std::sqrt(a * l.mean + b + kRounding) - 1.0, 2);
-    n++;
-  }
-  return n ? std::sqrt(e2 / n) : 1.0;
 }
 
 // The true model's growth over the span of `m`'s usable levels.

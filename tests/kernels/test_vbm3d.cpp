@@ -17,6 +17,7 @@
 #include "cudadenoise/error.h"
 #include "cudadenoise/metrics.h"
 #include "vbm3d/vbm3d_reference.h"
+#include "test_support.h"
 #include "video_support.h"
 
 namespace cdn {
@@ -39,15 +40,6 @@ std::vector<HostFrame> filter(const test::TestClip& clip, int first, int last, i
   const double scaled = sigma * (1 << (format_info(v.format).bit_depth - 8));
   vbm3d_reference(window, out_begin - first, out_end - first, views, nc, p, std::vector<double>(nc, scaled), threads);
   return outs;
-}
-
-bool same_samples(const FrameView& a, const FrameView& b) {
-  const auto ca = components(a), cb = components(b);
-  for (std::size_t c = 0; c < ca.size(); ++c)
-    for (int y = 0; y < ca[c].height; ++y)
-      for (int x = 0; x < ca[c].width; ++x)
-        if (ca[c].get(x, y) != cb[c].get(x, y)) return false;
-  return true;
 }
 
 double luma_psnr(const FrameView& a, const FrameView& b) { return psnr(components(a)[0], components(b)[0]); }
@@ -156,18 +148,18 @@ HostFrame expect_output_depends_only_on_window(const Vbm3dParams& p, int reach) 
   const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, n, 2, 1, sigma, 300);
   EXPECT_EQ(p.reach(), reach);
   HostFrame exact = std::move(filter(clip, t - reach, t + reach, t, t + 1, p, sigma)[0]);
-  EXPECT_TRUE(same_samples(exact.view(), filter(clip, 0, n - 1, t, t + 1, p, sigma)[0].view()));
+  EXPECT_TRUE(test::same_samples(exact.view(), filter(clip, 0, n - 1, t, t + 1, p, sigma)[0].view()));
   const std::vector<HostFrame> chunk = filter(clip, t - 1 - reach, n - 1, t - 1, t + 2, p, sigma);
-  EXPECT_TRUE(same_samples(exact.view(), chunk[1].view()));
-  EXPECT_TRUE(same_samples(chunk[0].view(), filter(clip, t - 1 - reach, t - 1 + reach, t - 1, t, p, sigma)[0].view()));
-  EXPECT_TRUE(same_samples(filter(clip, 0, 1 + reach, 1, 2, p, sigma)[0].view(),
+  EXPECT_TRUE(test::same_samples(exact.view(), chunk[1].view()));
+  EXPECT_TRUE(test::same_samples(chunk[0].view(), filter(clip, t - 1 - reach, t - 1 + reach, t - 1, t, p, sigma)[0].view()));
+  EXPECT_TRUE(test::same_samples(filter(clip, 0, 1 + reach, 1, 2, p, sigma)[0].view(),
                            filter(clip, 0, n - 1, 1, 2, p, sigma)[0].view()));
-  EXPECT_TRUE(same_samples(exact.view(), filter(clip, t - reach, t + reach, t, t + 1, p, sigma, 1)[0].view()));
+  EXPECT_TRUE(test::same_samples(exact.view(), filter(clip, t - reach, t + reach, t, t + 1, p, sigma, 1)[0].view()));
   test::TestClip changed = test::moving_clip(photo, PixelFormat::GRAY8, 60, 80, 48, 40, n, 2, 1, sigma, 300);
   add_gaussian_noise(changed.noisy[t + reach + 1].view(), 30, 9);
-  EXPECT_TRUE(same_samples(exact.view(), filter(changed, 0, n - 1, t, t + 1, p, sigma)[0].view()));
+  EXPECT_TRUE(test::same_samples(exact.view(), filter(changed, 0, n - 1, t, t + 1, p, sigma)[0].view()));
   add_gaussian_noise(changed.noisy[t + reach].view(), 30, 9);
-  EXPECT_FALSE(same_samples(exact.view(), filter(changed, 0, n - 1, t, t + 1, p, sigma)[0].view()));
+  EXPECT_FALSE(test::same_samples(exact.view(), filter(changed, 0, n - 1, t, t + 1, p, sigma)[0].view()));
   return exact;
 }
 
@@ -189,7 +181,7 @@ TEST(Vbm3d, GroupAggregationDependsOnlyOnItsDoubledWindow) {
       test::moving_clip(test::load_photo_444("coffee.png"), PixelFormat::GRAY8, 60, 80, 48, 40, 20, 2, 1, sigma, 300);
   Vbm3dParams frame = p;
   frame.aggregation = Vbm3dAggregation::Frame;
-  EXPECT_FALSE(same_samples(exact.view(), filter(clip, 6, 14, 10, 11, frame, sigma)[0].view()));
+  EXPECT_FALSE(test::same_samples(exact.view(), filter(clip, 6, 14, 10, 11, frame, sigma)[0].view()));
   // Not with the causal window.
   p.causal = true;
   EXPECT_THROW(validate(p), InvalidArgument);
@@ -235,7 +227,7 @@ TEST(Vbm3d, ColourFormatsAgree) {
   const HostFrame a = std::move(filter(noisy_nv12, 0, 4, 2, 3, p, sigma)[0]);
   const HostFrame b = std::move(filter(i420, 0, 4, 2, 3, p, sigma)[0]);
   const HostFrame g = std::move(filter(gray, 0, 4, 2, 3, p, sigma)[0]);
-  EXPECT_TRUE(same_samples(a.view(), b.view()));
+  EXPECT_TRUE(test::same_samples(a.view(), b.view()));
   const auto ca = components(a.view()), cg = components(g.view()), cc = components(nv12.clean[2].view()),
              cn = components(noisy_nv12.noisy[2].view());
   EXPECT_EQ(mse(ca[0], cg[0]), 0.0);
