@@ -113,7 +113,7 @@ class FarmTest(unittest.TestCase):
     def test_decode_errors_are_counted_as_a_single_run_counts_them(self):
         # 200 bytes flipped mid-file: FFmpeg conceals the damage; the tool goes on and counts it.
         clean, damaged = os.path.join(self.dir, "clean75.mkv"), os.path.join(self.dir, "damaged75.mkv")
-        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25",
+        p = run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x72:rate=25",
                  "-frames:v", "75", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", clean])
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(clean, "rb") as f:

@@ -139,9 +139,12 @@ TEST_F(Transcode, NoiseProfile) {
       << text.err;
 }
 
+// The container's part of the path does not depend on the mode: PI-PD, the
+// cheapest, here and below where a test checks what the tool does around the
+// filter (the default mode's own run is CpuPathKeeps... above).
 TEST_F(Transcode, Mp4KeepsTimestampsAndDuration) {
   const std::string o = out("out.mp4");
-  const ToolRun r = run_tool("-i " + quote(g_clips.noisy_mp4) + " -o " + quote(o) + " --backend cpu --quiet");
+  const ToolRun r = run_tool("-i " + quote(g_clips.noisy_mp4) + " -o " + quote(o) + " --backend cpu --mode pipd --quiet");
   ASSERT_EQ(r.code, 0) << r.all();
   const std::string frames = "-select_streams v:0 -show_entries frame=pts";
   EXPECT_EQ(probe(o, frames), probe(g_clips.noisy_mp4, frames));
@@ -165,7 +168,7 @@ TEST_F(Transcode, HevcOutputAndTenBitInput) {
   // runtime bundle replaces libx265 by a stub that ends the process (exit 127,
   // "gpu-runtime stub: libx265..."): no encoder to test there.
   const std::string h = out("out.mp4");
-  const ToolRun hevc = run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(h) + " --backend cpu --codec hevc --frames 5 --json");
+  const ToolRun hevc = run_tool("-i " + quote(g_clips.noisy) + " -o " + quote(h) + " --backend cpu --mode pipd --codec hevc --frames 5 --json");
   if (hevc.code == 4) GTEST_SKIP() << "no usable HEVC encoder here: " << hevc.err;
   if (hevc.code == 127 && hevc.err.find("gpu-runtime stub: libx265") != std::string::npos)
     GTEST_SKIP() << "libx265 is a stub of the GPU runtime bundle: " << hevc.err;
@@ -191,7 +194,7 @@ TEST_F(Transcode, TemporalModeGivesBackEveryFrame) {
 }
 
 TEST_F(Transcode, NullOutputAndNoDenoise) {
-  const ToolRun null = run_tool("-i " + quote(g_clips.noisy) + " -f null --backend cpu --json");
+  const ToolRun null = run_tool("-i " + quote(g_clips.noisy) + " -f null --backend cpu --mode pipd --json");
   ASSERT_EQ(null.code, 0) << null.all();
   EXPECT_EQ(json_string(null.out, "encode"), "none");
   EXPECT_EQ(json_string(null.out, "output"), "null");
@@ -259,7 +262,7 @@ TEST_F(Transcode, BadArgumentsExit2) {
 }
 
 TEST_F(Transcode, BadInputsExit3Or4) {
-  const std::string o = " -o " + quote(out("o.mkv")) + " --backend cpu";
+  const std::string o = " -o " + quote(out("o.mkv")) + " --backend cpu --mode pipd";
   expect_failure("-i " + quote(out("missing.mkv")) + o, 3, "missing.mkv: No such file or directory");
 
   const std::string garbage = g_clips.dir + "/garbage.mkv";
