@@ -9,6 +9,12 @@
 #
 #   scripts/gpu-pipeline-timing.sh [BUILD_DIR] [N...]      e.g. scripts/gpu-pipeline-timing.sh build 1 8
 #
+# CDN_TIMING_GPUS=G places the processes round robin on GPUs 0 .. G-1 (issue 36
+# item 3, per-frame modes over several GPUs): process i decodes on GPU i mod G
+# (nvcodec's nvh264dec is GPU 0's decoder, nvh264deviceNdec GPU N's) and its
+# cudaaddnoise and cudadenoise take cuda-device-id=N. CDN_TIMING_ROWS=REGEX keeps
+# the rows whose name matches (grep -E).
+#
 # Needs a GPU with NVDEC, the plugin of BUILD_DIR (default build), and
 # GStreamer with nvcodec and x264 (the GPU host: .gpu-runtime, sourced here
 # when present). The clip (300 frames of 1920x1080 at 30 fps, moving test
@@ -47,13 +53,24 @@ variants=(
   "cudaaddnoise sigma=15, draft, sigma auto|cudaaddnoise sigma=15 ! cudadenoise preset=draft !"
 )
 
-run_one() {  # chain, log -> exit status of one pipeline; its messages go to the log
+gpus=${CDN_TIMING_GPUS:-1}
+decoder() {  # GPU -> nvcodec's H.264 decoder element on it
+  if [ "$1" = 0 ]; then echo nvh264dec; else echo "nvh264device${1}dec"; fi
+}
+for ((g = 0; g < gpus; g++)); do
+  gst-inspect-1.0 "$(decoder $g)" >/dev/null 2>&1 || { echo "gpu-pipeline-timing: no $(decoder $g): GPU $g has no NVDEC here" >&2; exit 1; }
+done
+
+run_one() {  # chain, log, GPU -> exit status of one pipeline; its messages go to the log
+  local chain=${1//cudaaddnoise/cudaaddnoise cuda-device-id=$3}
+  chain=${chain//cudadenoise/cudadenoise cuda-device-id=$3}
   # shellcheck disable=SC2086
-  gst-launch-1.0 -q filesrc location="$clip" ! qtdemux ! h264parse ! nvh264dec ! $1 fakesink sync=false > "$2" 2>&1
+  gst-launch-1.0 -q filesrc location="$clip" ! qtdemux ! h264parse ! "$(decoder "$3")" ! $chain fakesink sync=false \
+      > "$2" 2>&1
 }
 
 echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); CPU: $(nproc) threads"
-echo "clip: $frames frames of 1920x1080 H.264; N processes at once, each the whole clip"
+echo "clip: $frames frames of 1920x1080 H.264; N processes at once, each the whole clip, placed round robin on $gpus GPU(s)"
 echo
 printf '| pipeline |'
 for n in "${counts[@]}"; do printf ' N=%s: s | N=%s: fps in all |' "$n" "$n"; done
@@ -64,12 +81,13 @@ echo
 for v in "${variants[@]}"; do
   name=${v%%|*}
   chain=${v#*|}
+  if [ -n "${CDN_TIMING_ROWS:-}" ] && ! grep -Eq "$CDN_TIMING_ROWS" <<<"$name"; then continue; fi
   printf '| %s |' "$name"
   for n in "${counts[@]}"; do
     start=$(date +%s.%N)
     pids=()
     rm -f "$work"/run-*.log
-    for i in $(seq "$n"); do run_one "$chain" "$work/run-$i.log" & pids+=($!); done
+    for i in $(seq "$n"); do run_one "$chain" "$work/run-$i.log" $(((i - 1) % gpus)) & pids+=($!); done
     failed=0
     for p in "${pids[@]}"; do wait "$p" || failed=1; done
     end=$(date +%s.%N)

@@ -34,6 +34,9 @@ TEST(BenchArguments, ErrorsNameTheFlag) {
       {"--nlm-frames 2.5", "--nlm-frames needs a whole number of 1 or more"},
       {"--size 12x12junk", "--size needs WIDTHxHEIGHT"},
       {"--no-cpu --no-gpu", "--no-cpu and --no-gpu leave nothing to measure"},
+      {"--streams 8,x", "--streams needs whole numbers of 1 or more, with commas between"},
+      {"--streams-only 0", "--streams-only needs whole numbers of 1 or more, with commas between"},
+      {"--streams-presets standard,nosuch", "--streams-presets: no preset nosuch"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);

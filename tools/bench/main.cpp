@@ -31,11 +31,13 @@
 #include "cudadenoise/host_frame.h"
 #include "cudadenoise/named_sets.h"
 #include "cudadenoise/noise.h"
+#include "cudadenoise/presets.h"
 #include "cudadenoise/stream_pump.h"
 #include "image_io.h"
 #include "mode_runner.h"
 #include "nlm3d_table.h"
 #include "preset_table.h"
+#include "streams_table.h"
 #include "test_picture.h"
 #include "vbm3d_table.h"
 
@@ -64,6 +66,10 @@ struct Options {
   bool bm3d = true;
   bool presets = true;
   bool addnoise = true;
+  bool scaling = true;  // the temporal presets over several workers / GPUs
+  std::vector<int> streams;  // --streams: stream counts of the streams table (streams_table.h); empty: not run
+  std::vector<std::string> streams_presets = {"standard", "draft", "live", "video"};
+  int streams_frames = 150;
   int bm3d_iterations = 5;
   bool vbm3d = true;
   int vbm3d_iterations = 3;
@@ -82,6 +88,8 @@ void usage() {
       "                         [--no-pipd] [--no-nlm] [--no-bm3d] [--nlm-frames N] [--bm3d-iterations N]\n"
       "                         [--no-vbm3d] [--vbm3d-iterations N] [--vbm3d-chunk N] [--vbm3d-stream-only]\n"
       "                         [--no-presets] [--presets-only] [--no-addnoise] [--addnoise]\n"
+      "                         [--no-scaling] [--scaling-only] [--streams N,N... | --streams-only N,N...]\n"
+      "                         [--streams-presets P,P...] [--streams-frames N]\n"
       "                         [--size WxH]... [--data DIR] [--clip FILE.y4m]... [--clip-only]\n"
       "                         [--clip-frames N] [--clip-length N]\n"
       "Prints a table of ms per frame and megapixels per second for PI-PD and hybrid at each size\n"
@@ -89,14 +97,18 @@ void usage() {
       "for GRAY8 (a luma plane), NV12 and P010_10LE (all planes), on the GPU (kernel and end-to-end)\n"
       "and on the CPU (all hardware threads); then nlm3d at 1080p on the GPU for the papers' search and\n"
       "patch cubes (11^3 and 21^3, 3^3 and 5^3) in GRAY8, 11^3 / 3^3 in NV12 and P010_10LE, and its\n"
-      "scaling over several GPUs, and its kernels alone for the named settings (paper, video, fast;\n"
-      "docs/NLM3D.md) in GRAY8 and NV12; then bm3d at each size (paper, reference and fast profiles, block matching,\n"
+      "kernels alone for the named settings (paper, video, fast;\n"
+      "docs/NLM3D.md) in GRAY8 and NV12; then every preset of a temporal mode at 1080p NV12 with its chunks\n"
+      "spread over one GPU, two workers on it and every GPU (--scaling-only: that table only); then bm3d at each size (paper, reference and fast profiles, block matching,\n"
       "filtering and the rest apart, device memory) and on the CPU at the first size; then vbm3d\n"
       "(quality and fast profiles, 1080p GRAY8, NV12 and P010, 4K NV12; per output frame of a chunk:\n"
       "motion, matching, filtering and the rest apart, device memory) and its CPU reference at 320x240; then every preset\n"
       "(sigma auto) on NV12 at 1920x1080 and 3840x2160 on the GPU, and the default on the CPU; then the noise\n"
       "of cudaaddnoise (NV12 and P010_10LE at 1920x1080 and 3840x2160: the old xoshiro generator and the\n"
       "counter-based one on the CPU, the counter-based one on the GPU). --addnoise: that table only.\n"
+      "--streams N,N...: then N 1080p streams at once in one process for each N, on one GPU and on every GPU,\n"
+      "for --streams-presets (standard,draft,live,video), sigma auto, --streams-frames frames each (150);\n"
+      "--streams-only: that table only.\n"
       "--clip: real footage (8-bit y4m, 4:2:0): its first --clip-frames frames (40) with AWGN sigma 20,\n"
       "played forwards and backwards for --clip-length frames (150) through the temporal modes' named\n"
       "settings in GRAY8 and NV12 on the GPU, first; --clip-only: that table only.\n"
@@ -164,10 +176,21 @@ double time_nlm_gpu(const DenoiseSettings& s, const FrameView& host, int frames,
     if (out != n) throw Error("bench: frames out differ from frames in");
     return ms_since(b);
   };
-  run(s.nlm.chunk_size);  // warm-up (module load)
+  run(50 * std::max<int>(1, static_cast<int>(devices.size())));  // warm-up: a chunk per worker (module load)
   return run(frames) / frames;
 }
 #endif
+
+std::vector<std::string> split_commas(const std::string& v) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= v.size() && !v.empty()) {
+    const std::size_t comma = std::min(v.find(',', at), v.size());
+    out.push_back(v.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
 
 // Returns "" or what is wrong, naming the flag (as the other tools' parser does).
 std::string parse(int argc, char** argv, Options* o) {
@@ -192,17 +215,21 @@ std::string parse(int argc, char** argv, Options* o) {
     } else if (a == "--no-presets") {
       o->presets = false;
     } else if (a == "--presets-only") {
-      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->addnoise = false;
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->addnoise = o->scaling = false;
+    } else if (a == "--no-scaling") {
+      o->scaling = false;
+    } else if (a == "--scaling-only") {
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->addnoise = o->presets = false;
     } else if (a == "--no-addnoise") {
       o->addnoise = false;
     } else if (a == "--addnoise") {
-      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = false;
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->scaling = false;
     } else if (a == "--clip") {
       const char* v = next();
       if (!v) return a + " needs a value (a y4m file)";
       o->clips.push_back(v);
     } else if (a == "--clip-only") {
-      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->addnoise = false;
+      o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->addnoise = o->scaling = false;
     } else if (a == "--clip-frames" || a == "--clip-length") {
       if (!count_from(next(), &(a == "--clip-frames" ? o->clip_frames : o->clip_length))) return needs_count;
     } else if (a == "--no-bm3d") {
@@ -215,6 +242,24 @@ std::string parse(int argc, char** argv, Options* o) {
       if (!count_from(next(), &(a == "--vbm3d-chunk" ? o->vbm3d_chunk : o->vbm3d_iterations))) return needs_count;
     } else if (a == "--bm3d-iterations") {
       if (!count_from(next(), &o->bm3d_iterations)) return needs_count;
+    } else if (a == "--streams" || a == "--streams-only") {
+      const char* v = next();
+      o->streams.clear();
+      for (const std::string& item : split_commas(v ? v : "")) {
+        int n = 0;
+        if (!count_from(item.c_str(), &n)) return a + " needs whole numbers of 1 or more, with commas between";
+        o->streams.push_back(n);
+      }
+      if (o->streams.empty()) return a + " needs whole numbers of 1 or more, with commas between";
+      if (a == "--streams-only") o->pipd = o->nlm = o->bm3d = o->vbm3d = o->presets = o->addnoise = o->scaling = false;
+    } else if (a == "--streams-presets") {
+      const char* v = next();
+      o->streams_presets = split_commas(v ? v : "");
+      for (const std::string& name : o->streams_presets)
+        if (!find_preset(name)) return "--streams-presets: no preset " + name + " (" + preset_choices() + ")";
+      if (o->streams_presets.empty()) return "--streams-presets needs preset names, with commas between";
+    } else if (a == "--streams-frames") {
+      if (!count_from(next(), &o->streams_frames)) return needs_count;
     } else if (a == "--nlm-frames") {
       if (!count_from(next(), &o->nlm_frames)) return needs_count;
     } else if (a == "--data") {
@@ -336,32 +381,39 @@ int main(int argc, char** argv) {
           std::printf("%-22s %-10s %12.3f %10.1f\n", set->name, format_name(f), ms, 1000.0 / ms);
           std::fflush(stdout);
         }
-      const HostFrame in = make_frame(src.view(), PixelFormat::GRAY8, 1920, 1080);
-      // Chunks spread over workers (StreamDenoiser's cuda_devices), 11^3 / 3^3.
-      DenoiseSettings s;
-      s.mode = Mode::Nlm3d;
-      s.nlm = nlm_paper_params();
-      s.sigma = 20;
+    }
+    if (gpu && o.scaling) {
+      // Chunks spread over workers (StreamDenoiser's cuda_devices) for every preset
+      // of a temporal mode (issue 36 item 3): one GPU, two workers on it, every GPU.
       const int count = cuda_device_count();
       std::vector<std::vector<int>> lists = {{0}, {0, 0}};
       std::vector<int> all;
       for (int d = 0; d < count; ++d) all.push_back(d);
       if (count > 1) lists.push_back(all);
-      std::printf("\nnlm3d scaling over workers (devices of StreamDenoiser; 0,0 = two workers on GPU 0): %d frames,\n"
-                  "1920x1080 GRAY8, 11^3 / 3^3, chunks of 50; setup: making the denoiser (its frame pools)\n",
-                  4 * o.nlm_frames);
-      std::printf("%-22s %12s %10s %10s %10s %16s\n", "devices", "ms/frame", "fps", "speed-up", "setup ms",
-                  "longest push ms");
-      double base = 0;
-      for (const auto& devices : lists) {
-        double setup = 0, longest = 0;
-        const double ms = time_nlm_gpu(s, in.view(), 4 * o.nlm_frames, devices, &setup, &longest);
-        if (base == 0) base = ms;
-        std::string name;
-        for (int d : devices) name += (name.empty() ? "" : ",") + std::to_string(d);
-        std::printf("%-22s %12.3f %10.1f %9.2fx %10.1f %16.1f\n", name.c_str(), ms, 1000.0 / ms, base / ms, setup,
-                    longest);
-        std::fflush(stdout);
+      const HostFrame in = make_frame(src.view(), PixelFormat::NV12, 1920, 1080);
+      // 10 x --nlm-frames (1000): 20 chunks, so that the pipeline's start and end weigh little.
+      const int frames = 10 * o.nlm_frames;
+      std::printf("\ntemporal presets over workers (StreamDenoiser's devices; 0,0 = two workers on GPU 0): %d frames\n"
+                  "of 1920x1080 NV12 through StreamDenoiser, sigma 20, chunks of 50; setup: making the denoiser\n"
+                  "(its frame pools); %d CUDA device(s)\n",
+                  frames, count);
+      std::printf("%-14s %-7s %-10s %12s %10s %10s %10s %16s\n", "preset", "mode", "devices", "ms/frame", "fps",
+                  "speed-up", "setup ms", "longest push ms");
+      for (const Preset* p : available_presets()) {
+        DenoiseSettings s = preset_settings(*p);
+        if (!is_temporal(s.mode)) continue;
+        s.sigma = 20;
+        double base = 0;
+        for (const auto& devices : lists) {
+          double setup = 0, longest = 0;
+          const double ms = time_nlm_gpu(s, in.view(), frames, devices, &setup, &longest);
+          if (base == 0) base = ms;
+          std::string name;
+          for (int d : devices) name += (name.empty() ? "" : ",") + std::to_string(d);
+          std::printf("%-14s %-7s %-10s %12.3f %10.1f %9.2fx %10.1f %16.1f\n", p->name, p->mode, name.c_str(), ms,
+                      1000.0 / ms, base / ms, setup, longest);
+          std::fflush(stdout);
+        }
       }
     }
 #endif
@@ -370,6 +422,7 @@ int main(int argc, char** argv) {
     if (o.vbm3d) bench::vbm3d_table(src.view(), o.vbm3d_iterations, o.vbm3d_chunk, gpu, o.cpu, o.vbm3d_stream_only);
     if (o.presets) bench::preset_table(src.view(), o.iterations, gpu, o.cpu);
     if (o.addnoise) bench::addnoise_table(src.view(), o.iterations, o.cpu_iterations, gpu, o.cpu);
+    if (gpu && !o.streams.empty()) bench::streams_table(src.view(), o.streams_presets, o.streams, o.streams_frames);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cudadenoise-bench: %s\n", e.what());
     return 4;
