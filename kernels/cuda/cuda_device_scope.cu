@@ -43,6 +43,15 @@ int current_cuda_device() {
   return d;
 }
 
+void* current_cuda_context() {
+  CUcontext ctx = nullptr;
+  if (ctx_functions().get(&ctx) != CUDA_SUCCESS) throw Error("cuCtxGetCurrent failed");
+  return ctx;
+}
+
+void set_current_cuda_context(void* context) {
+  if (ctx_functions().set(static_cast<CUcontext>(context)) != CUDA_SUCCESS) throw Error("cuCtxSetCurrent failed");
+}
 
 DeviceScope::DeviceScope(int device) {
   if (device == current_cuda_device()) return;

@@ -1,7 +1,7 @@
 // cuda_device_scope.h: work on another CUDA device from a thread whose current
 // context must be current again afterwards (it may be a non-primary context, such
 // as a GstCudaContext's): the temporal mode's workers on other devices
-// (cuda_temporal_stream.cu).
+// (cuda_temporal_stream.cu); and a context made current on another thread.
 #pragma once
 
 namespace cdn {
@@ -9,6 +9,12 @@ namespace cdn {
 // The device of the context current on this thread (a primary context is made
 // current first when there is none).
 int current_cuda_device();
+
+// The context current on this thread (a CUcontext; null when none), and making
+// one current on another thread: a thread that launches for a lane whose device
+// is the caller's must use the caller's context, which may not be the primary one.
+void* current_cuda_context();
+void set_current_cuda_context(void* context);
 
 class DeviceScope {
  public:

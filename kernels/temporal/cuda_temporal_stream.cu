@@ -14,10 +14,23 @@
 // inputs: the output does not depend on the lanes. The cancel flag goes to the
 // lane's filter (ChunkJob::cancel): a cancelled chunk queues nothing more, and
 // what it queued is waited for before its frames go back to the pools.
+//
+// With several lanes each has a launch thread of its own: a filter's run() may
+// hold the thread that queues it for about as long as the GPU takes (vbm3d at
+// 1080p queues more launches a chunk than CUDA's launch queue holds, so the host
+// waits for room), and the caller must meanwhile feed the other lanes. The
+// caller queues a chunk's copies and hands the filter's launches to the lane's
+// thread; done() waits for them to be queued, and a failure there (Cancelled
+// included) comes out of done(), in pop() or ready(). One lane, or chunks of one
+// frame, keep everything on the caller's thread.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <functional>
 #include <mutex>
+#include <thread>
 #include <set>
 #include <string>
 #include <utility>
@@ -114,9 +127,20 @@ class CudaTemporalStream final : public TemporalStream {
         lane.pool->preallocate();
       }
     }
+    // A chunk of one frame (the causal window) queues little: handing each frame
+    // to a thread cost more than it gained (live, two H200s: 1.88x against 1.94x).
+    if (workers_.size() > 1 && shape_.chunk > 1) {
+      void* caller_context = current_cuda_context();
+      for (auto& lane : workers_) {
+        Lane* l = lane.get();
+        void* context = l->device == home_ ? caller_context : nullptr;  // null: the device's primary one
+        l->thread = std::thread([l, context] { l->serve(context); });
+      }
+    }
   }
   ~CudaTemporalStream() override {
     reset();  // waits for running chunks; frames go back to the pools before they go
+    for (auto& lane : workers_) lane->stop();
     for (auto& lane : workers_) {
       DeviceScope on(lane->device);
       lane->pool.reset();
@@ -176,31 +200,41 @@ class CudaTemporalStream final : public TemporalStream {
     }
     ChunkJob job = job_of(chunk, window, outputs, filtered);
     job.cancel = cancel_;
-    try {
-      lane.filter->run(job, lane.stream);
-    } catch (const Cancelled&) {
-      // What the filter queued before it stopped still runs on the chunk's frames,
-      // which go back to the pools when this returns: let it finish first.
-      CDN_CUDA_CHECK(cudaStreamSynchronize(lane.stream));
-      throw;
-    }
+    // What runs on the lane: the filter, the filtered planes back into the home
+    // output frames (another device), the lane's event. The frames stay alive in
+    // the chunk (lane_frames) until done() has said so.
+    std::vector<std::pair<const FrameView*, const FrameView*>> back;  // (lane's output, home output)
     if (lane.pool) {
-      // The filtered planes come back into the home output frames.
-      for (std::size_t i = 0; i < outputs.size(); ++i)
-        for (int p = 0; p < format_info(format_).planes; ++p)
-          if (plane_is_filtered(settings_.planes, p))
-            CDN_CUDA_CHECK(cudaMemcpy2DAsync(chunk.outputs[i]->data[p], chunk.outputs[i]->pitch[p],
-                                             outputs[i]->data[p], outputs[i]->pitch[p],
-                                             plane_row_bytes(format_, width_, p), plane_height(format_, height_, p),
-                                             cudaMemcpyDefault, lane.stream));
+      for (std::size_t i = 0; i < outputs.size(); ++i) back.push_back({outputs[i].get(), chunk.outputs[i].get()});
       chunk.lane_frames = window;
       chunk.lane_frames.insert(chunk.lane_frames.end(), outputs.begin(), outputs.end());
     }
-    CDN_CUDA_CHECK(cudaEventRecord(lane.done, lane.stream));
+    auto work = [this, &lane, job = std::move(job), back = std::move(back)] {
+      try {
+        lane.filter->run(job, lane.stream);
+      } catch (...) {
+        // What the filter queued before it stopped (Cancelled) or failed still runs
+        // on the chunk's frames, which go back to the pools afterwards: let it finish.
+        cudaStreamSynchronize(lane.stream);
+        throw;
+      }
+      for (const auto& [from, to] : back)
+        for (int p = 0; p < format_info(format_).planes; ++p)
+          if (plane_is_filtered(settings_.planes, p))
+            CDN_CUDA_CHECK(cudaMemcpy2DAsync(to->data[p], to->pitch[p], from->data[p], from->pitch[p],
+                                             plane_row_bytes(format_, width_, p), plane_height(format_, height_, p),
+                                             cudaMemcpyDefault, lane.stream));
+      CDN_CUDA_CHECK(cudaEventRecord(lane.done, lane.stream));
+    };
+    if (lane.thread.joinable())
+      lane.hand_over(std::move(work));
+    else
+      work();
   }
 
   bool done(const Chunk& chunk, bool wait, void*) const override {
-    const Lane& lane = *workers_[chunk.lane];
+    Lane& lane = *workers_[chunk.lane];
+    if (lane.thread.joinable() && !lane.queued(wait)) return false;  // rethrows what the lane's work threw
     if (wait) {
       CDN_CUDA_CHECK(cudaEventSynchronize(lane.done));
       return true;
@@ -220,6 +254,75 @@ class CudaTemporalStream final : public TemporalStream {
     cudaEvent_t done = nullptr;  // recorded after the lane's last chunk
     std::unique_ptr<WindowFilter> filter;  // the mode's, on this device; run again only once done
     std::unique_ptr<CudaFramePool> pool;   // on another device: window copies and outputs
+
+    // The launch thread (several lanes): it runs one chunk's work at a time, handed
+    // over by the caller once the lane's previous chunk is done.
+    std::thread thread;
+    std::mutex lock;
+    std::condition_variable changed;
+    std::function<void()> work;  // the chunk's, handed over
+    bool busy = false;           // handed over and not yet run to its end
+    bool stopping = false;
+    std::exception_ptr failure;  // what the last chunk's work threw
+
+    // The thread's loop, with `context` current (null: the device's primary one).
+    void serve(void* context) {
+      std::exception_ptr unusable;  // the context could not be made current: every chunk fails so
+      try {
+        if (context)
+          set_current_cuda_context(context);
+        else
+          CDN_CUDA_CHECK(cudaSetDevice(device));
+      } catch (...) {
+        unusable = std::current_exception();
+      }
+      std::unique_lock<std::mutex> hold(lock);
+      for (;;) {
+        changed.wait(hold, [&] { return stopping || busy; });
+        if (!busy) return;  // stopping, nothing handed over
+        std::function<void()> w = std::move(work);
+        work = nullptr;
+        hold.unlock();
+        std::exception_ptr error = unusable;
+        if (!error) {
+          try {
+            w();
+          } catch (...) {
+            error = std::current_exception();
+          }
+        }
+        hold.lock();
+        failure = error;
+        busy = false;
+        changed.notify_all();
+      }
+    }
+    void hand_over(std::function<void()> w) {
+      std::unique_lock<std::mutex> hold(lock);
+      changed.wait(hold, [&] { return !busy; });  // the lane's last chunk is done already (see above)
+      work = std::move(w);
+      busy = true;
+      failure = nullptr;
+      changed.notify_all();
+    }
+    // Whether the chunk handed over has been queued (with `wait`: once it has);
+    // what its work threw comes out here.
+    bool queued(bool wait) {
+      std::unique_lock<std::mutex> hold(lock);
+      if (wait) changed.wait(hold, [&] { return !busy; });
+      if (busy) return false;
+      if (failure) std::rethrow_exception(failure);
+      return true;
+    }
+    void stop() {
+      if (!thread.joinable()) return;
+      {
+        std::lock_guard<std::mutex> hold(lock);
+        stopping = true;
+        changed.notify_all();
+      }
+      thread.join();
+    }
   };
 
   int home_;

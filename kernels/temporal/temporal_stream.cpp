@@ -38,8 +38,15 @@ ChunkJob TemporalStream::job_of(const Chunk& chunk, const std::vector<Frame>& wi
 }
 
 void TemporalStream::reset() {
-  // Chunks still running use their frames: let them finish before they go.
-  for (const Chunk& c : running_) done(c, true, nullptr);
+  // Chunks still running use their frames: let them finish before they go. What a
+  // chunk's work threw (Cancelled, or a failure a launch thread met: the backend
+  // has waited for what it queued) goes with the stream.
+  for (const Chunk& c : running_) {
+    try {
+      done(c, true, nullptr);
+    } catch (const std::exception&) {
+    }
+  }
   running_.clear();
   front_popped_ = 0;
   sched_.reset();

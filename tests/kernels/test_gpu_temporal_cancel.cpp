@@ -5,13 +5,16 @@
 // queued is waited for before the chunk's frames go back to the pool), no frame
 // comes out, and after reset() with the flag cleared the same stream gives a
 // fresh stream's frames bit for bit. nlm3d and vbm3d, centred (NV12: every
-// pass) and causal windows. Skips, with the reason, without a CUDA device.
+// pass) and causal windows; on one lane, and on two lanes of GPU 0 (and GPUs 0
+// and 1 where there are two), whose launch threads carry Cancelled back to the
+// caller (cuda_temporal_stream.cu). Skips, with the reason, without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <string>
 #include <vector>
 
+#include "cudadenoise/backend.h"
 #include "cudadenoise/stream_denoiser.h"
 #include "test_support.h"
 
@@ -28,10 +31,13 @@ std::vector<HostFrame> random_clip(PixelFormat f, int w, int h, int frames) {
   return clip;
 }
 
-void expect_cancelled_then_fresh(const DenoiseSettings& s, PixelFormat f, const std::string& what) {
+// One stream on the lanes of `devices` (empty: the current device alone); the
+// fresh stream it is compared with has the same lanes.
+void expect_cancelled_then_fresh_on(const DenoiseSettings& s, PixelFormat f, const std::string& what,
+                                    const std::vector<int>& devices) {
   const int w = 64, h = 48;
   const auto clip = random_clip(f, w, h, 24);
-  auto d = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
+  auto d = StreamDenoiser::create(Backend::Cuda, s, f, w, h, devices);
   std::atomic<bool> cancel{true};
   d->set_cancel_flag(&cancel);
   int out = 0;
@@ -50,12 +56,22 @@ void expect_cancelled_then_fresh(const DenoiseSettings& s, PixelFormat f, const 
   cancel = false;
   d->reset();
   const auto again = test::run_clip(*d, clip);
-  auto fresh = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
+  auto fresh = StreamDenoiser::create(Backend::Cuda, s, f, w, h, devices);
   const auto want = test::run_clip(*fresh, clip);
   ASSERT_EQ(again.size(), clip.size()) << what;
   ASSERT_EQ(want.size(), clip.size()) << what;
   for (std::size_t i = 0; i < clip.size(); ++i)
     EXPECT_TRUE(test::same_samples(again[i].view(), want[i].view())) << what << ": frame " << i << " after the reset";
+}
+
+// On one lane, two lanes of GPU 0 (launch threads), and GPUs 0 and 1 where there are two.
+void expect_cancelled_then_fresh(const DenoiseSettings& s, PixelFormat f, const std::string& what_alone) {
+  for (const std::vector<int>& devices : std::vector<std::vector<int>>{{}, {0, 0}, {0, 1}}) {
+    if (devices.size() == 2 && devices[1] >= cuda_device_count()) continue;
+    const std::string what = what_alone + (devices.empty() ? "" : ", lanes on GPUs " + std::to_string(devices[0]) +
+                                                                       " and " + std::to_string(devices[1]));
+    expect_cancelled_then_fresh_on(s, f, what, devices);
+  }
 }
 
 DenoiseSettings nlm3d(TemporalWindow window) {
