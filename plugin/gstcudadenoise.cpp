@@ -103,6 +103,7 @@
 #include <string>
 #include <vector>
 
+#include "cudadenoise/backend.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/interlace.h"
 #include "cudadenoise/noise_profile.h"
@@ -134,6 +135,10 @@ struct Settings
   std::string profile_path;
   std::shared_ptr<const cdn::NoiseProfile> profile;
   std::string profile_error;
+  /* cuda-devices: as given, and its devices (a temporal mode's lanes; read when
+   * a stream is made). */
+  std::string devices_text;
+  std::vector<int> devices;
 };
 
 /* What the stream built; dropped by reset_state (caps, context, stop). Used on
@@ -213,7 +218,9 @@ backend_text (GstCudaDenoise * self)
 static GstClockTime
 latency_locked (GstCudaDenoise * self, gint * frames_out = nullptr)
 {
-  const gint frames = std::max (cdn::StreamDenoiser::latency_frames_for (self->settings->settings, 0, self->live),
+  /* cuda-devices' lanes count on the CUDA backend only (chosen at start). */
+  const gint lanes = self->backend == cdn::Backend::Cuda ? (gint) self->settings->devices.size () : 0;
+  const gint frames = std::max (cdn::StreamDenoiser::latency_frames_for (self->settings->settings, lanes, self->live),
       self->active_latency_frames);
   if (frames_out)
     *frames_out = frames;
@@ -363,6 +370,15 @@ gst_cuda_denoise_set_property (GObject * object, guint prop_id, const GValue * v
   Settings *st = self->settings;
   if (prop_id == GST_CUDA_DENOISE_PROP_BACKEND) {
     st->backend = (cdn::Backend) g_value_get_enum (value);
+  } else if (prop_id == GST_CUDA_DENOISE_PROP_CUDA_DEVICES) {
+    const char *text = g_value_get_string (value);
+    std::string why;
+    if (cdn::parse_cuda_device_list (text ? text : "", &st->devices, &why)) {
+      st->devices_text = text ? text : "";
+    } else {
+      GST_WARNING_OBJECT (self, "rejected cuda-devices: %s", why.c_str ());
+      g_warning ("%s: rejected cuda-devices: %s; keeping the previous value", GST_OBJECT_NAME (self), why.c_str ());
+    }
   } else {
     /* The table's ranges are the GParamSpec's. What else the library refuses is
      * judged on the properties as a whole (patch-shape=cube is valid once the
@@ -398,6 +414,8 @@ gst_cuda_denoise_get_property (GObject * object, guint prop_id, GValue * value, 
     gst_cuda_denoise_sigma_to_value (*self->estimated_sigma, value);
   else if (prop_id == GST_CUDA_DENOISE_PROP_NOISE_PROFILE)
     g_value_set_string (value, self->settings->profile_path.c_str ());
+  else if (prop_id == GST_CUDA_DENOISE_PROP_CUDA_DEVICES)
+    g_value_set_string (value, self->settings->devices_text.c_str ());
   else if (!gst_cuda_denoise_settings_to_value (self->settings->choice, self->settings->choice.resolve (), prop_id,
           value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -546,6 +564,7 @@ ensure_stream (GstCudaDenoise * self)
   State *state = self->state;
   g_mutex_lock (&self->lock);
   const cdn::DenoiseSettings settings = self->settings->settings;
+  const std::vector<int> devices = self->settings->devices;
   const guint64 generation = self->settings->generation;
   const std::string conflict = self->settings->conflict;
   const gboolean live_known = self->live_known;
@@ -602,7 +621,7 @@ ensure_stream (GstCudaDenoise * self)
   GstFlowReturn ret = gst_cdn_guarded (base, "starting the denoiser", backend_text (self), [&] {
     if (!state->stream) {
       state->stream = cdn::StreamDenoiser::create (self->backend, settings, base->format, width,
-          state->fields ? height / 2 : height);
+          state->fields ? height / 2 : height, self->backend == cdn::Backend::Cuda ? devices : std::vector<int> ());
       state->stream->set_cancel_flag (self->cancel);
       state->stream->set_live_source (live);
     } else {

@@ -1,6 +1,9 @@
 // backend.cpp: backend selection (backend.h); the CUDA build's queries are in cuda_util.cu.
 #include "cudadenoise/backend.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "cudadenoise/error.h"
 
 namespace cdn {
@@ -20,6 +23,23 @@ Backend resolve_backend(Backend requested) {
   const bool ok = cuda_available(&why);
   if (requested == Backend::Cuda && !ok) throw NoCudaDevice(why);
   return ok ? Backend::Cuda : Backend::Cpu;
+}
+
+bool parse_cuda_device_list(const std::string& text, std::vector<int>* out, std::string* why) {
+  std::vector<int> list;
+  for (std::size_t at = 0; !text.empty() && at <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const bool digits = !item.empty() && item.size() <= 2 && item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(item) > 63) {
+      if (why) *why = "'" + item + "' in '" + text + "' is not a CUDA device index (0 to 63, commas between)";
+      return false;
+    }
+    list.push_back(std::stoi(item));
+    at = comma + 1;
+  }
+  *out = std::move(list);
+  return true;
 }
 
 }  // namespace cdn

@@ -130,5 +130,23 @@ TEST(Backends, AutoFallsBackToCpuWithoutAGpu) {
   EXPECT_FALSE(why.empty());
 }
 
+TEST(Backends, DeviceListsParseOrSayWhatIsWrong) {
+  std::vector<int> list = {9};
+  std::string why;
+  ASSERT_TRUE(parse_cuda_device_list("", &list, &why));
+  EXPECT_TRUE(list.empty());
+  ASSERT_TRUE(parse_cuda_device_list("1,0,1", &list, &why));
+  EXPECT_EQ(list, (std::vector<int>{1, 0, 1}));
+  ASSERT_TRUE(parse_cuda_device_list("63", &list, &why));
+  EXPECT_EQ(list, std::vector<int>{63});
+  for (const char* bad : {"64", "0,", ",1", "0,,1", "a", "-1", "0 1", "1.5", "100"}) {
+    list = {7};
+    why.clear();
+    EXPECT_FALSE(parse_cuda_device_list(bad, &list, &why)) << bad;
+    EXPECT_NE(why.find("is not a CUDA device index"), std::string::npos) << bad << ": " << why;
+    EXPECT_EQ(list, std::vector<int>{7}) << bad << ": the list is left as it was";
+  }
+}
+
 }  // namespace
 }  // namespace cdn

@@ -488,6 +488,33 @@ TEST(CudaDenoiseElement, ValuesOutOfTheTablesRangeAreRefusedByGObject) {
   gst_object_unref(e);
 }
 
+// cuda-devices (issue 36 item 3): the library's list, or a warning that keeps the
+// previous value; the CPU backend runs without it (the GPU test checks the lanes).
+TEST(CudaDenoiseElement, CudaDevicesTakesADeviceListAndTheCpuBackendIgnoresIt) {
+  GstElement* e = gst_element_factory_make("cudadenoise", nullptr);
+  ASSERT_NE(e, nullptr);
+  gchar* v = nullptr;
+  g_object_get(e, "cuda-devices", &v, nullptr);
+  EXPECT_STREQ(v, "");
+  g_free(v);
+  g_object_set(e, "cuda-devices", "1,0,1", nullptr);
+  g_object_get(e, "cuda-devices", &v, nullptr);
+  EXPECT_STREQ(v, "1,0,1");
+  g_free(v);
+  g_object_set(e, "cuda-devices", "0,x", nullptr);  // a g_warning names the problem
+  g_object_get(e, "cuda-devices", &v, nullptr);
+  EXPECT_STREQ(v, "1,0,1") << "a bad list keeps the previous one";
+  g_free(v);
+  gst_object_unref(e);
+
+  const GstVideoInfo info = video_info("NV12", 40, 24);
+  GstHarness* hs = gst_harness_new_parse("cudadenoise backend=cpu cuda-devices=0,1");
+  const std::string caps = caps_string("NV12", 40, 24);
+  gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+  expect_denoised(hs, info, make_frame(info, 9), element_defaults());
+  gst_harness_teardown(hs);
+}
+
 // What the library refuses beyond the table's ranges is judged on the properties
 // as a whole: a value is kept whatever order the others come in, and only a
 // conflict still standing when the stream starts is an error (issue 33, item 8).

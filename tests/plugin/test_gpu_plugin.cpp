@@ -857,6 +857,59 @@ TEST(GpuNlm3dSystemMemory, CudaBackendEqualsCpuStreamWithinOneCodeValue) {
   }
 }
 
+// cuda-devices (issue 36 item 3): the temporal modes' chunks spread over two
+// workers of GPU 0 (and GPUs 0 and 1 where there are two) give the frames of one
+// device, bit for bit, and the latency grows by a chunk per extra worker.
+TEST(GpuTemporalCudaDevices, WorkersGiveOneDevicesFramesAndTheirLatency) {
+  const std::string skip = gpu_skip_reason({});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  std::vector<std::string> lists = {"0,0"};
+  if (cdn::cuda_device_count() > 1) lists.push_back("0,1");
+  const GstVideoInfo info = video_info("NV12", 64, 48);
+  const std::string caps = caps_string("NV12", 64, 48);
+  const int n = 11, chunk = 3;
+  auto run = [&](const std::string& props, const std::string& devices, GstClockTime* latency) {
+    // A live harness (so the LATENCY answer holds ours) with the centred window.
+    GstHarness* hs = gst_harness_new_parse(
+        ("cudadenoise backend=cuda window=centred " + props + " cuda-devices=" + devices).c_str());
+    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+    std::vector<GstBuffer*> outs;
+    for (int i = 0; i < n; ++i) {
+      GstBuffer* b = make_frame(info, 300 + i);
+      GST_BUFFER_PTS(b) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+      EXPECT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
+      while (GstBuffer* o = gst_harness_try_pull(hs)) outs.push_back(o);
+    }
+    *latency = gst_harness_query_latency(hs);
+    EXPECT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+    while (GstBuffer* o = gst_harness_try_pull(hs)) outs.push_back(o);
+    gst_harness_teardown(hs);
+    return outs;
+  };
+  const std::string chunks = std::to_string(chunk);
+  for (const std::string& props : {std::string(kNlmProps) + " chunk-size=" + chunks,
+                                   "mode=vbm3d sigma=15 vbm3d-chunk=" + chunks}) {
+    GstClockTime one_latency = 0, many_latency = 0;
+    const auto one = run(props, "\"\"", &one_latency);
+    ASSERT_EQ((int)one.size(), n) << props;
+    for (const std::string& devices : lists) {
+      const auto many = run(props, devices, &many_latency);
+      ASSERT_EQ(many.size(), one.size()) << props << ", cuda-devices=" << devices;
+      for (std::size_t i = 0; i < one.size(); ++i) {
+        MappedView a(one[i], info, GST_MAP_READ), b(many[i], info, GST_MAP_READ);
+        EXPECT_EQ(compare(a.view(), b.view()).count, 0)
+            << props << ", cuda-devices=" << devices << ": frame " << i << " differs from one device's";
+      }
+      EXPECT_NEAR(static_cast<double>(many_latency) - static_cast<double>(one_latency),
+                  static_cast<double>(chunk) * GST_SECOND / 30, 10)  // ns: the rounding of frames to time
+          << props << ", cuda-devices=" << devices << ": a second worker holds one more chunk";
+      for (GstBuffer* b : many) gst_buffer_unref(b);
+    }
+    for (GstBuffer* b : one) gst_buffer_unref(b);
+  }
+}
+
 TEST(GpuNlm3dH264, DecodedFramesEqualCpuStreamWithinOneCodeValue) {
   const std::string skip =
       gpu_skip_reason({"nvh264dec", "cudadownload", "x264enc", "h264parse", "mp4mux", "qtdemux"});

@@ -157,8 +157,12 @@ TEST(TranscodeOptions, Errors) {
             "--crf and --bitrate exclude each other");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--lossless", "--crf", "0"}), "--lossless excludes --crf and --bitrate");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--frames", "0"}), "--frames: 0 frames: give at least 1");
-  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "-1"}), "--gpu: -1 is out of range [0, 63]");
-  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "0,x"}), "--gpu: 'x' is not a number");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "-1"}),
+            "--gpu: '-1' in '-1' is not a CUDA device index (0 to 63, commas between)");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "0,x"}),
+            "--gpu: 'x' in '0,x' is not a CUDA device index (0 to 63, commas between)");
+  EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--gpu", "64"}),
+            "--gpu: '64' in '64' is not a CUDA device index (0 to 63, commas between)");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--codec", "av1"}), "--codec: 'av1' is not one of h264|hevc");
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--mode", "x"}), "--mode: 'x' is not one of " + mode_choices());
   EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--preset", "p4"}),

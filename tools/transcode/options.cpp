@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cudadenoise/backend.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/presets.h"
 #include "flags.h"
@@ -90,14 +91,9 @@ struct Parser {
               "CUDA device index (default 0); with several, --mode nlm3d or vbm3d spreads its chunks over them (decoding, "
               "encoding and the per-frame modes use the first)",
               [this](const std::string& flag, const std::string& v) {
-                o.gpus.clear();
-                std::size_t at = 0;
-                for (;;) {
-                  const std::size_t comma = v.find(',', at);
-                  o.gpus.push_back(static_cast<int>(tools::parse_number(flag, v.substr(at, comma - at), true, 0, 63)));
-                  if (comma == std::string::npos) break;
-                  at = comma + 1;
-                }
+                std::string why;
+                if (!parse_cuda_device_list(v, &o.gpus, &why) || o.gpus.empty())
+                  throw UsageError(flag + ": " + (why.empty() ? "give a CUDA device index" : why));
                 o.gpu = o.gpus.front();
               });
     flags.add_choice("--backend", {"auto", "cuda", "cpu"},

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cudadenoise/settings.h"
 
@@ -18,5 +19,12 @@ int cuda_device_count();
 // Auto resolves to Cuda when cuda_available(), else Cpu. Cuda when no device can
 // be used throws NoCudaDevice (cuda_available's reason).
 Backend resolve_backend(Backend requested);
+
+// A list of CUDA device indices, "N[,N...]" (each 0 to 63; one may repeat: two
+// workers on that device): the lanes a temporal mode spreads its chunks over
+// (StreamDenoiser::create's cuda_devices; the element's cuda-devices, the
+// transcode tool's --gpu). "" is the empty list. False, with what is wrong in
+// `why`, for anything else; whether the devices exist is create()'s to check.
+bool parse_cuda_device_list(const std::string& text, std::vector<int>* out, std::string* why);
 
 }  // namespace cdn
