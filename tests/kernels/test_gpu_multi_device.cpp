@@ -32,24 +32,6 @@ namespace {
 
 #ifdef CDN_HAVE_CUDA
 
-// A moving pattern in every component with Gaussian noise of sigma 18.
-std::vector<HostFrame> moving_clip(PixelFormat f, int frames, int w, int h) {
-  std::vector<HostFrame> c;
-  for (int i = 0; i < frames; ++i) {
-    c.emplace_back(f, w, h);
-    int k = 0;
-    for (const auto& p : components(c.back().view())) {
-      const int scale = 1 << (p.bit_depth - 8);
-      for (int y = 0; y < p.height; ++y)
-        for (int x = 0; x < p.width; ++x)
-          p.set(x, y, scale * (128 + int(70 * std::sin(0.25 * (x + 2 * i) + 0.15 * y + k))));
-      ++k;
-    }
-    add_gaussian_noise(c.back().view(), 18.0, 500 + i);
-  }
-  return c;
-}
-
 // The preset's settings with sigma 20 (the automatic level is the stream's, not
 // the workers') and, in the centred window, chunks of `chunk` frames.
 DenoiseSettings spread_settings(const Preset& p, int chunk) {
@@ -86,7 +68,7 @@ TEST(GpuMultiDevice, EveryTemporalModeGivesOneDevicesFramesOnAnyWorkerList) {
     ++temporal_presets;
     const DenoiseSettings s = spread_settings(*p, chunk);
     for (PixelFormat f : all_formats()) {
-      const auto in = moving_clip(f, frames, 64, 48);
+      const auto in = test::moving_noisy_clip(f, frames, 64, 48, 500);
       auto one = StreamDenoiser::create(Backend::Cuda, s, f, 64, 48);
       const auto reference = test::run_clip(*one, in);
       ASSERT_EQ(reference.size(), in.size()) << p->name << " " << format_name(f);

@@ -35,23 +35,6 @@ namespace {
 
 #ifdef CDN_HAVE_CUDA
 
-std::vector<HostFrame> clip(PixelFormat f, int frames, int w, int h, std::uint64_t seed) {
-  std::vector<HostFrame> c;
-  for (int i = 0; i < frames; ++i) {
-    c.emplace_back(f, w, h);
-    int k = 0;
-    for (const auto& p : components(c.back().view())) {
-      const int scale = 1 << (p.bit_depth - 8);
-      for (int y = 0; y < p.height; ++y)
-        for (int x = 0; x < p.width; ++x)
-          p.set(x, y, scale * (128 + int(70 * std::sin(0.25 * (x + 2 * i) + 0.15 * y + k))));
-      ++k;
-    }
-    add_gaussian_noise(c.back().view(), 18.0, seed + i);
-  }
-  return c;
-}
-
 std::vector<HostFrame> run(Backend b, const DenoiseSettings& s, const std::vector<HostFrame>& in,
                            const std::vector<int>& devices = {}) {
   const FrameView& f0 = in[0].view();
@@ -96,14 +79,14 @@ DenoiseSettings nlm(int R, int Rt, int r, int chunk) {
 
 TEST(GpuNlm3d, MatchesTheCpuReference) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::GRAY8, 14, 61, 37, 1);
+  const auto in = test::moving_noisy_clip(PixelFormat::GRAY8, 14, 61, 37, 1);
   compare(run(Backend::Cuda, nlm(5, 5, 1, 6), in), run(Backend::Cpu, nlm(5, 5, 1, 6), in), "11^3 / 3^3");
   compare(run(Backend::Cuda, nlm(2, 1, 0, 4), in), run(Backend::Cpu, nlm(2, 1, 0, 4), in), "5x5x3 / 1^3");
 }
 
 TEST(GpuNlm3d, PaperConfigurationsRun) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::GRAY8, 12, 40, 24, 2);
+  const auto in = test::moving_noisy_clip(PixelFormat::GRAY8, 12, 40, 24, 2);
   compare(run(Backend::Cuda, nlm(10, 10, 2, 50), in), run(Backend::Cpu, nlm(10, 10, 2, 50), in), "21^3 / 5^3");
   compare(run(Backend::Cuda, nlm(5, 5, 2, 50), in), run(Backend::Cpu, nlm(5, 5, 2, 50), in), "11^3 / 5^3");
 }
@@ -113,12 +96,12 @@ TEST(GpuNlm3d, EveryFormatAndOddSizes) {
   // Colour formats: chroma with the luma's weights (one pass for 4:4:4, a 2x2 luma guide for 4:2:0).
   for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::P016_LE, PixelFormat::I420,
                         PixelFormat::Y444}) {
-    const auto in = clip(f, 5, 35, 21, 3);
+    const auto in = test::moving_noisy_clip(f, 5, 35, 21, 3);
     compare(run(Backend::Cuda, nlm(3, 2, 1, 3), in), run(Backend::Cpu, nlm(3, 2, 1, 3), in), format_name(f));
   }
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12})
     for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {7, 5}}) {
-      const auto in = clip(f, 3, w, h, 4);
+      const auto in = test::moving_noisy_clip(f, 3, w, h, 4);
       compare(run(Backend::Cuda, nlm(5, 5, 1, 50), in), run(Backend::Cpu, nlm(5, 5, 1, 50), in),
               std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h));
     }
@@ -131,7 +114,7 @@ TEST(GpuNlm3d, EstimatedSigmaMatchesTheCpu) {
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
     DenoiseSettings s = nlm(3, 2, 1, 3);
     s.sigma = 0;
-    const auto in = clip(f, 5, 48, 40, 7);
+    const auto in = test::moving_noisy_clip(f, 5, 48, 40, 7);
     compare(run(Backend::Cuda, s, in), run(Backend::Cpu, s, in), std::string("estimated sigma, ") + format_name(f));
   }
 }
@@ -141,7 +124,7 @@ TEST(GpuNlm3d, ChunkBordersDoNotMatterOnTheGpu) {
   // Under compute-sanitizer (CDN_TEST_SMALL) a shorter stream with the same structure.
   const bool small = std::getenv("CDN_TEST_SMALL") != nullptr;
   const int frames = small ? 30 : 120, chunk = small ? 7 : 50;
-  const auto in = clip(PixelFormat::GRAY8, frames, 64, 48, 5);
+  const auto in = test::moving_noisy_clip(PixelFormat::GRAY8, frames, 64, 48, 5);
   const auto whole = run(Backend::Cuda, nlm(5, 5, 1, frames), in);
   const auto chunked = run(Backend::Cuda, nlm(5, 5, 1, chunk), in);
   ASSERT_EQ(whole.size(), std::size_t(frames));
@@ -164,7 +147,7 @@ TEST(GpuNlm3d, SeveralDevicesGiveTheSameOutput) {
   if (count >= 2) lists.push_back({0, 1});
   if (count >= 2) lists.push_back({1, 0, 1});
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::P010_10LE}) {
-    const auto in = clip(f, frames, 64, 48, 9);
+    const auto in = test::moving_noisy_clip(f, frames, 64, 48, 9);
     for (int chunk : {50, 7}) {
       const DenoiseSettings s = nlm(3, 2, 1, small ? 5 : chunk);
       const auto one = run(Backend::Cuda, s, in);
@@ -211,7 +194,7 @@ TEST(GpuNlm3d, TheLargestCubesRunOrAreRefusedAtCreation) {
   std::printf("21^2 x 3 / 7^3, 3 components: %zu KiB of shared memory per block, the GPU allows %d KiB\n", need / 1024,
               limit / 1024);
   if (need <= static_cast<std::size_t>(limit)) {
-    const auto in = clip(PixelFormat::Y444, 4, 40, 36, 21);
+    const auto in = test::moving_noisy_clip(PixelFormat::Y444, 4, 40, 36, 21);
     compare(run(Backend::Cuda, s, in), run(Backend::Cpu, s, in), "largest cubes");
   } else {
     try {
@@ -225,7 +208,7 @@ TEST(GpuNlm3d, TheLargestCubesRunOrAreRefusedAtCreation) {
 
 TEST(GpuNlm3d, DeviceFramesStayOnTheDevice) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::NV12, 9, 64, 32, 6);
+  const auto in = test::moving_noisy_clip(PixelFormat::NV12, 9, 64, 32, 6);
   const auto want = run(Backend::Cpu, nlm(3, 2, 1, 4), in);
   auto d = StreamDenoiser::create(Backend::Cuda, nlm(3, 2, 1, 4), PixelFormat::NV12, 64, 32);
   CudaFramePool pool(PixelFormat::NV12, 64, 32, 2);
@@ -267,7 +250,7 @@ DenoiseSettings planar(int R, int Rt, int r, int chunk, bool offset = false) {
 
 TEST(GpuNlm3d, PlanarPatchesMatchTheCpuReference) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::GRAY8, 9, 77, 45, 31);
+  const auto in = test::moving_noisy_clip(PixelFormat::GRAY8, 9, 77, 45, 31);
   compare(run(Backend::Cuda, planar(2, 3, 4, 4), in), run(Backend::Cpu, planar(2, 3, 4, 4), in), "2d 5x5x7 / 9x9");
   compare(run(Backend::Cuda, planar(2, 3, 4, 4, true), in), run(Backend::Cpu, planar(2, 3, 4, 4, true), in),
           "2d 5x5x7 / 9x9, distance-offset");
@@ -277,7 +260,7 @@ TEST(GpuNlm3d, PlanarPatchesMatchTheCpuReference) {
   wide.nlm.neighbour_search_radius = 4;  // a larger window in the other frames
   compare(run(Backend::Cuda, wide, in), run(Backend::Cpu, wide, in), "2d 3x3 in t, 9x9 in t+-1, t+-2 / 7x7");
   for (PixelFormat f : {PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::I420, PixelFormat::Y444}) {
-    const auto c = clip(f, 5, 35, 21, 32);
+    const auto c = test::moving_noisy_clip(f, 5, 35, 21, 32);
     compare(run(Backend::Cuda, planar(2, 2, 3, 2, true), c), run(Backend::Cpu, planar(2, 2, 3, 2, true), c),
             std::string("2d, ") + format_name(f));
   }
@@ -346,7 +329,7 @@ TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
   still.nlm = named_set_settings("nlm3d", "fast-nomotion").nlm;
   still.nlm.chunk_size = 4;
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
-    const auto c = clip(f, small ? 6 : 10, small ? 48 : 83, small ? 32 : 52, 34);
+    const auto c = test::moving_noisy_clip(f, small ? 6 : 10, small ? 48 : 83, small ? 32 : 52, 34);
     compare(run(Backend::Cuda, video, c), run(Backend::Cpu, video, c), std::string("video defaults, ") + format_name(f));
     compare(run(Backend::Cuda, causal, c), run(Backend::Cpu, causal, c), std::string("video, causal, ") + format_name(f));
     compare(run(Backend::Cuda, still, c), run(Backend::Cpu, still, c), std::string("fast-nomotion, ") + format_name(f));
@@ -355,7 +338,7 @@ TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
 
 TEST(GpuNlm3d, DefaultsChunkBordersDoNotMatter) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::NV12, 24, 64, 48, 35);
+  const auto in = test::moving_noisy_clip(PixelFormat::NV12, 24, 64, 48, 35);
   DenoiseSettings a;
   a.mode = Mode::Nlm3d;
   a.sigma = 18;
@@ -376,7 +359,7 @@ TEST(GpuNlm3d, DefaultsChunkBordersDoNotMatter) {
 
 TEST(GpuNlm3d, PlanarChunkBordersDoNotMatter) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::NV12, 40, 64, 48, 33);
+  const auto in = test::moving_noisy_clip(PixelFormat::NV12, 40, 64, 48, 33);
   const auto whole = run(Backend::Cuda, planar(2, 3, 4, 40), in);
   const auto chunked = run(Backend::Cuda, planar(2, 3, 4, 7), in);
   ASSERT_EQ(whole.size(), in.size());
@@ -494,7 +477,7 @@ TEST(GpuNlm3d, MotionSearchMatchesTheCpuReference) {
   std::mt19937 rng(5);
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE, PixelFormat::Y444}) {
     const int w = 83, h = 51, frames = 6;
-    const auto in = clip(f, frames, w, h, 40);
+    const auto in = test::moving_noisy_clip(f, frames, w, h, 40);
     const double sigma = 18.0 * (1 << (components(in[0].view())[0].bit_depth - 8));
     NlmParams p;  // 7x7 in frame t, 5x5 in the others
     p.temporal_radius = 2;
@@ -533,7 +516,7 @@ TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
   std::mt19937 rng(9);
   for (PixelFormat f : {PixelFormat::GRAY8, PixelFormat::NV12, PixelFormat::P010_10LE}) {
     const int w = small ? 45 : 83, h = small ? 35 : 51, frames = small ? 4 : 6;
-    const auto in = clip(f, frames, w, h, 43);
+    const auto in = test::moving_noisy_clip(f, frames, w, h, 43);
     const double sigma = 18.0 * (1 << (components(in[0].view())[0].bit_depth - 8));
     const auto cells = test::make_fields(frames, 2, w, h, 16, [&](int, int dt, int cx, int) {
       return std::pair{cx == 2 ? 30 * dt : int(rng() % 9) - 4 + 2 * dt, int(rng() % 7) - 3};
@@ -582,7 +565,7 @@ TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
 
 TEST(GpuNlm3d, MotionSearchNeedsFieldsOfAFittingCell) {
   CDN_REQUIRE_GPU();
-  const auto in = clip(PixelFormat::NV12, 3, 32, 32, 41);
+  const auto in = test::moving_noisy_clip(PixelFormat::NV12, 3, 32, 32, 41);
   NlmParams p = nlm_paper_params();
   p.patch_shape = NlmPatchShape::Planar;
   p.motion_search = true;
@@ -603,7 +586,7 @@ TEST(GpuNlm3d, TheLargestPlanarSearchRunsOrIsRefusedAtCreation) {
   std::printf("2d 21^2 x 3 / 9x9, 3 components: %zu KiB of shared memory per block, the GPU allows %d KiB\n",
               need / 1024, limit / 1024);
   ASSERT_LE(need, static_cast<std::size_t>(limit)) << "an H100/H200 has room for every 2D setting";
-  const auto in = clip(PixelFormat::Y444, 4, 40, 36, 42);
+  const auto in = test::moving_noisy_clip(PixelFormat::Y444, 4, 40, 36, 42);
   compare(run(Backend::Cuda, s, in), run(Backend::Cpu, s, in), "largest 2d search");
 }
 

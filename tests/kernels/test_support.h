@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -13,6 +14,7 @@
 
 #include "cudadenoise/error.h"
 #include "cudadenoise/host_frame.h"
+#include "cudadenoise/noise.h"
 #include "cudadenoise/plane.h"
 #include "cudadenoise/stream_pump.h"
 
@@ -48,6 +50,26 @@ inline void fill_random(const PlaneView& p, std::uint64_t seed) {
 }
 
 // Every sample of every component equal (host frames of one format and size).
+// A sinusoidal pattern moving 2 pixels a frame in every component, with
+// Gaussian noise of sigma 18 (frame i's noise from seed + i): the GPU stream
+// tests' clip.
+inline std::vector<HostFrame> moving_noisy_clip(PixelFormat f, int frames, int w, int h, std::uint64_t seed) {
+  std::vector<HostFrame> c;
+  for (int i = 0; i < frames; ++i) {
+    c.emplace_back(f, w, h);
+    int k = 0;
+    for (const auto& p : components(c.back().view())) {
+      const int scale = 1 << (p.bit_depth - 8);
+      for (int y = 0; y < p.height; ++y)
+        for (int x = 0; x < p.width; ++x)
+          p.set(x, y, scale * (128 + int(70 * std::sin(0.25 * (x + 2 * i) + 0.15 * y + k))));
+      ++k;
+    }
+    add_gaussian_noise(c.back().view(), 18.0, seed + i);
+  }
+  return c;
+}
+
 inline bool same_samples(const FrameView& a, const FrameView& b) {
   const auto pa = components(a), pb = components(b);
   for (std::size_t c = 0; c < pa.size(); ++c)
