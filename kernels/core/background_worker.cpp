@@ -1,13 +1,15 @@
 // background_worker.cpp: one thread, one job at a time (background_worker.h).
 #include "core/background_worker.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 #include "cudadenoise/error.h"
 
 namespace cdn {
 
-BackgroundWorker::BackgroundWorker() : thread_([this] { loop(); }) {}
+BackgroundWorker::BackgroundWorker(const char* name) : thread_([this, name] { loop(name); }) {}
 
 BackgroundWorker::~BackgroundWorker() {
   discard();
@@ -45,7 +47,8 @@ void BackgroundWorker::wait() {
 
 void BackgroundWorker::discard() noexcept { take_back(); }
 
-void BackgroundWorker::loop() {
+void BackgroundWorker::loop(const char* name) {
+  pthread_setname_np(pthread_self(), name);  // a name too long is refused: the thread keeps its old one
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     job_ready_.wait(lock, [this] { return stop_ || job_; });

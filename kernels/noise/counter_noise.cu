@@ -10,6 +10,7 @@
 
 #include "cudadenoise/counter_noise.h"
 #include "noise/counter_noise_sample.h"
+#include "cuda/host_wait.h"
 #include "cudadenoise/error.h"
 
 namespace cdn {
@@ -70,7 +71,7 @@ class CudaCounterNoise final : public CounterNoiseCuda {
     counter_noise_kernel<<<dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(src.size())), kThreads, 0,
                            stream_>>>(job, seed);
     CDN_CHECK_LAUNCH("counter_noise_kernel");
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    wait_for_stream(stream_);
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "cuda/host_wait.h"
 #include "cudadenoise/error.h"
 #include "noise/noise_device_samples.h"
 
@@ -14,7 +15,7 @@ namespace {
 class CudaDeviceSamples final : public DeviceSamples {
  public:
   CudaDeviceSamples() {
-    for (Slot& s : slots_) CDN_CUDA_CHECK(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
+    for (Slot& s : slots_) CDN_CUDA_CHECK(cudaEventCreateWithFlags(&s.done, kSleepingWaitEventFlags));
   }
   ~CudaDeviceSamples() override {
     for (Slot& s : slots_) {

@@ -181,7 +181,7 @@ void NoiseTracker::hand_over() {
   // A device frame's samples stay valid until the next enqueue(): observe()
   // enqueues only after collect() has waited for this estimate.
   const StagedComponents samples = f.device ? device_->take() : std::move(f.host);
-  if (!worker_) worker_ = std::make_unique<BackgroundWorker>();
+  if (!worker_) worker_ = std::make_unique<BackgroundWorker>("cdn-noise");
   handed_.assign(components_.size(), Estimate{});
   // The worker gets a copy of the tracked state the estimates start from and
   // writes only handed_ and the estimators, which the caller leaves alone

@@ -8,6 +8,7 @@
 
 #include "core/plane_copy.h"
 #include "cuda/cuda_device_scope.h"  // current_cuda_device
+#include "cuda/host_wait.h"
 #include "cudadenoise/cuda_copy.h"
 #include "cudadenoise/error.h"
 #include "cudadenoise/frame_pool.h"
@@ -57,7 +58,7 @@ class CudaDirectStream final : public DirectStream {
       filter_device(din, dout, stream);
       if (out.memory == MemoryKind::Host) copy_frame_async(dout, out, stream);
     }
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_for_stream(stream);
   }
 
   Frame new_frame(MemoryKind memory, void*) override {
@@ -75,7 +76,7 @@ class CudaDirectStream final : public DirectStream {
     check_same_geometry(from, to);
     const cudaStream_t stream = on(stream_ptr);
     copy_frame_async(from, to, stream);
-    CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+    wait_for_stream(stream);
   }
 
  private:

@@ -6,6 +6,7 @@
 #ifdef CDN_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "cuda/host_wait.h"
 #include "cudadenoise/frame_pool.h"
 #endif
 
@@ -50,7 +51,7 @@ void* NoiseStage::stream_for(void* stream) {
 
 void NoiseStage::wait(void* stream) {
 #ifdef CDN_HAVE_CUDA
-  CDN_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  wait_for_stream(static_cast<cudaStream_t>(stream));
 #else
   (void)stream;
 #endif
@@ -73,7 +74,7 @@ NoiseStage::Scratch& NoiseStage::scratch(int which, MemoryKind memory, void* str
     s->device = s->pool->acquire(stream);
     s->view = s->device->view();
   } else if (s->last_stream != stream) {
-    CDN_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(s->last_stream)));
+    wait_for_stream(static_cast<cudaStream_t>(s->last_stream));
   }
   s->last_stream = stream;
   s->device->set_stream(stream);

@@ -24,6 +24,7 @@
 // included) comes out of done(), in pop() or ready(). One lane, or chunks of one
 // frame, keep everything on the caller's thread.
 #include <cuda_runtime.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -37,6 +38,7 @@
 
 #include "core/plane_copy.h"
 #include "cuda/cuda_device_scope.h"
+#include "cuda/host_wait.h"
 #include "cudadenoise/backend.h"  // cuda_device_count
 #include "cudadenoise/cuda_copy.h"
 #include "cudadenoise/error.h"
@@ -121,7 +123,7 @@ class CudaTemporalStream final : public TemporalStream {
       }
       DeviceScope on(d);
       CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
-      CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, cudaEventDisableTiming));
+      CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, kSleepingWaitEventFlags));
       if (d != home_) {
         lane.pool = std::make_unique<CudaFramePool>(f, w, h, 2 * shape_.chunk + shape_.before + shape_.after);
         lane.pool->preallocate();
@@ -245,7 +247,7 @@ class CudaTemporalStream final : public TemporalStream {
     return true;
   }
 
-  void synchronize(void* stream) override { CDN_CUDA_CHECK(cudaStreamSynchronize(s(stream))); }
+  void synchronize(void* stream) override { wait_for_stream(s(stream)); }
 
  private:
   struct Lane {
@@ -268,6 +270,7 @@ class CudaTemporalStream final : public TemporalStream {
     // The thread's loop, with `context` current (null: the device's primary one).
     void serve(void* context) {
       std::exception_ptr unusable;  // the context could not be made current: every chunk fails so
+      pthread_setname_np(pthread_self(), "cdn-lane");
       try {
         if (context)
           set_current_cuda_context(context);
