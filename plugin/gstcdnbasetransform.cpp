@@ -272,7 +272,8 @@ gst_cdn_base_transform_transform_caps (GstBaseTransform * trans, GstPadDirection
   GstCdnBaseTransform *self = GST_CDN_BASE_TRANSFORM (trans);
   GstPad *other = direction == GST_PAD_SINK ? trans->srcpad : trans->sinkpad;
   GstCaps *templ = gst_pad_get_pad_template_caps (other);
-  GstCaps *result = gst_cdn_transform_caps (caps, templ, cuda_caps_allowed (self), filter);
+  /* direction SRC: `caps` are the src pad's and the result our sink pad's. */
+  GstCaps *result = gst_cdn_transform_caps (caps, templ, cuda_caps_allowed (self), filter, direction == GST_PAD_SRC);
   gst_caps_unref (templ);
   GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, result);
@@ -534,4 +535,7 @@ gst_cdn_base_transform_init (GstCdnBaseTransform * self)
   gst_video_info_init (&self->out_info);
   self->format = cdn::PixelFormat::GRAY8;
   self->in_cuda_caps = self->out_cuda_caps = FALSE;
+  /* We never pass a buffer through: the sink pad's caps answer our preference
+   * (transform_caps: CUDA memory first), not downstream's untransformed caps first. */
+  gst_base_transform_set_prefer_passthrough (GST_BASE_TRANSFORM (self), FALSE);
 }

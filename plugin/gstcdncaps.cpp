@@ -58,7 +58,7 @@ gst_cdn_template_caps (void)
 }
 
 GstCaps *
-gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda, GstCaps * filter)
+gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda, GstCaps * filter, gboolean cuda_first)
 {
   GstCaps *tmp;
   if (gst_caps_is_any (caps)) {
@@ -97,8 +97,21 @@ gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda, GstCaps 
         gst_caps_remove_structure (result, i);
   }
 
+  if (cuda && cuda_first) {
+    /* The CUDA structures first, each kind in its order. */
+    GstCaps *cuda_part = gst_caps_new_empty (), *system_part = gst_caps_new_empty ();
+    for (guint i = 0; i < gst_caps_get_size (result); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (result, i);
+      GstCaps **part = gst_cdn_caps_features_are_cuda (f) ? &cuda_part : &system_part;
+      *part = gst_caps_merge_structure_full (*part, gst_structure_copy (gst_caps_get_structure (result, i)),
+          f ? gst_caps_features_copy (f) : nullptr);
+    }
+    gst_caps_unref (result);
+    result = gst_caps_merge (cuda_part, system_part);
+  }
   if (filter) {
-    GstCaps *f = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    GstCaps *f = cuda && cuda_first ? gst_caps_intersect_full (result, filter, GST_CAPS_INTERSECT_FIRST)
+        : gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (result);
     result = f;
   }

@@ -32,8 +32,14 @@ GstCaps *gst_cdn_template_caps (void);
 
 /* The caps on the other pad for `caps` on one: the same format and size, the
  * incoming memory kind first, then the other one (CUDA only when `cuda`), within
- * the other pad's template `templ` and `filter` (may be NULL). */
-GstCaps *gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda, GstCaps * filter);
+ * the other pad's template `templ` and `filter` (may be NULL), in the filter's
+ * order. With `cuda_first` (the caps of our sink pad, on the CUDA backend) CUDA
+ * memory comes first whatever the order of `caps` and `filter`: an uploader in
+ * front of us (cudaupload lists system memory first, and so passes system memory
+ * through to whoever accepts it) then hands us device memory, and the frames
+ * stay on the GPU from there. */
+GstCaps *gst_cdn_transform_caps (GstCaps * caps, GstCaps * templ, gboolean cuda, GstCaps * filter,
+    gboolean cuda_first = FALSE);
 
 /* A readable reason why `caps` (offered to a sink pad) cannot be taken, or ""
  * when they are not raw video or something in them is supported. */

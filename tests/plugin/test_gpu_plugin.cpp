@@ -17,6 +17,12 @@
 //   nvh264dec: frames out == frames in, within 1 code value of the CPU
 //   cdn::StreamDenoiser on >= 99.99% of the samples (the GPU and CPU sum the
 //   weights in different orders and precisions), zero-copy as above;
+// - with no caps filter, an uploader in front (cudaupload, which lists system
+//   memory first and passes it through to whoever takes it) hands cudaaddnoise
+//   and cudadenoise CUDA memory, and they keep it; a system-memory source into a
+//   sink that takes anything stays in system memory (issue 36: `cudaupload !
+//   cudaaddnoise ! cudadenoise` negotiated system memory: noise on the CPU,
+//   every frame uploaded and downloaded by the denoiser);
 // - cudaaddnoise on CUDA memory (its CUDA kernel, written on the GPU) equals
 //   its CPU path (kernels/include/cudadenoise/counter_noise.h) for seed + frame, every CUDA format,
 //   odd sizes and 1080p: within one code value, on at most one sample in a
@@ -721,6 +727,65 @@ void expect_zero_copy_after_nvh264dec(const std::string& props, int width, int h
 #endif
 }
 }  // namespace
+
+#ifdef CDN_GST_CUDA
+// memory:CUDAMemory in the caps a pad negotiated (current caps), or why not.
+std::string pad_memory(GstElement* e, const char* pad_name) {
+  GstPad* pad = gst_element_get_static_pad(e, pad_name);
+  GstCaps* caps = gst_pad_get_current_caps(pad);
+  gst_object_unref(pad);
+  if (!caps) return "no caps";
+  GstCapsFeatures* f = gst_caps_get_features(caps, 0);
+  const bool cuda = f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  gst_caps_unref(caps);
+  return cuda ? "cuda" : "system";
+}
+#endif
+
+TEST(GpuCudaUpload, WithoutCapsFilterTheElementsGetAndKeepCudaMemory) {
+  const std::string skip = gpu_skip_reason({"cudaupload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+#ifdef CDN_GST_CUDA
+  GstElement* p = launch(
+      "videotestsrc num-buffers=4 ! video/x-raw,format=NV12,width=96,height=64 ! cudaupload ! "
+      "cudaaddnoise name=an sigma=10 ! cudadenoise name=dn sigma=10 ! fakesink name=sink sync=false");
+  ASSERT_NE(p, nullptr);
+  GstElement* an = by_name(p, "an");
+  GstElement* dn = by_name(p, "dn");
+  ZeroCopyLog log;
+  GstPad* sinkpad = gst_element_get_static_pad(dn, "sink");
+  gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, on_input, &log, nullptr);
+  ASSERT_NE(gst_element_set_state(p, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  log.expected = element_cuda_context(dn);
+  ASSERT_EQ(play_to_eos(p), "");
+  EXPECT_EQ(pad_memory(an, "sink"), "cuda") << "cudaupload passed system memory to cudaaddnoise";
+  EXPECT_EQ(pad_memory(an, "src"), "cuda");
+  EXPECT_EQ(pad_memory(dn, "sink"), "cuda");
+  EXPECT_EQ(pad_memory(dn, "src"), "cuda") << "the output does not keep the input's memory";
+  EXPECT_EQ(log.in_buffers, 4);
+  EXPECT_EQ(log.in_not_cuda, 0);
+  EXPECT_EQ(log.in_other_context, 0) << "cudaaddnoise's output is not on cudadenoise's context";
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_buffer_replace(&log.held_input, nullptr);
+  gst_clear_object(&log.expected);
+  gst_object_unref(sinkpad);
+  gst_object_unref(an);
+  gst_object_unref(dn);
+  gst_object_unref(p);
+
+  // System memory in, a sink that takes anything: no upload, no download.
+  p = launch("videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=96,height=64 ! "
+             "cudadenoise name=dn sigma=10 ! fakesink sync=false");
+  ASSERT_NE(p, nullptr);
+  dn = by_name(p, "dn");
+  ASSERT_EQ(play_to_eos(p), "");
+  EXPECT_EQ(pad_memory(dn, "sink"), "system");
+  EXPECT_EQ(pad_memory(dn, "src"), "system");
+  gst_element_set_state(p, GST_STATE_NULL);
+  gst_object_unref(dn);
+  gst_object_unref(p);
+#endif
+}
 
 TEST(GpuH264, ZeroCopyOnNvh264decContext) {
   const std::string skip =
