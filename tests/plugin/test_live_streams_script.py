@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""test_live_streams_script.py: scripts/gpu-live-streams.py (issue 36's live streams
+benchmark) runs here, without a GPU, on system memory: one stream in one process and
+two in two processes, each to EOS (exit status 0, counted), every run in the JSON
+with its QoS count, GPU and host figures; and a bad --size or --guess is refused
+with a message. Whether the runs keep real time on this machine is not asserted:
+that is what the benchmark measures on the GPU host.
+
+    test_live_streams_script.py SCRIPT BUILD_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    script, build = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "live.json")
+        run = subprocess.run([sys.executable, script, "--build", build, "--runtime", os.path.join(tmp, "none"),
+                              "--system-memory", "--fixed", "draft=1:2", "--layouts", "one-process,processes",
+                              "--size", "64x48", "--seconds", "2", "--json", out],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert "| preset | size | layout | N |" in run.stdout, run.stdout
+        report = json.load(open(out))
+    runs = report["runs"]
+    assert [(r["layout"], r["n"]) for r in runs] == [("one-process", 1), ("one-process", 2), ("processes", 1),
+                                                     ("processes", 2)], runs
+    for r in runs:
+        assert r["preset"] == "draft" and r["size"] == "64x48" and r["seconds"] == 2, r
+        assert r["failed"] == 0 and not r["error"], r  # every pipeline reached EOS
+        assert isinstance(r["qos"], int) and r["qos"] >= 0, r
+        assert r["wall_s"] >= 2.0, r  # live: 60 frames at 30 fps take two seconds
+        assert r["pass"] == (r["qos"] == 0), r
+    for bad, said in ((["--size", "64"], "--size takes WxH"), (["--guess", "draft"], "PRESET=N")):
+        run = subprocess.run([sys.executable, script, "--build", build, "--system-memory"] + bad,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode != 0 and said in run.stderr, (bad, run.stderr)
+    print("ok: 4 runs to EOS, JSON complete; bad options refused")
+
+
+if __name__ == "__main__":
+    main()
