@@ -18,13 +18,15 @@ fails steps N down.
 
 While a run goes it samples the GPU's utilisation (nvidia-smi) and the host's CPU use
 (/proc/stat), which say what bounds N: a busy GPU (kernels), or busy host cores (the source,
-uploads, the streaming threads). The rows "source only" and "source + noise" (no denoiser)
-measure the harness itself at the largest N tried, so a limit of the harness is not taken
-for the denoiser's.
+uploads, the streaming threads). Threads that start and end between two samples (a CPU
+path's worker threads) are missing from the thread table, though not from the host's CPU
+use: a busy host that the table does not explain points there. With --harness-rows, the
+rows "source only" and "source + noise" (no denoiser) measure the harness itself at the
+largest N tried, so a limit of the harness is not taken for the denoiser's.
 
     scripts/gpu-live-streams.py --build build --presets standard,draft --layouts one-process \\
         --guess standard=16,draft=40 [--size 1920x1080] [--seconds 60] [--probe-seconds 20]
-    scripts/gpu-live-streams.py --build build --fixed standard=1,2,3 --size 3840x2160  # given N only
+    scripts/gpu-live-streams.py --build build --fixed standard=1:2:3 --size 3840x2160  # given N only
 
 Needs a GPU, BUILD/plugin with the elements, and GStreamer with nvcodec (cudaupload): on the
 GPU host, .gpu-runtime (its runtime-env.sh is applied to gst-launch only; --runtime DIR).
