@@ -19,6 +19,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bm3d/bm3d_reference.h"
@@ -144,6 +145,25 @@ int main(int argc, char** argv) {
     const int n = static_cast<int>(clean.size()), w = clean[0].view().width, h = clean[0].view().height;
     std::vector<LumaPyramid> clean_pyr;
     for (const auto& f : clean) clean_pyr.push_back(build_pyramid(components(f.view()).front(), mp));
+    // What does not depend on the noise, once per distance: the clean fields (the
+    // reference) and the prediction through them and through no motion.
+    struct CleanPairs {
+      std::vector<MotionField> truth;  // pair (t, t + d) at [t]
+      double mse_clean = 0, mse_zero = 0;
+    };
+    std::vector<CleanPairs> by_distance;
+    const MotionField zero(w, h, mp.cell);
+    for (double dd : distance_list) {
+      const int d = static_cast<int>(dd);
+      CleanPairs c;
+      for (int t = 0; t + d < n; ++t) {
+        c.truth.push_back(estimate_motion(clean_pyr[t], clean_pyr[t + d], mp));
+        const PlaneView from = components(clean[t].view()).front(), to = components(clean[t + d].view()).front();
+        c.mse_clean += motion_check::compensation_mse(from, to, c.truth.back());
+        c.mse_zero += motion_check::compensation_mse(from, to, zero);
+      }
+      by_distance.push_back(std::move(c));
+    }
     for (double sigma : sigma_list) {
       std::vector<LumaPyramid> noisy_pyr, basic_pyr;
       for (int i = 0; i < n; ++i) {
@@ -157,20 +177,19 @@ int main(int argc, char** argv) {
           basic_pyr.push_back(build_pyramid(components(est.view()).front(), mp));
         }
       }
-      for (double dd : distance_list) {
-        const int d = static_cast<int>(dd);
+      for (std::size_t k = 0; k < distance_list.size(); ++k) {
+        const int d = static_cast<int>(distance_list[k]);
+        const CleanPairs& c = by_distance[k];
         Sums s;
+        s.mse_clean = c.mse_clean, s.mse_zero = c.mse_zero;
         for (int t = 0; t + d < n; ++t) {
-          const MotionField truth = estimate_motion(clean_pyr[t], clean_pyr[t + d], mp);
+          const MotionField& truth = c.truth[t];
           const MotionField noisy = estimate_motion(noisy_pyr[t], noisy_pyr[t + d], mp);
-          const MotionField zero(w, h, mp.cell);
           const PlaneView from = components(clean[t].view()).front(), to = components(clean[t + d].view()).front();
           const motion_check::Agreement a = motion_check::compare_fields(truth, noisy);
           add(s.noisy, a);
           s.worst_noisy = std::max(s.worst_noisy, a.off_fraction());
-          s.mse_clean += motion_check::compensation_mse(from, to, truth);
           s.mse_noisy += motion_check::compensation_mse(from, to, noisy);
-          s.mse_zero += motion_check::compensation_mse(from, to, zero);
           if (!basic_pyr.empty()) {
             const MotionField est = estimate_motion(basic_pyr[t], basic_pyr[t + d], mp);
             add(s.basic, motion_check::compare_fields(truth, est));
