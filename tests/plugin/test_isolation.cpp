@@ -109,20 +109,19 @@ TEST(PipelineIsolation, OnePipelinesFaultEndsThatPipelineAlone) {
   std::map<std::string, Pipeline> p;
   for (const char* name : {"pipd", "nlm3d", "bad-caps", "early-eos", "stopped", "bad-profile"}) p[name].name = name;
   const std::string live = std::string(kLiveSource) + " ! ";
-  const std::string frames = " num-buffers=" + std::to_string(kHealthyFrames);
-  auto with_frames = [&](const std::string& source) {  // the source with a frame count
-    std::string s = source;
-    return s.insert(s.find(" ! "), frames);
+  auto with_frames = [&](int frames) {  // the live source, ending after `frames`
+    std::string s = live;
+    return s.insert(s.find(" ! "), " num-buffers=" + std::to_string(frames));
   };
-  start(p["pipd"], with_frames(live) + "cudadenoise backend=cpu mode=pipd sigma=10 ! fakesink name=sink sync=true");
-  start(p["nlm3d"], with_frames(live) +
+  start(p["pipd"],
+        with_frames(kHealthyFrames) + "cudadenoise backend=cpu mode=pipd sigma=10 ! fakesink name=sink sync=true");
+  start(p["nlm3d"], with_frames(kHealthyFrames) +
                         "cudadenoise backend=cpu mode=nlm3d search-radius=2 temporal-radius=1 patch-radius=1 "
                         "chunk-size=2 sigma=10 ! fakesink name=sink sync=true");
   start(p["bad-caps"],
         "appsrc name=src format=time caps=\"video/x-raw,format=NV12,width=64,height=48,framerate=30/1\" ! "
         "cudadenoise name=dn backend=cpu mode=pipd sigma=10 ! fakesink name=sink sync=false");
-  start(p["early-eos"], std::string(kLiveSource).insert(std::string(kLiveSource).find(" ! "), " num-buffers=5") +
-                            " ! cudadenoise backend=cpu mode=pipd sigma=10 ! fakesink name=sink sync=true");
+  start(p["early-eos"], with_frames(5) + "cudadenoise backend=cpu mode=pipd sigma=10 ! fakesink name=sink sync=true");
   start(p["stopped"], live + "cudadenoise backend=cpu mode=pipd sigma=10 ! fakesink name=sink sync=true");
   start(p["bad-profile"], live + "cudadenoise name=dn backend=cpu noise-profile=/nonexistent/profile.json ! "
                                  "fakesink name=sink sync=true");
@@ -138,7 +137,8 @@ TEST(PipelineIsolation, OnePipelinesFaultEndsThatPipelineAlone) {
     ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(appsrc), b), GST_FLOW_OK);
   }
 
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<int>(120 * kSanitizerSlowdown));
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<int>(120 * kSanitizerSlowdown));
   bool faulted = false;
   int healthy_at_fault = 0;
   for (;;) {
