@@ -28,6 +28,10 @@ largest N tried, so a limit of the harness is not taken for the denoiser's.
         --guess standard=16,draft=40 [--size 1920x1080] [--seconds 60] [--probe-seconds 20]
     scripts/gpu-live-streams.py --build build --fixed standard=1:2:3 --size 3840x2160  # given N only
 
+The sources capture at the same instants (genlocked cameras: every stream's frame reaches the
+GPU at once, the worst case); --spread spreads their capture times evenly over a frame period
+(videotestsrc timestamp-offset), as independent cameras would.
+
 Needs a GPU, BUILD/plugin with the elements, and GStreamer with nvcodec (cudaupload): on the
 GPU host, .gpu-runtime (its runtime-env.sh is applied to gst-launch only; --runtime DIR).
 Prints markdown tables (every run, then the largest N per preset and layout); --json FILE
@@ -61,10 +65,12 @@ def runtime_env(runtime, plugins, registry):
     return env
 
 
-def chain(i, preset, size, frames, sigma, upload=True, props=(), deadline_ms=20):
-    """One pipeline's elements, as gst-launch arguments; preset None: no denoiser, '' no noise either."""
+def chain(i, preset, size, frames, sigma, upload=True, props=(), deadline_ms=20, offset_ns=0):
+    """One pipeline's elements, as gst-launch arguments; preset None: no denoiser, '' no noise either.
+    offset_ns: the source's timestamp-offset (a live source captures at its timestamps)."""
     w, h = size.split("x")
-    out = ["videotestsrc", "is-live=true", "pattern=smpte", "horizontal-speed=4", f"num-buffers={frames}", "!",
+    out = ["videotestsrc", "is-live=true", "pattern=smpte", "horizontal-speed=4", f"num-buffers={frames}",
+           f"timestamp-offset={offset_ns}", "!",
            f"video/x-raw,format=NV12,width={w},height={h},framerate=30/1", "!"] + (["cudaupload", "!"] if upload else [])
     if preset != "":
         out += ["cudaaddnoise", f"sigma={sigma}", f"seed={1000 * i}", "!"]
@@ -151,10 +157,14 @@ class Sampler:
 def run(args, env, preset, n, layout, seconds):
     """One run of n pipelines: a dict with the verdict and what was measured."""
     frames = 30 * seconds
+
+    def offset(i, n):  # --spread: capture phases spread evenly over a frame period
+        return i * (1000000000 // 30) // n if args.spread else 0
+
     if layout == "one-process":
-        cmds = [["gst-launch-1.0", "-m"] + sum((chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms) for i in range(n)), [])]
+        cmds = [["gst-launch-1.0", "-m"] + sum((chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n)) for i in range(n)), [])]
     else:
-        cmds = [["gst-launch-1.0", "-m"] + chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms) for i in range(n)]
+        cmds = [["gst-launch-1.0", "-m"] + chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n)) for i in range(n)]
     t0 = time.monotonic()
     with Sampler() as sampler:
         procs = [subprocess.Popen(c, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -265,6 +275,9 @@ def main():
                    help="also run the source alone and source + noise at the largest N tried")
     p.add_argument("--system-memory", dest="upload", action="store_false",
                    help="no cudaupload: system memory (the CPU path, or a smoke test on a host without nvcodec)")
+    p.add_argument("--spread", action="store_true",
+                   help="spread the sources' capture times evenly over a frame period (independent cameras); "
+                        "default: all capture at once (genlocked sources, the worst case)")
     p.add_argument("--json")
     args = p.parse_args()
 
@@ -283,7 +296,7 @@ def main():
     except OSError:
         gpu = "no GPU (no nvidia-smi)"
     print(f"GPU: {gpu}; host: {os.cpu_count()} CPU threads; {args.size} NV12 at 30 fps, cudaaddnoise sigma"
-          f" {args.sigma:g}, cudadenoise {args.props or 'sigma auto'}; sink processing-deadline {args.deadline_ms} ms; probes {args.probe_seconds} s, full runs {args.seconds} s")
+          f" {args.sigma:g}, cudadenoise {args.props or 'sigma auto'}; sink processing-deadline {args.deadline_ms} ms; probes {args.probe_seconds} s, full runs {args.seconds} s; sources capture {'spread over a frame period' if args.spread else 'at once'}; CUDA_DEVICE_MAX_CONNECTIONS {os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS', 'unset (8)')}")
 
     rows, results = [], []
     layouts = [x for x in args.layouts.split(",") if x]

@@ -34,6 +34,7 @@ void validate(const NoiseTrackerSettings& s) {
   need(s.max_selected >= kNoiseMinSelected, "max_selected must be >= 512");
   need(s.model_time_constant >= 1, "model_time_constant must be >= 1 update");
   need(s.flat_ratio >= 0, "flat_ratio must be >= 0");
+  need(s.interval >= 1, "interval must be >= 1 frame");
 }
 
 std::vector<double> in_code_values(const std::vector<double>& sigma, PixelFormat format) {
@@ -82,9 +83,13 @@ void NoiseTracker::reset() {
   frames_ = usable_frames_ = folded_ = 0;
 }
 
+bool NoiseTracker::same_stream(const FrameView& f) const {
+  return started_ && f.format == format_ && f.width == width_ && f.height == height_;
+}
+
 void NoiseTracker::start(const FrameView& f) {
   const int n = format_info(f.format).components;
-  if (started_ && f.format == format_ && f.width == width_ && f.height == height_) return;
+  if (same_stream(f)) return;
   reset();
   format_ = f.format;
   width_ = f.width;
@@ -101,14 +106,27 @@ void NoiseTracker::start(const FrameView& f) {
 
 void NoiseTracker::observe(const FrameView& frame, void* stream) {
   validate_frame(frame);
-  // Background: frame t - 2's estimate first (what it threw surfaces here,
-  // before frame t changes anything), so that frame t - 1's starts from the
-  // value through t - 2 and the staging buffer it used is free again.
-  collect();
+  const bool again = !same_stream(frame);
+  // Background, at a frame that is estimated: the estimate in flight first
+  // (frame t - 2's in the warm-up; what it threw surfaces here, before frame t
+  // changes anything), so that the next one starts from the value through it
+  // and the staging buffer it used is free again.
+  if (again || estimated(frames_)) collect();
   start(frame);
   const std::uint64_t phase = static_cast<std::uint64_t>(frames_);
   const bool first = frames_ == 0;
-  ++frames_;
+  if (!estimated(frames_++)) {
+    // Not estimated: the foreground folds the last estimated frame in; the
+    // background hands it to the worker, which has until the next estimated
+    // frame (interval - 1 frames) to finish it.
+    if (!settings_.background) {
+      flush();
+    } else if (staging_ && !staging_->frames.empty()) {
+      collect();  // only when the frame before was the warm-up's last
+      hand_over();
+    }
+    return;
+  }
   const std::vector<PlaneView> comps = components(frame);
   std::vector<PatchSampling> samplings;
   for (std::size_t c = 0; c < comps.size(); ++c) samplings.push_back(sampling(comps, c, phase));
@@ -149,6 +167,21 @@ void NoiseTracker::observe_foreground(const FrameView& frame, const std::vector<
   device_->enqueue(frame, samplings, stream);
   fold_held();
   while (device_->pending() > (first ? 0 : 1)) take_staged();
+}
+
+void NoiseTracker::set_interval(int interval) {
+  if (interval < 1) throw InvalidArgument("noise tracker: interval must be >= 1 frame");
+  settings_.interval = interval;
+}
+
+bool NoiseTracker::estimated(std::int64_t index) const {
+  return index < settings_.time_constant || index % settings_.interval == 0;
+}
+
+double NoiseTracker::time_constant_now() const {
+  // The warm-up's estimates are one frame each; later ones stand for `interval` frames.
+  if (folded_ < settings_.time_constant) return settings_.time_constant;
+  return std::max(1.0, static_cast<double>(settings_.time_constant) / settings_.interval);
 }
 
 int component_budget(int budget, const PlaneView& luma, const PlaneView& component) {
@@ -273,7 +306,7 @@ void NoiseTracker::fold(const std::vector<Estimate>& estimates) {
   if (last_[0].usable) ++usable_frames_;
 }
 
-NoiseTracker::Tracked::Move NoiseTracker::Tracked::update(double x, int time_constant, double log_step_ratio,
+NoiseTracker::Tracked::Move NoiseTracker::Tracked::update(double x, double time_constant, double log_step_ratio,
                                                           int step_frames) {
   if (!known) {
     known = true;
@@ -350,7 +383,7 @@ void NoiseTracker::update(Component& c, const Estimate& e) {
   // it (noise appears) is measured from there.
   const double x = std::log(std::max(e.sigma.sigma, settings_.floor));
   const bool was_known = c.sigma.known;
-  const Tracked::Move m = c.sigma.update(x, settings_.time_constant, std::log(settings_.step_ratio), settings_.step_frames);
+  const Tracked::Move m = c.sigma.update(x, time_constant_now(), std::log(settings_.step_ratio), settings_.step_frames);
   if (m == Tracked::Taken && was_known) {  // a step of the noise: every level takes its next estimate as it is
     for (Level& l : c.levels) {
       l.replace = l.sigma.known;

@@ -24,10 +24,11 @@ namespace {
 // The stream's tracker: the background schedule (noise_tracker.h), so that
 // the estimate of frame t - 1 runs on the tracker's thread while this one
 // filters frame t, not on the caller's streaming thread before it.
-NoiseTrackerSettings tracker_settings(bool model) {
+NoiseTrackerSettings tracker_settings(bool model, int interval) {
   NoiseTrackerSettings ts;
   ts.model = model;
   ts.background = true;
+  ts.interval = interval;
   return ts;
 }
 
@@ -183,16 +184,19 @@ void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
   if (settings_.noise_model == NoiseModelKind::Constant) {
     tables_.reset();
     if (settings_.sigma == 0) {
-      if (!tracker_) tracker_ = std::make_unique<NoiseTracker>(tracker_settings(false));  // a model's serves too: the same sigma()
+      if (!tracker_)  // a model's serves too: the same sigma()
+        tracker_ = std::make_unique<NoiseTracker>(tracker_settings(false, settings_.noise_interval));
+      tracker_->set_interval(settings_.noise_interval);
       tracker_->observe(in, stream);
     }
     sigma = noise_sigma();
   } else {
     if (estimates_model()) {
       if (!tracker_ || !tracker_models_) {
-        tracker_ = std::make_unique<NoiseTracker>(tracker_settings(true));
+        tracker_ = std::make_unique<NoiseTracker>(tracker_settings(true, settings_.noise_interval));
         tracker_models_ = true;
       }
+      tracker_->set_interval(settings_.noise_interval);
       tracker_->observe(in, stream);
     }
     const std::vector<NoiseModel> models = current_models();

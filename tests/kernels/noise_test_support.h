@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "convert.h"
+#include "cudadenoise/host_frame.h"
 #include "cudadenoise/noise.h"
 #include "cudadenoise/noise_model.h"
 #include "cudadenoise/plane.h"
@@ -49,6 +50,22 @@ inline LumaSource crop(const LumaSource& s, int x0, int y0, int w, int h) {
 // out = clamp(round((s + sigma * z) * 2^(depth - 8)), 0, max), z ~ N(0, 1) from `seed`.
 inline void render(const LumaSource& s, double sigma, std::uint64_t seed, const PlaneView& out) {
   tools::render_noisy(s, sigma, seed, out);
+}
+
+// Frame t of a clip panning over `src` (2 pixels right and 1 down a frame;
+// chroma from the source at its own size, offset by component), w x h, each
+// component c with AWGN sigma[c] (the last value for the rest), seeded by t and c.
+inline HostFrame pan_frame(const LumaSource& src, PixelFormat format, int t, const std::vector<double>& sigma, int w,
+                           int h) {
+  HostFrame f(format, w, h);
+  const auto comps = components(f.view());
+  for (std::size_t c = 0; c < comps.size(); ++c) {
+    const PlaneView& p = comps[c];
+    const int k = static_cast<int>(c);
+    render(crop(src, 2 * t + 13 * k, t + 7 * k, p.width, p.height), sigma[std::min(c, sigma.size() - 1)],
+           1000 * static_cast<std::uint64_t>(t) + 17 * c + 1, p);
+  }
+  return f;
 }
 
 // Issue 37's protocol: out = clamp(round((x + sqrt(max(a x + b, 0)) z) *

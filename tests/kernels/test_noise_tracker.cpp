@@ -30,18 +30,8 @@ const LumaSource& camera() {
   return s;
 }
 
-// Frame t of a pan over `src` (every component: luma from the photo, chroma
-// from the photo at half size), each component with noise sigma[c].
 HostFrame pan_frame(const LumaSource& src, PixelFormat format, int t, const std::vector<double>& sigma) {
-  HostFrame f(format, kW, kH);
-  const auto comps = components(f.view());
-  for (std::size_t c = 0; c < comps.size(); ++c) {
-    const PlaneView& p = comps[c];
-    const LumaSource window = test::crop(src, 2 * t + 13 * static_cast<int>(c), t + 7 * static_cast<int>(c),
-                                         p.width, p.height);
-    test::render(window, sigma[std::min(c, sigma.size() - 1)], 1000 * t + 17 * c + 1, p);
-  }
-  return f;
+  return test::pan_frame(src, format, t, sigma, kW, kH);
 }
 
 HostFrame gray_frame(int t, double sigma) { return pan_frame(camera(), PixelFormat::GRAY8, t, {sigma}); }

@@ -44,17 +44,8 @@ const LumaSource& camera() {
   return s;
 }
 
-// Frame t of a pan over camera.png, component c with noise sigma[c] (the last
-// for the rest).
 HostFrame pan_frame(PixelFormat format, int t, const std::vector<double>& sigma, int w = kW, int h = kH) {
-  HostFrame f(format, w, h);
-  const auto comps = components(f.view());
-  for (std::size_t c = 0; c < comps.size(); ++c) {
-    const PlaneView& p = comps[c];
-    test::render(test::crop(camera(), 2 * t + 13 * static_cast<int>(c), t + 7 * static_cast<int>(c), p.width, p.height),
-                 sigma[std::min(c, sigma.size() - 1)], 1000 * t + 17 * c + 1, p);
-  }
-  return f;
+  return test::pan_frame(camera(), format, t, sigma, w, h);
 }
 
 NoiseTrackerSettings schedule(bool background, bool model = false) {

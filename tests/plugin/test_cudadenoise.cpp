@@ -140,7 +140,7 @@ TEST(CudaDenoiseElement, NumericPropertiesComeFromParamSpecs) {
          "distance-offset, frame-confidence, confidence-cell, self-weight-floor, nlm-beta, chunk-size";
   EXPECT_EQ(groups[cdn::ParamGroup::Bm3d], 6)
       << "bm3d-profile, bm3d-step, bm3d-window, bm3d-phases, bm3d-group1, bm3d-group2";
-  EXPECT_EQ(groups[cdn::ParamGroup::Noise], 5) << "sigma, strength, noise-model, noise-a, noise-b";
+  EXPECT_EQ(groups[cdn::ParamGroup::Noise], 6) << "sigma, strength, noise-model, noise-a, noise-b, noise-interval";
   EXPECT_EQ(groups[cdn::ParamGroup::Temporal], 1) << "window";
   EXPECT_EQ(groups[cdn::ParamGroup::Vbm3d], 10) << "vbm3d-profile, -radius, -step, -window, -predictive, -seeds, "
                                                     "-phases, -motion, -aggregation, -chunk (the causal window: "

@@ -348,8 +348,8 @@ class Pipeline {
     filter_->push(decoded);
     ++frames_in_;
     if (filter_->noise_changed())
-      say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (tracked through frame " +
-          std::to_string(filter_->noise_frames()) + ", 8-bit code values per component)");
+      say("noise sigma " + sigma_text(filter_->noise_sigma()) + " (tracked over " +
+          std::to_string(filter_->noise_frames()) + " measured frames, 8-bit code values per component)");
     note_noise_model();
     if (!filter_->conversion_note().empty() && !conversion_noted_) {
       say(filter_->conversion_note());

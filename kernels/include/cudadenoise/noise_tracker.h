@@ -51,6 +51,20 @@
 //   destructor (which waits for the estimate in flight). What an estimate
 //   throws on the worker is rethrown by the next observe() or flush() (that
 //   frame is not folded in); reset() drops it.
+// Which frames are estimated (settings.interval): every frame of the first
+// `time_constant` since the start (the warm-up), then one frame in `interval`
+// (the frames whose index since the start is a multiple of it); the frames in
+// between are not sampled, copied nor estimated, and move nothing. Each
+// estimate after the warm-up stands for `interval` frames: it moves log(sigma)
+// by interval/time_constant of the way (at most all of it), so the time
+// constant stays `time_constant` frames. The choice depends on the frame index
+// alone, so both schedules estimate the same frames; an estimate starts from
+// the value through the last estimated frame before it on both (with interval
+// 1: through frame t - 1, as above). On the background schedule an estimated
+// frame s after the warm-up is handed to the worker at observe(s + 1) and
+// folded in at the next estimated frame's observe() (s + interval), so the
+// worker has interval - 1 frames for it. A step of the noise is followed after
+// `step_frames` estimated frames. interval 1: every frame, as above.
 // Both: flush() folds in every observed frame (waiting for what is pending),
 // and the same frames give the same sigma() and model() in host and in device
 // memory. The lag delays a step of the noise by one frame (foreground) or two
@@ -123,6 +137,9 @@ struct NoiseTrackerSettings {
   // flat: a = 0, b = the levels' weighted mean variance (so that AWGN comes
   // out as AWGN). docs/NOISE.md has the measurements behind the default.
   double flat_ratio = 0.65;
+  // After the warm-up of time_constant frames, one frame in `interval` is
+  // estimated (>= 1; see above): the tracker's host cost divided by about that.
+  int interval = 1;
   // The schedule (see above): false, foreground (frames a frame late, estimated
   // on the caller's thread); true, background (frames two frames late,
   // estimated on the tracker's worker thread while the caller goes on).
@@ -168,10 +185,10 @@ class NoiseTracker {
   // after any component became known. For the element's message on change.
   bool changed();
 
-  // Frames observed, and frames folded in whose component 0 was usable, since the start.
+  // Frames observed, and estimated frames folded in whose component 0 was usable, since the start.
   std::int64_t frames() const { return frames_; }
   std::int64_t usable_frames() const { return usable_frames_; }
-  // Frames folded in (sigma() and model() hold frames 1 .. folded() of the stream).
+  // Estimated frames folded in (with interval 1, sigma() and model() hold frames 1 .. folded() of the stream).
   std::int64_t folded() const { return folded_; }
   // The raw per-component estimates last folded in (for diagnostics and tests).
   const std::vector<NoiseLevel>& last() const { return last_; }
@@ -179,6 +196,10 @@ class NoiseTracker {
   // folded in (none: empty), and those estimates, in the same order.
   const std::vector<std::vector<int>>& last_model_levels() const { return last_model_levels_; }
   const std::vector<std::vector<NoiseLevel>>& last_models() const { return last_models_; }
+
+  // settings.interval from the next observe() on (the frames' index and the
+  // warm-up count from the start as before). Throws InvalidArgument below 1.
+  void set_interval(int interval);
 
   // Forget everything (a new stream). Waits for the estimate in flight, if
   // any, and drops it (and what it threw).
@@ -193,7 +214,7 @@ class NoiseTracker {
     int pending = 0;        // updates in a row off by more than step_ratio
     int pending_side = 0;   // +1 above, -1 below
     double pending_log_sum = 0;
-    Move update(double x, int time_constant, double log_step_ratio, int step_frames);
+    Move update(double x, double time_constant, double log_step_ratio, int step_frames);
   };
   struct Level {  // one level set of the model
     Tracked sigma;
@@ -220,6 +241,12 @@ class NoiseTracker {
   };
   struct Staging;  // background: frames staged, not yet handed over (noise_tracker.cpp)
   void start(const FrameView& frame);
+  // Whether `frame` goes on the stream started (else start() starts again).
+  bool same_stream(const FrameView& frame) const;
+  // Whether frame `index` (since the start) is estimated (settings.interval).
+  bool estimated(std::int64_t index) const;
+  // The time constant, in estimates, of the next estimate folded in.
+  double time_constant_now() const;
   void observe_foreground(const FrameView& frame, const std::vector<PatchSampling>& samplings, void* stream,
                           bool first);
   // A frame's estimate of one component, started from `from` (the tracked
