@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline_watch.h"
 #include "plugin_test_support.h"
 
 using namespace cdn_test;
@@ -33,76 +34,12 @@ const char* const kLiveSource =
     "videotestsrc is-live=true pattern=smpte horizontal-speed=2 ! "
     "video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
 
-struct Pipeline {
-  std::string name;
-  GstElement* pipeline = nullptr;
-  std::atomic<int> frames{0};  // buffers that reached the sink
-  std::vector<std::string> errors, warnings;
-  bool eos = false;
-  bool stopped = false;  // set to NULL by the test
-};
-
-GstPadProbeReturn count_buffer(GstPad*, GstPadProbeInfo*, gpointer data) {
-  static_cast<Pipeline*>(data)->frames++;
-  return GST_PAD_PROBE_OK;
-}
-
-void start(Pipeline& p, const std::string& description) {
-  GError* err = nullptr;
-  p.pipeline = gst_parse_launch(description.c_str(), &err);
-  ASSERT_EQ(err, nullptr) << description << ": " << err->message;
-  GstElement* sink = gst_bin_get_by_name(GST_BIN(p.pipeline), "sink");
-  ASSERT_NE(sink, nullptr);
-  GstPad* pad = gst_element_get_static_pad(sink, "sink");
-  gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &p, nullptr);
-  gst_object_unref(pad);
-  gst_object_unref(sink);
-  gst_element_set_state(p.pipeline, GST_STATE_PLAYING);
-}
-
-std::string text_of(GstMessage* m) {
-  GError* err = nullptr;
-  gchar* debug = nullptr;
-  if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR)
-    gst_message_parse_error(m, &err, &debug);
-  else
-    gst_message_parse_warning(m, &err, &debug);
-  std::string s = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(m))) + ": " + (err ? err->message : "") + " (" +
-                  (debug ? debug : "") + ")";
-  if (err) g_error_free(err);
-  g_free(debug);
-  return s;
-}
-
-// Takes what the pipeline's bus holds; true once it is over (EOS, an error, or stopped).
-bool poll(Pipeline& p) {
-  if (p.stopped) return true;
-  GstBus* bus = gst_element_get_bus(p.pipeline);
-  while (GstMessage* m = gst_bus_pop(bus)) {
-    switch (GST_MESSAGE_TYPE(m)) {
-      case GST_MESSAGE_EOS: p.eos = true; break;
-      case GST_MESSAGE_ERROR: p.errors.push_back(text_of(m)); break;
-      case GST_MESSAGE_WARNING: p.warnings.push_back(text_of(m)); break;
-      default: break;
-    }
-    gst_message_unref(m);
-  }
-  gst_object_unref(bus);
-  return p.eos || !p.errors.empty();
-}
-
 GstBuffer* yuy2_frame(int width, int height, GstClockTime pts) {
   GstBuffer* b = gst_buffer_new_allocate(nullptr, static_cast<gsize>(width) * height * 2, nullptr);
   gst_buffer_memset(b, 0, 0x80, gst_buffer_get_size(b));
   GST_BUFFER_PTS(b) = pts;
   GST_BUFFER_DURATION(b) = GST_SECOND / 30;
   return b;
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += "\n  " + x;
-  return s;
 }
 
 TEST(PipelineIsolation, OnePipelinesFaultEndsThatPipelineAlone) {
@@ -197,10 +134,7 @@ TEST(PipelineIsolation, OnePipelinesFaultEndsThatPipelineAlone) {
       << "the error does not name the file: " << joined(bad_profile.errors);
   EXPECT_EQ(bad_profile.frames, 0);
 
-  for (auto& [name, q] : p) {
-    gst_element_set_state(q.pipeline, GST_STATE_NULL);
-    gst_object_unref(q.pipeline);
-  }
+  for (auto& [name, q] : p) stop_and_free(q);
 }
 
 }  // namespace
