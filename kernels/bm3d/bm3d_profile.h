@@ -88,7 +88,8 @@ inline bool is_match8_profile(Bm3dProfile p) {
 }
 
 // The parameters of phase 1 (wiener = false) or 2 of profile p.profile, with
-// p.step and p.window where they are not 0. sigma8: the noise std in 8-bit code
+// p.step, p.window, p.group1 and p.group2 where given (kProfileValue: the
+// profile's; validate() refuses 0 and other values no profile could have). sigma8: the noise std in 8-bit code
 // values (the reference profile changes above 40).
 inline PhaseProfile phase_profile(const Bm3dParams& p, bool wiener, int bit_depth, double sigma8) {
   PhaseProfile pp;

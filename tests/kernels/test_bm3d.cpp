@@ -296,6 +296,28 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
   EXPECT_NO_THROW(validate(s));
 }
 
+// bm3d-* took the profile's value at 0 until 2026-11-29; -1 does now (as
+// vbm3d-*), and 0, which no profile could mean, is refused by name, never read
+// as another value (the tests above resolve -1 to each profile's geometry).
+TEST(Bm3dGeometry, ZeroIsRefusedAndMinusOneTakesTheProfiles) {
+  for (const char* name : {"bm3d-step", "bm3d-window", "bm3d-phases", "bm3d-group1", "bm3d-group2"}) {
+    SCOPED_TRACE(name);
+    const ParamSpec* spec = find_param(name);
+    ASSERT_NE(spec, nullptr);
+    DenoiseSettings s;
+    s.mode = Mode::Bm3d;
+    EXPECT_EQ(spec->get(s), -1);
+    EXPECT_NO_THROW(validate(s));
+    spec->set(s, 0);
+    const std::vector<std::string> problems = settings_problems(s);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find(std::string(name) + " = 0 is invalid"), std::string::npos) << problems[0];
+    EXPECT_NE(problems[0].find("-1 or profile"), std::string::npos) << problems[0];
+    spec->set(s, -2);
+    EXPECT_THROW(validate(s), InvalidArgument) << "below the marker";
+  }
+}
+
 TEST(Bm3dGeometry, QuantizedGuide) {
   FloatPlane g = pad_values({0.f, 1.f, 254.f, 255.f, 17.f, 3.f}, 3, 2);
   const FloatPlane q8 = quantize_guide(g, 8);

@@ -79,6 +79,30 @@ TEST(ModeRegistry, EveryParameterBelongsToAMode) {
   }
 }
 
+// One convention for "the profile's value" (issue 34 item 6): every parameter
+// that can take its profile's value takes it at kProfileValue (-1), under the
+// word or the choice "profile", and defaults to it.
+TEST(ModeRegistry, EveryProfileValueIsMinusOne) {
+  const DenoiseSettings defaults;
+  int profile_valued = 0;
+  for (const ParamSpec& p : param_specs()) {
+    const bool word = p.word && std::string(p.word) == "profile";
+    const bool choice = p.choices && std::string(p.choices[0]) == "profile";
+    if (!word && !choice) continue;
+    SCOPED_TRACE(p.name);
+    ++profile_valued;
+    EXPECT_EQ(word ? p.word_value : p.min, kProfileValue);
+    EXPECT_EQ(p.min, kProfileValue) << "nothing below the profile's marker";
+    EXPECT_EQ(p.def, kProfileValue);
+    EXPECT_EQ(p.get(defaults), kProfileValue) << "the struct's default is the table's";
+    double v = 0;
+    ASSERT_TRUE(param_value_from_text(p, "profile", &v));
+    EXPECT_EQ(v, kProfileValue);
+  }
+  // bm3d-step, -window, -phases, -group1, -group2 and vbm3d's eight.
+  EXPECT_EQ(profile_valued, 13);
+}
+
 HostFrame numbered_frame(int t) {
   HostFrame f(PixelFormat::I420, 32, 24);
   const auto c = components(f.view());

@@ -140,16 +140,16 @@ NlmParams nlm_paper_params();
 enum class Bm3dProfile { Paper = 0, Reference = 1, Fast = 2, Balanced = 3, Quick = 4, Rapid = 5, Draft = 6 };
 const char* bm3d_profile_name(Bm3dProfile p);
 
-// BM3D parameters. step, window and phases at 0 take the profile's values; a
-// value other than 0 replaces the profile's in both phases (group1 and group2: in
-// phase 1 and 2).
+// BM3D parameters. step, window and phases at kProfileValue take the profile's
+// values; any other value replaces the profile's in both phases (group1 and
+// group2: in phase 1 and 2).
 struct Bm3dParams {
   Bm3dProfile profile = Bm3dProfile::Paper;
-  int step = 0;    // p: pixels between reference patches (paper: 3)
-  int window = 0;  // n: side of the square search window, odd (paper: 39)
-  int phases = 0;  // 2: hard thresholding then Wiener; 1: the basic estimate only
-  int group1 = 0;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
-  int group2 = 0;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
+  int step = kProfileValue;    // p: pixels between reference patches (paper: 3)
+  int window = kProfileValue;  // n: side of the square search window, odd (paper: 39)
+  int phases = kProfileValue;  // 2: hard thresholding then Wiener; 1: the basic estimate only
+  int group1 = kProfileValue;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
+  int group2 = kProfileValue;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
 };
 
 // Which frames a temporal mode's window holds (docs/PRESETS.md, "Live"): centred
