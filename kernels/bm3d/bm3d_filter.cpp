@@ -16,7 +16,7 @@ class Bm3dCpuFilter final : public WindowFilter {
   }
 
  private:
-  Bm3dParams params_;
+  Bm3dSettings params_;
 };
 
 }  // namespace

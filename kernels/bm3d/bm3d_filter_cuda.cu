@@ -16,7 +16,7 @@ class Bm3dCudaFilter final : public WindowFilter {
   }
 
  private:
-  Bm3dParams params_;
+  Bm3dSettings params_;
   Bm3dCuda bm3d_;
 };
 

@@ -20,7 +20,7 @@ constexpr const char* kBm3dProfileNames[] = {"paper", "reference", "fast", "bala
 // vbm3d-*, and 0 is refused with a message that says so rather than read as
 // something else.
 void check_bm3d(const DenoiseSettings& s, std::vector<std::string>* problems) {
-  const Bm3dParams& b = s.bm3d;
+  const Bm3dSettings& b = s.bm3d;
   const std::pair<const char*, int> overrides[] = {
       {"bm3d-step", b.step}, {"bm3d-window", b.window}, {"bm3d-phases", b.phases},
       {"bm3d-group1", b.group1}, {"bm3d-group2", b.group2}};

@@ -47,7 +47,7 @@ double luma_psnr(const FrameView& a, const FrameView& b) { return psnr(component
 double bm3d_luma_psnr(const test::TestClip& clip, int t, double sigma) {
   const FrameView& v = clip.noisy[t].view();
   HostFrame out(PixelFormat::GRAY8, v.width, v.height);
-  bm3d::bm3d_reference({components(v)[0]}, {components(out.view())[0]}, 1, Bm3dParams{}, {sigma});
+  bm3d::bm3d_reference({components(v)[0]}, {components(out.view())[0]}, 1, Bm3dSettings{}, {sigma});
   return psnr(components(out.view())[0], components(clip.clean[t].view())[0]);
 }
 

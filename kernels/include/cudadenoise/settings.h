@@ -143,7 +143,7 @@ const char* bm3d_profile_name(Bm3dProfile p);
 // BM3D parameters. step, window and phases at kProfileValue take the profile's
 // values; any other value replaces the profile's in both phases (group1 and
 // group2: in phase 1 and 2).
-struct Bm3dParams {
+struct Bm3dSettings {
   Bm3dProfile profile = Bm3dProfile::Paper;
   int step = kProfileValue;    // p: pixels between reference patches (paper: 3)
   int window = kProfileValue;  // n: side of the square search window, odd (paper: 39)
@@ -174,7 +174,7 @@ struct DenoiseSettings {
   Mode mode = Mode::Pipd;
   PipdParams pipd;
   NlmParams nlm;
-  Bm3dParams bm3d;
+  Bm3dSettings bm3d;
   Vbm3dSettings vbm3d;  // the video mode's profile and overrides (vbm3d_params.h)
   // Noise std in 8-bit code values (scaled by 2^(depth-8) for deeper planes), for
   // nlm3d and bm3d; 0 = auto: estimated per component from every frame and
