@@ -21,7 +21,7 @@ class Bm3dCpuFilter final : public WindowFilter {
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_bm3d_cpu_filter(const DenoiseSettings& s, PixelFormat) {
+std::unique_ptr<WindowFilter> make_bm3d_cpu_filter(const DenoiseSettings& s, bool, PixelFormat) {
   return std::make_unique<Bm3dCpuFilter>(s);
 }
 

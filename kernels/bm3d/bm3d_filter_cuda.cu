@@ -22,7 +22,7 @@ class Bm3dCudaFilter final : public WindowFilter {
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_bm3d_cuda_filter(const DenoiseSettings& s, PixelFormat, int) {
+std::unique_ptr<WindowFilter> make_bm3d_cuda_filter(const DenoiseSettings& s, bool, PixelFormat, int) {
   return std::make_unique<Bm3dCudaFilter>(s);
 }
 

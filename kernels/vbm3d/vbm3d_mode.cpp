@@ -1,6 +1,6 @@
 // vbm3d_mode.cpp: the registration (mode_spec.h) of vbm3d, video BM3D (Dabov,
-// Foi, Egiazarian 2007; docs/VBM3D.md): its window, its causal form
-// (Vbm3dSettings::causal) and the check of its resolved profile.
+// Foi, Egiazarian 2007; docs/VBM3D.md): its window, its causal form (the
+// registry's resolved window, to vbm3d_params) and the check of its resolved profile.
 #include <string>
 #include <vector>
 
@@ -12,33 +12,27 @@ namespace cdn {
 
 namespace {
 
-// The resolved profile's first problem (vbm3d_params.h).
+// The resolved profile's first problem (vbm3d_params.h), in the centred window
+// (the causal one's are found when its filter is made).
 void check_vbm3d(const DenoiseSettings& s, std::vector<std::string>* problems) {
   try {
-    validate(vbm3d_params(s.vbm3d));
+    validate(vbm3d_params(s.vbm3d, false));
   } catch (const InvalidArgument& e) {
     problems->push_back(e.what());
   }
 }
 
-// vbm3d's causal filter (Vbm3dSettings::causal) when the stream's window
-// resolves to causal (window=causal, or auto on a live source: StreamDenoiser
-// resolves it).
-Vbm3dSettings vbm3d_settings(const DenoiseSettings& s) {
-  Vbm3dSettings v = s.vbm3d;
-  if (resolve_window(s, false) == TemporalWindow::Causal) v.causal = 1;
-  return v;
+WindowShape window(const DenoiseSettings& s, bool causal) {
+  return vbm3d_window_shape(vbm3d_params(s.vbm3d, causal), s.vbm3d.chunk);
 }
-
-WindowShape window(const DenoiseSettings& s) { return vbm3d_window_shape(vbm3d_settings(s)); }
 bool causal_possible(const DenoiseSettings&) { return true; }
 
-std::unique_ptr<WindowFilter> cpu_filter(const DenoiseSettings& s, PixelFormat format) {
-  return make_vbm3d_cpu_window(vbm3d_settings(s), format);
+std::unique_ptr<WindowFilter> cpu_filter(const DenoiseSettings& s, bool causal, PixelFormat format) {
+  return make_vbm3d_cpu_window(vbm3d_params(s.vbm3d, causal), format);
 }
 #ifdef CDN_HAVE_CUDA
-std::unique_ptr<WindowFilter> cuda_filter(const DenoiseSettings& s, PixelFormat format, int device) {
-  return make_vbm3d_cuda_window(vbm3d_settings(s), format, device);
+std::unique_ptr<WindowFilter> cuda_filter(const DenoiseSettings& s, bool causal, PixelFormat format, int device) {
+  return make_vbm3d_cuda_window(vbm3d_params(s.vbm3d, causal), format, device);
 }
 #endif
 
