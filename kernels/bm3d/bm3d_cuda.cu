@@ -812,7 +812,7 @@ Bm3dCuda::~Bm3dCuda() { free_slots(buffers_); }
 void* Bm3dCuda::reserve(int slot, std::size_t bytes) { return reserve_slot(buffers_, sizes_, bytes_, slot, bytes); }
 
 void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered,
-                   const Bm3dParams& params, const std::vector<double>& sigma, void* stream_ptr,
+                   const Bm3dSettings& params, const std::vector<double>& sigma, void* stream_ptr,
                    const std::atomic<bool>* cancel) {
   if (filtered <= 0) return;
   if (static_cast<int>(sigma.size()) < filtered || static_cast<int>(in.size()) < filtered ||
@@ -861,7 +861,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
   const int phases = profile_phases(params);
   std::size_t list_refs = 0;  // the largest batch of either phase (luma's grid is the largest)
   for (int phase = 0; phase < phases; ++phase) {
-    const RefGrid g(noisy[0].width, noisy[0].height, phase_profile(params, phase == 1, depth, sigma8).step);
+    const RefGrid g(noisy[0].width, noisy[0].height, phase_params(params, phase == 1, depth, sigma8).step);
     list_refs = std::max(list_refs, static_cast<std::size_t>(batch_tile_rows(g, batch_refs_)) * kTileY * g.nx);
   }
   auto* lists = static_cast<std::uint16_t*>(reserve(4 * filtered + 2, list_refs * kMaxGroup * sizeof(std::uint16_t)));
@@ -871,7 +871,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
 
   for (int phase = 0; phase < phases; ++phase) {
     const bool wiener = phase == 1;
-    const PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
+    const PhaseParams pp = phase_params(params, wiener, depth, sigma8);
     const int K = pp.max_group;
     for (std::size_t gi = 0; gi < by_size.size(); ++gi) {
       const std::vector<int>& comps = by_size[gi];

@@ -40,7 +40,7 @@ class Bm3dCuda {
   // distinct memory; component 0 is luma) on `stream` (a cudaStream_t). sigma:
   // per component, in its code values (0: the component is copied). Asynchronous.
   // When `cancel` becomes true no further batch is queued and Cancelled is thrown.
-  void run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered, const Bm3dParams& params,
+  void run(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered, const Bm3dSettings& params,
            const std::vector<double>& sigma, void* stream, const std::atomic<bool>* cancel = nullptr);
 
   // Device memory held (grows to the largest frame seen, then reused).

@@ -16,12 +16,12 @@ class Bm3dCpuFilter final : public WindowFilter {
   }
 
  private:
-  Bm3dParams params_;
+  Bm3dSettings params_;
 };
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_bm3d_cpu_filter(const DenoiseSettings& s, PixelFormat) {
+std::unique_ptr<WindowFilter> make_bm3d_cpu_filter(const DenoiseSettings& s, bool, PixelFormat) {
   return std::make_unique<Bm3dCpuFilter>(s);
 }
 

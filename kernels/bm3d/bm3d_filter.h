@@ -10,9 +10,11 @@
 
 namespace cdn {
 
-std::unique_ptr<WindowFilter> make_bm3d_cpu_filter(const DenoiseSettings& s, PixelFormat format);
+// The mode registry's factories (mode_spec.h); causal is false for a per-frame mode.
+std::unique_ptr<WindowFilter> make_bm3d_cpu_filter(const DenoiseSettings& s, bool causal, PixelFormat format);
 #ifdef CDN_HAVE_CUDA
-std::unique_ptr<WindowFilter> make_bm3d_cuda_filter(const DenoiseSettings& s, PixelFormat format, int device);
+std::unique_ptr<WindowFilter> make_bm3d_cuda_filter(const DenoiseSettings& s, bool causal, PixelFormat format,
+                                                    int device);
 #endif
 
 }  // namespace cdn

@@ -16,13 +16,13 @@ class Bm3dCudaFilter final : public WindowFilter {
   }
 
  private:
-  Bm3dParams params_;
+  Bm3dSettings params_;
   Bm3dCuda bm3d_;
 };
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_bm3d_cuda_filter(const DenoiseSettings& s, PixelFormat, int) {
+std::unique_ptr<WindowFilter> make_bm3d_cuda_filter(const DenoiseSettings& s, bool, PixelFormat, int) {
   return std::make_unique<Bm3dCudaFilter>(s);
 }
 

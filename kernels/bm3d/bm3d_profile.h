@@ -58,7 +58,7 @@ enum class Transform2d : std::uint8_t { Dct, Bior15 };
 enum class Transform1d : std::uint8_t { WalshHadamard, Haar };
 
 // One phase's parameters for a plane of a given bit depth.
-struct PhaseProfile {
+struct PhaseParams {
   int step = 3;
   int radius = 19;      // window = 2 radius + 1
   int max_group = 16;   // N: a power of 2
@@ -75,8 +75,8 @@ struct PhaseProfile {
   CDN_HD int self_index() const { return radius * side() + radius; }
 };
 
-// The phases a profile runs (1 or 2), after Bm3dParams::phases.
-inline int profile_phases(const Bm3dParams& p) {
+// The phases a profile runs (1 or 2), after Bm3dSettings::phases.
+inline int profile_phases(const Bm3dSettings& p) {
   if (p.phases > 0) return p.phases;
   return p.profile == Bm3dProfile::Fast ? 1 : 2;
 }
@@ -88,10 +88,11 @@ inline bool is_match8_profile(Bm3dProfile p) {
 }
 
 // The parameters of phase 1 (wiener = false) or 2 of profile p.profile, with
-// p.step and p.window where they are not 0. sigma8: the noise std in 8-bit code
+// p.step, p.window, p.group1 and p.group2 where given (kProfileValue: the
+// profile's; validate() refuses 0 and other values no profile could have). sigma8: the noise std in 8-bit code
 // values (the reference profile changes above 40).
-inline PhaseProfile phase_profile(const Bm3dParams& p, bool wiener, int bit_depth, double sigma8) {
-  PhaseProfile pp;
+inline PhaseParams phase_params(const Bm3dSettings& p, bool wiener, int bit_depth, double sigma8) {
+  PhaseParams pp;
   pp.wiener = wiener;
   int window = 39;
   float tau = wiener ? 400.0f : 2500.0f;  // distance thresholds of d = ||P - Q||^2 / k^2, 8-bit units

@@ -58,7 +58,7 @@ FloatPlane quantize_guide(const FloatPlane& guide, int depth) {
   return q;
 }
 
-std::vector<std::uint16_t> match_group(const FloatPlane& g, int rx, int ry, const PhaseProfile& pp) {
+std::vector<std::uint16_t> match_group(const FloatPlane& g, int rx, int ry, const PhaseParams& pp) {
   const int last_x = g.width - kPatch, last_y = g.height - kPatch, r = pp.radius, side = pp.side();
   std::vector<std::pair<float, int>> found;  // (sum of squared differences, scan index)
   for (int dy = -r; dy <= r; ++dy)
@@ -135,7 +135,7 @@ void inverse_transform_group(float* g, int n, Transform2d t2, Transform1d t1) {
   }
 }
 
-float hard_threshold_group(float* g, int n, float sigma, const PhaseProfile& pp) {
+float hard_threshold_group(float* g, int n, float sigma, const PhaseParams& pp) {
   transform_group(g, n, pp.t2d, pp.t1d);
   const float threshold = pp.lambda3d * sigma;
   int kept = 0;
@@ -149,9 +149,9 @@ float hard_threshold_group(float* g, int n, float sigma, const PhaseProfile& pp)
   return kept > 0 ? 1.0f / static_cast<float>(kept) : 1.0f;
 }
 
-float hard_threshold_group(float* g, int n, float sigma) { return hard_threshold_group(g, n, sigma, PhaseProfile{}); }
+float hard_threshold_group(float* g, int n, float sigma) { return hard_threshold_group(g, n, sigma, PhaseParams{}); }
 
-float wiener_group(float* g, float* basic, int n, float sigma, const PhaseProfile& pp) {
+float wiener_group(float* g, float* basic, int n, float sigma, const PhaseParams& pp) {
   transform_group(basic, n, pp.t2d, pp.t1d);
   transform_group(g, n, pp.t2d, pp.t1d);
   const float s2 = sigma * sigma;
@@ -167,7 +167,7 @@ float wiener_group(float* g, float* basic, int n, float sigma, const PhaseProfil
 }
 
 float wiener_group(float* g, float* basic, int n, float sigma) {
-  PhaseProfile pp;
+  PhaseParams pp;
   pp.wiener = true;
   return wiener_group(g, basic, n, sigma, pp);
 }
@@ -177,7 +177,7 @@ namespace {
 // One phase over the components of one size (they share the guide's groups).
 // noisy[c], basic[c] (Wiener only) and out[c] are padded planes of that size.
 // Filtered samples are clamped to +-vmax before aggregation (bm3d_profile.h).
-void run_phase(const FloatPlane& guide, const PhaseProfile& pp, const std::vector<const FloatPlane*>& noisy,
+void run_phase(const FloatPlane& guide, const PhaseParams& pp, const std::vector<const FloatPlane*>& noisy,
                const std::vector<const FloatPlane*>& basic, const std::vector<float>& sigma,
                const std::vector<FloatPlane*>& out, float vmax, int threads, const std::atomic<bool>* cancel) {
   const int nc = static_cast<int>(noisy.size());
@@ -242,9 +242,9 @@ double profile_sigma8(const std::vector<double>& sigma, int count, int bit_depth
   return 0;
 }
 
-Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const Bm3dParams& params,
+Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const Bm3dSettings& params,
                          const std::vector<double>& sigma, int threads, const std::atomic<bool>* cancel,
-                         const std::function<void(PhaseProfile&)>& adjust) {
+                         const std::function<void(PhaseParams&)>& adjust) {
   if (input.empty() || sigma.size() < input.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
   const int nc = static_cast<int>(input.size());
   Estimates e;
@@ -258,7 +258,7 @@ Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const 
   const std::vector<std::vector<int>> by_size = group_by_size(sizes, sigma, nc);
   for (int phase = 0; phase < profile_phases(params); ++phase) {
     const bool wiener = phase == 1;
-    PhaseProfile pp = phase_profile(params, wiener, depth, sigma8);
+    PhaseParams pp = phase_params(params, wiener, depth, sigma8);
     if (adjust) adjust(pp);
     // Phase 1 matches on the noisy luma, phase 2 on its basic estimate.
     const FloatPlane& luma = wiener ? e.basic[0] : input[0];
@@ -281,7 +281,7 @@ Estimates bm3d_estimates(const std::vector<FloatPlane>& input, int depth, const 
   return e;
 }
 
-Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& params, const std::vector<double>& sigma,
+Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dSettings& params, const std::vector<double>& sigma,
                          int threads, const std::atomic<bool>* cancel) {
   if (noisy.empty() || sigma.size() < noisy.size()) throw InvalidArgument("bm3d: a sigma for every component is needed");
   std::vector<FloatPlane> input;
@@ -299,7 +299,7 @@ void store_rounded(const FloatPlane& values, const PlaneView& out) {
 }
 
 void bm3d_reference(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered,
-                    const Bm3dParams& params, const std::vector<double>& sigma, int threads,
+                    const Bm3dSettings& params, const std::vector<double>& sigma, int threads,
                     const std::atomic<bool>* cancel) {
   const std::vector<PlaneView> comps(in.begin(), in.begin() + filtered);
   const Estimates e = bm3d_estimates(comps, params, sigma, threads, cancel);

@@ -59,7 +59,7 @@ FloatPlane quantize_guide(const FloatPlane& guide, int bit_depth);
 // the reference first, then the candidates with a squared-difference sum of at
 // most pp.tau_ssd, in order of (sum, scan index), cut to a power of 2 of at most
 // pp.max_group entries.
-std::vector<std::uint16_t> match_group(const FloatPlane& guide, int rx, int ry, const PhaseProfile& pp);
+std::vector<std::uint16_t> match_group(const FloatPlane& guide, int rx, int ry, const PhaseParams& pp);
 
 // The 8x8 Kaiser window of the aggregation (row-major).
 std::array<float, kPatchArea> kaiser_window();
@@ -77,12 +77,12 @@ void inverse_transform_group(float* g, int n, Transform2d t2 = Transform2d::Dct,
 // Phase 1 on one group (noisy patches, transformed back in place) with the
 // transforms and lambda3D of `pp`: returns the aggregation weight
 // 1 / (non-zero coefficients), or 1 when none is left. Without `pp`: the paper's.
-float hard_threshold_group(float* g, int n, float sigma, const PhaseProfile& pp);
+float hard_threshold_group(float* g, int n, float sigma, const PhaseParams& pp);
 float hard_threshold_group(float* g, int n, float sigma);
 // Phase 2: filters the noisy patches `g` with the Wiener coefficients of the basic
 // patches `basic` (both overwritten, transforms of `pp`); returns the weight
 // 1 / ||w||^2, at most kMaxWeight (1 if ||w|| = 0). Without `pp`: the paper's.
-float wiener_group(float* g, float* basic, int n, float sigma, const PhaseProfile& pp);
+float wiener_group(float* g, float* basic, int n, float sigma, const PhaseParams& pp);
 float wiener_group(float* g, float* basic, int n, float sigma);
 
 // The components [0, count) to filter (sigma > 0), grouped by size in order of
@@ -97,7 +97,7 @@ std::vector<std::vector<int>> components_by_size(const std::vector<PlaneView>& c
 struct Estimates {
   std::vector<FloatPlane> basic, final;
 };
-Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& params,
+Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dSettings& params,
                          const std::vector<double>& sigma, int threads = 0,
                          const std::atomic<bool>* cancel = nullptr);
 // The same on planes already in float (e.g. noise added in floating point without
@@ -105,10 +105,10 @@ Estimates bm3d_estimates(const std::vector<PlaneView>& noisy, const Bm3dParams& 
 // scales the distance thresholds and the aggregation's clamp).
 // `adjust`, when given, may change each phase's parameters after the profile set
 // them (the ablations of cudadenoise-bm3d-table, which measure each choice).
-Estimates bm3d_estimates(const std::vector<FloatPlane>& noisy, int bit_depth, const Bm3dParams& params,
+Estimates bm3d_estimates(const std::vector<FloatPlane>& noisy, int bit_depth, const Bm3dSettings& params,
                          const std::vector<double>& sigma, int threads = 0,
                          const std::atomic<bool>* cancel = nullptr,
-                         const std::function<void(PhaseProfile&)>& adjust = nullptr);
+                         const std::function<void(PhaseParams&)>& adjust = nullptr);
 // The sigma that selects a profile's variant (bm3d_profile.h), in 8-bit code
 // values: the first component's that is filtered (sigma > 0), 0 if none.
 double profile_sigma8(const std::vector<double>& sigma, int count, int bit_depth);
@@ -116,7 +116,7 @@ double profile_sigma8(const std::vector<double>& sigma, int count, int bit_depth
 // Filters the components [0, filtered) of `in` into `out` (host planes of the
 // same sizes), rounding half up and clamping to the plane's range.
 void bm3d_reference(const std::vector<PlaneView>& in, const std::vector<PlaneView>& out, int filtered,
-                    const Bm3dParams& params, const std::vector<double>& sigma, int threads = 0,
+                    const Bm3dSettings& params, const std::vector<double>& sigma, int threads = 0,
                     const std::atomic<bool>* cancel = nullptr);
 
 // Rounds a float plane's valid region into `out`.

@@ -84,14 +84,25 @@ TemporalWindow resolve_window(const DenoiseSettings& s, bool live_source) {
                                                                      : TemporalWindow::Centred;
 }
 
+namespace {
+
+// The one place the window the user chose (DenoiseSettings::window) becomes the
+// filter's: causal or not. Auto is resolved by the caller (StreamDenoiser:
+// causal for a live source); here it is centred. Per-frame modes: false.
+bool resolved_causal(const DenoiseSettings& s) {
+  return mode_spec(s.mode).temporal() && resolve_window(s, false) == TemporalWindow::Causal;
+}
+
+}  // namespace
+
 WindowShape window_shape(const DenoiseSettings& s) {
   const ModeSpec& spec = mode_spec(s.mode);
   if (!spec.temporal()) return WindowShape{0, 0, 1};
-  WindowShape w = spec.window(s);
+  const bool causal = resolved_causal(s);
+  WindowShape w = spec.window(s, causal);
   // Causal: the current and past frames only, each frame out at the push that
-  // brought it (one frame per chunk). Auto is resolved by the caller
-  // (StreamDenoiser: causal for a live source); here it is centred.
-  if (resolve_window(s, false) == TemporalWindow::Causal) {
+  // brought it (one frame per chunk).
+  if (causal) {
     w.after = 0;
     w.chunk = 1;
   }
@@ -99,12 +110,12 @@ WindowShape window_shape(const DenoiseSettings& s) {
 }
 
 std::unique_ptr<WindowFilter> make_cpu_window_filter(const DenoiseSettings& s, PixelFormat format) {
-  return mode_spec(s.mode).cpu_filter(s, format);
+  return mode_spec(s.mode).cpu_filter(s, resolved_causal(s), format);
 }
 
 #ifdef CDN_HAVE_CUDA
 std::unique_ptr<WindowFilter> make_cuda_window_filter(const DenoiseSettings& s, PixelFormat format, int device) {
-  return mode_spec(s.mode).cuda_filter(s, format, device);
+  return mode_spec(s.mode).cuda_filter(s, resolved_causal(s), format, device);
 }
 #endif
 

@@ -30,10 +30,12 @@ struct ModeSpec {
   // order; hybrid's are pipd's).
   std::vector<ParamSpec> params;
   bool takes_sigma;  // filters with a noise level (sigma, strength and the noise tracker apply)
-  // The window of resolved settings (window Centred or Causal); null for a mode
-  // that filters each frame on its own: {0, 0, 1}, and the stream passes the
+  // The window of these settings, `causal` the stream's window resolved once
+  // (DenoiseSettings::window, resolve_window(); the registry passes it to the
+  // mode, which keeps no copy of the user's choice); null for a mode that
+  // filters each frame on its own: {0, 0, 1}, and the stream passes the
   // caller's frames straight through.
-  WindowShape (*window)(const DenoiseSettings& s);
+  WindowShape (*window)(const DenoiseSettings& s, bool causal);
   // Whether these settings can run the mode's causal window (current and past
   // frames only); null: the mode has none.
   bool (*causal_possible)(const DenoiseSettings& s);
@@ -41,10 +43,10 @@ struct ModeSpec {
   // conflict with each other), one message each, whatever the mode selected
   // (settings_problems() asks every mode); null: none to check.
   void (*check)(const DenoiseSettings& s, std::vector<std::string>* problems);
-  // The mode's filters for resolved settings.
-  std::unique_ptr<WindowFilter> (*cpu_filter)(const DenoiseSettings& s, PixelFormat format);
+  // The mode's filters, `causal` as for window (false for a per-frame mode).
+  std::unique_ptr<WindowFilter> (*cpu_filter)(const DenoiseSettings& s, bool causal, PixelFormat format);
 #ifdef CDN_HAVE_CUDA
-  std::unique_ptr<WindowFilter> (*cuda_filter)(const DenoiseSettings& s, PixelFormat format, int device);
+  std::unique_ptr<WindowFilter> (*cuda_filter)(const DenoiseSettings& s, bool causal, PixelFormat format, int device);
 #endif
 
   bool temporal() const { return window != nullptr; }

@@ -79,7 +79,7 @@ DenoiseSettings named_set_settings(const std::string& mode, const std::string& n
   return named_set_settings(*n);
 }
 
-NlmParams nlm_paper_params() { return named_set_settings("nlm3d", "paper").nlm; }
+NlmSettings nlm_paper_params() { return named_set_settings("nlm3d", "paper").nlm; }
 
 PipdParams pipd_quality_params() { return named_set_settings("pipd", "quality").pipd; }
 

@@ -54,15 +54,21 @@ bool parse_planes(const std::string& s, PlaneSelection* out) { return parse_in(k
 
 const char* patch_shape_name(NlmPatchShape s) { return s == NlmPatchShape::Cube ? "cube" : "2d"; }
 
-bool operator==(const NlmParams& a, const NlmParams& b) {
+bool operator==(const NlmSettings& a, const NlmSettings& b) {
   return a.search_radius == b.search_radius && a.temporal_radius == b.temporal_radius &&
          a.neighbour_search_radius == b.neighbour_search_radius &&
          a.patch_radius == b.patch_radius && a.patch_shape == b.patch_shape && a.motion_search == b.motion_search &&
-         a.distance_offset == b.distance_offset && a.causal == b.causal &&
+         a.distance_offset == b.distance_offset &&
          a.frame_confidence == b.frame_confidence && a.confidence_cell == b.confidence_cell &&
          a.self_weight_floor == b.self_weight_floor && a.beta == b.beta && a.chunk_size == b.chunk_size;
 }
 
+NlmParams nlm_params(const NlmSettings& s, bool causal) {
+  NlmParams p;
+  static_cast<NlmSettings&>(p) = s;
+  p.causal = causal;
+  return p;
+}
 
 const std::vector<ParamSpec>& param_specs() {
   // Each mode's own rows (its registration), in the registry's order, then the

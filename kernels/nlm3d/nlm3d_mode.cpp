@@ -21,7 +21,7 @@ std::string format_value(double v) {
 // NLM-3D's parameters against patch-shape=cube, the papers' similarity cube: one
 // problem naming every value that needs 2D patches, whatever order they were set in.
 void check_nlm_cube(const DenoiseSettings& s, std::vector<std::string>* problems) {
-  const NlmParams& n = s.nlm;
+  const NlmSettings& n = s.nlm;
   if (n.patch_shape != NlmPatchShape::Cube) return;
   std::vector<std::string> conflicts;
   if (n.patch_radius > 3) conflicts.push_back("patch-radius = " + std::to_string(n.patch_radius) + " (a cube: 0 to 3)");
@@ -32,7 +32,7 @@ void check_nlm_cube(const DenoiseSettings& s, std::vector<std::string>* problems
   if (n.frame_confidence > 0)
     conflicts.push_back("frame-confidence = " + format_value(n.frame_confidence) +
                         " (it compares one frame's 2D patches with another's)");
-  if (n.causal || (s.mode == Mode::Nlm3d && s.window == TemporalWindow::Causal))
+  if (s.mode == Mode::Nlm3d && s.window == TemporalWindow::Causal)
     conflicts.push_back("window=causal (a cube spans later frames)");
   if (conflicts.empty()) return;
   std::string m = "patch-shape=cube conflicts with ";
@@ -51,24 +51,17 @@ void check_nlm(const DenoiseSettings& s, std::vector<std::string>* problems) {
                         " is invalid: expected a multiple of 16");
 }
 
-// nlm3d's causal filter (NlmParams::causal) when the stream's window resolves to causal.
-NlmParams nlm_settings(const DenoiseSettings& s) {
-  NlmParams p = s.nlm;
-  if (resolve_window(s, false) == TemporalWindow::Causal) p.causal = true;
-  return p;
-}
-
-WindowShape window(const DenoiseSettings& s) { return nlm3d_window_shape(nlm_settings(s)); }
+WindowShape window(const DenoiseSettings& s, bool causal) { return nlm3d_window_shape(nlm_params(s.nlm, causal)); }
 // A cube spans later frames: the causal window takes 2D patches only.
 bool causal_possible(const DenoiseSettings& s) { return s.nlm.patch_shape == NlmPatchShape::Planar; }
 
-std::unique_ptr<WindowFilter> cpu_filter(const DenoiseSettings& s, PixelFormat format) {
-  return make_nlm3d_cpu_window(nlm_settings(s), format);
+std::unique_ptr<WindowFilter> cpu_filter(const DenoiseSettings& s, bool causal, PixelFormat format) {
+  return make_nlm3d_cpu_window(nlm_params(s.nlm, causal), format);
 }
 #ifdef CDN_HAVE_CUDA
-std::unique_ptr<WindowFilter> cuda_filter(const DenoiseSettings& s, PixelFormat format, int device) {
+std::unique_ptr<WindowFilter> cuda_filter(const DenoiseSettings& s, bool causal, PixelFormat format, int device) {
   const int filtered = s.planes == PlaneSelection::All ? format_info(format).components : 1;
-  return make_nlm3d_cuda_window(nlm_settings(s), format, filtered, device);
+  return make_nlm3d_cuda_window(nlm_params(s.nlm, causal), format, filtered, device);
 }
 #endif
 

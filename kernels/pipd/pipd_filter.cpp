@@ -22,7 +22,7 @@ class PipdCpuFilter final : public WindowFilter {
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_pipd_cpu_filter(const DenoiseSettings& s, PixelFormat) {
+std::unique_ptr<WindowFilter> make_pipd_cpu_filter(const DenoiseSettings& s, bool, PixelFormat) {
   return std::make_unique<PipdCpuFilter>(s);
 }
 

@@ -23,7 +23,7 @@ class PipdCudaFilter final : public WindowFilter {
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_pipd_cuda_filter(const DenoiseSettings& s, PixelFormat, int) {
+std::unique_ptr<WindowFilter> make_pipd_cuda_filter(const DenoiseSettings& s, bool, PixelFormat, int) {
   return std::make_unique<PipdCudaFilter>(s);
 }
 

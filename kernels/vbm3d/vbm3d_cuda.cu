@@ -291,7 +291,7 @@ struct TemporalGroups {
   const std::uint8_t* counts;
   int group;                    // list stride
   float sigma;
-  float lambda3d;               // the paper's (PhaseProfile)
+  float lambda3d;               // the paper's (PhaseParams)
   long long* num[kMaxWindow];   // accumulators of window frame t - R + k (nullptr: that frame's patches dropped)
   long long* den[kMaxWindow];
   int acc_pitch;
@@ -599,7 +599,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
           fa.counts = counts;
           fa.group = ps.p.group;
           fa.sigma = static_cast<float>(sigma[c]);
-          fa.lambda3d = PhaseProfile{}.lambda3d;
+          fa.lambda3d = PhaseParams{}.lambda3d;
           fa.acc_pitch = acc_pitch[c];
           fa.reference_only = params.aggregation == Vbm3dAggregation::Reference ? 1 : 0;
           const int blocks = (ma.count + kFilterRefs - 1) / kFilterRefs;

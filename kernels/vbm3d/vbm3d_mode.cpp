@@ -1,6 +1,6 @@
 // vbm3d_mode.cpp: the registration (mode_spec.h) of vbm3d, video BM3D (Dabov,
-// Foi, Egiazarian 2007; docs/VBM3D.md): its window, its causal form
-// (Vbm3dSettings::causal) and the check of its resolved profile.
+// Foi, Egiazarian 2007; docs/VBM3D.md): its window, its causal form (the
+// registry's resolved window, to vbm3d_params) and the check of its resolved profile.
 #include <string>
 #include <vector>
 
@@ -12,33 +12,27 @@ namespace cdn {
 
 namespace {
 
-// The resolved profile's first problem (vbm3d_params.h).
+// The resolved profile's first problem (vbm3d_params.h), in the centred window
+// (the causal one's are found when its filter is made).
 void check_vbm3d(const DenoiseSettings& s, std::vector<std::string>* problems) {
   try {
-    validate(vbm3d_params(s.vbm3d));
+    validate(vbm3d_params(s.vbm3d, false));
   } catch (const InvalidArgument& e) {
     problems->push_back(e.what());
   }
 }
 
-// vbm3d's causal filter (Vbm3dSettings::causal) when the stream's window
-// resolves to causal (window=causal, or auto on a live source: StreamDenoiser
-// resolves it).
-Vbm3dSettings vbm3d_settings(const DenoiseSettings& s) {
-  Vbm3dSettings v = s.vbm3d;
-  if (resolve_window(s, false) == TemporalWindow::Causal) v.causal = 1;
-  return v;
+WindowShape window(const DenoiseSettings& s, bool causal) {
+  return vbm3d_window_shape(vbm3d_params(s.vbm3d, causal), s.vbm3d.chunk);
 }
-
-WindowShape window(const DenoiseSettings& s) { return vbm3d_window_shape(vbm3d_settings(s)); }
 bool causal_possible(const DenoiseSettings&) { return true; }
 
-std::unique_ptr<WindowFilter> cpu_filter(const DenoiseSettings& s, PixelFormat format) {
-  return make_vbm3d_cpu_window(vbm3d_settings(s), format);
+std::unique_ptr<WindowFilter> cpu_filter(const DenoiseSettings& s, bool causal, PixelFormat format) {
+  return make_vbm3d_cpu_window(vbm3d_params(s.vbm3d, causal), format);
 }
 #ifdef CDN_HAVE_CUDA
-std::unique_ptr<WindowFilter> cuda_filter(const DenoiseSettings& s, PixelFormat format, int device) {
-  return make_vbm3d_cuda_window(vbm3d_settings(s), format, device);
+std::unique_ptr<WindowFilter> cuda_filter(const DenoiseSettings& s, bool causal, PixelFormat format, int device) {
+  return make_vbm3d_cuda_window(vbm3d_params(s.vbm3d, causal), format, device);
 }
 #endif
 
@@ -60,33 +54,33 @@ std::vector<ParamSpec> params() {
        "V-BM3D frames searched before and after each frame, both phases; -1 or profile: the profile's (window=causal: "
        "twice the profile's, all before)", true, -1, kMaxVbm3dRadius,
        -1, [](const DenoiseSettings& s) { return double(s.vbm3d.radius); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.radius = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.radius = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-step",
        "V-BM3D pixels between reference patches, both phases; -1 or profile: the profile's", true, -1, 8, -1,
        [](const DenoiseSettings& s) { return double(s.vbm3d.step); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.step = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.step = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-window",
        "V-BM3D side of the search window in the frame itself, odd; -1 or profile: the profile's", true, -1, 63, -1,
        [](const DenoiseSettings& s) { return double(s.vbm3d.window); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.window = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.window = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-predictive",
        "V-BM3D side of the search window around each followed match in the other frames, odd; -1 or profile: the "
        "profile's",
        true, -1, 15, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.predictive); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.predictive = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.predictive = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-seeds",
        "V-BM3D matches followed from frame to frame; -1 or profile: the profile's", true, -1, 8, -1,
        [](const DenoiseSettings& s) { return double(s.vbm3d.seeds); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.seeds = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.seeds = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-phases",
        "V-BM3D phases: 2 = hard thresholding then Wiener, 1 = basic estimate only; -1 or profile: the profile's",
        true, -1, 2, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.phases); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.phases = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.phases = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-motion",
        "V-BM3D: 1 = the search follows the motion estimated between frames, 0 = it does not (the paper); -1 or "
        "profile: the profile's",
        true, -1, 1, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
-       [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", -1},
+       [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-aggregation",
        "V-BM3D: where the filtered patches of a group go: group = every patch into the frame it came from "
        "(the paper's; a frame also gathers its neighbours' groups, the reach doubles), frame = those of the "

@@ -99,17 +99,17 @@ Vbm3dParams causal_quality_profile() {
   return p;
 }
 
-Vbm3dParams base_profile(const Vbm3dSettings& s) {
+Vbm3dParams base_profile(const Vbm3dSettings& s, bool causal) {
   if (s.profile == static_cast<int>(Vbm3dProfile::Fast)) return vbm3d_fast_profile();
   if (s.profile == static_cast<int>(Vbm3dProfile::Paper)) return vbm3d_paper_profile();
   if (s.profile == static_cast<int>(Vbm3dProfile::Wide)) return vbm3d_wide_profile();
-  return s.causal && s.aggregation < 0 ? causal_quality_profile() : vbm3d_quality_profile();
+  return causal && s.aggregation < 0 ? causal_quality_profile() : vbm3d_quality_profile();
 }
 
 }  // namespace
 
-Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
-  Vbm3dParams p = base_profile(s);
+Vbm3dParams vbm3d_params(const Vbm3dSettings& s, bool causal) {
+  Vbm3dParams p = base_profile(s, causal);
   for (Vbm3dPhaseParams* ph : {&p.hard, &p.wiener}) {
     if (s.radius >= 0) ph->radius = s.radius;
     if (s.step >= 0) ph->step = s.step;
@@ -119,7 +119,7 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s) {
   }
   if (s.phases >= 0) p.phases = s.phases;
   if (s.motion >= 0) p.motion = s.motion != 0;
-  p.causal = s.causal != 0;
+  p.causal = causal;
   // The group aggregation needs the frames after t; a causal window given no
   // aggregation takes the frame one (given group, validate() refuses it).
   if (s.aggregation >= 0)

@@ -9,9 +9,8 @@
 
 namespace cdn {
 
-WindowShape vbm3d_window_shape(const Vbm3dSettings& s) {
-  const Vbm3dParams p = vbm3d_params(s);
-  return {p.reach_before(), p.reach_after(), p.causal ? 1 : s.chunk};
+WindowShape vbm3d_window_shape(const Vbm3dParams& p, int chunk) {
+  return {p.reach_before(), p.reach_after(), p.causal ? 1 : chunk};
 }
 
 namespace {
@@ -47,8 +46,7 @@ class Vbm3dCpuWindow final : public WindowFilter {
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_vbm3d_cpu_window(const Vbm3dSettings& s, PixelFormat) {
-  const Vbm3dParams p = vbm3d_params(s);
+std::unique_ptr<WindowFilter> make_vbm3d_cpu_window(const Vbm3dParams& p, PixelFormat) {
   validate(p);
   return std::make_unique<Vbm3dCpuWindow>(p);
 }

@@ -12,12 +12,15 @@
 
 namespace cdn {
 
-WindowShape vbm3d_window_shape(const Vbm3dSettings& s);
+// p: the resolved parameters (vbm3d_params: the profile, the overrides, the
+// window); chunk: vbm3d-chunk, the centred window's output frames per chunk.
+WindowShape vbm3d_window_shape(const Vbm3dParams& p, int chunk);
 // The luma sigma of an output frame is used for every component (the window's
-// noise level, as nlm3d does); runs of output frames of equal sigma are filtered together.
-std::unique_ptr<WindowFilter> make_vbm3d_cpu_window(const Vbm3dSettings& s, PixelFormat f);
+// noise level, as nlm3d does); runs of output frames of equal sigma are filtered
+// together. Both validate p (InvalidArgument).
+std::unique_ptr<WindowFilter> make_vbm3d_cpu_window(const Vbm3dParams& p, PixelFormat f);
 #ifdef CDN_HAVE_CUDA
-std::unique_ptr<WindowFilter> make_vbm3d_cuda_window(const Vbm3dSettings& s, PixelFormat f, int device);
+std::unique_ptr<WindowFilter> make_vbm3d_cuda_window(const Vbm3dParams& p, PixelFormat f, int device);
 #endif
 
 }  // namespace cdn

@@ -35,8 +35,7 @@ class Vbm3dCudaWindow final : public WindowFilter {
 
 }  // namespace
 
-std::unique_ptr<WindowFilter> make_vbm3d_cuda_window(const Vbm3dSettings& s, PixelFormat, int) {
-  const Vbm3dParams p = vbm3d_params(s);
+std::unique_ptr<WindowFilter> make_vbm3d_cuda_window(const Vbm3dParams& p, PixelFormat, int) {
   validate(p);
   return std::make_unique<Vbm3dCudaWindow>(p);
 }

@@ -77,7 +77,7 @@ struct Bm3dCase {
   std::string name;
   PixelFormat format;
   int width, height;
-  Bm3dParams params;
+  Bm3dSettings params;
   std::vector<double> sigma;  // per component, code values of its depth
 };
 
@@ -88,24 +88,24 @@ inline std::vector<Bm3dCase> bm3d_cases() {
                                   Bm3dProfile::Draft};
   for (Bm3dProfile profile : profiles) {
     const std::string pn = bm3d_profile_name(profile);
-    Bm3dParams p;
+    Bm3dSettings p;
     p.profile = profile;
     cases.push_back({pn + " GRAY8 s25", PixelFormat::GRAY8, 61, 47, p, {25}});
     cases.push_back({pn + " I420 s18/9", PixelFormat::I420, 62, 46, p, {18, 9, 12}});
     cases.push_back({pn + " P010 s80/40", PixelFormat::P010_10LE, 50, 38, p, {80, 40, 40}});
-    Bm3dParams one = p;
+    Bm3dSettings one = p;
     one.phases = 1;
     cases.push_back({pn + " GRAY16 s3000 phases 1", PixelFormat::GRAY16_LE, 45, 41, one, {3000}});
-    Bm3dParams odd = p;
+    Bm3dSettings odd = p;
     odd.step = 5;
     odd.window = 21;
     odd.group1 = 32;
     odd.group2 = 8;
     cases.push_back({pn + " Y444 s30/0/14 step 5 window 21 groups 32/8", PixelFormat::Y444, 37, 29, odd, {30, 0, 14}});
   }
-  Bm3dParams p;
+  Bm3dSettings p;
   cases.push_back({"paper NV12 s40 groups 8/16", PixelFormat::NV12, 54, 40, [] {
-                     Bm3dParams q;
+                     Bm3dSettings q;
                      q.group1 = 8;
                      q.group2 = 16;
                      return q;

@@ -201,8 +201,8 @@ TEST(Bm3dTransforms, ReferenceGroupTransformRoundTrips) {
 }
 
 TEST(Bm3dProfile, ProfilesFollowTheirSources) {
-  Bm3dParams p;
-  const PhaseProfile paper1 = phase_profile(p, false, 8, 25), paper2 = phase_profile(p, true, 8, 25);
+  Bm3dSettings p;
+  const PhaseParams paper1 = phase_params(p, false, 8, 25), paper2 = phase_params(p, true, 8, 25);
   EXPECT_EQ(paper1.t2d, Transform2d::Dct);
   EXPECT_EQ(paper1.t1d, Transform1d::WalshHadamard);
   EXPECT_EQ(paper1.tau_ssd, 2500.f * 64);
@@ -213,7 +213,7 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
   EXPECT_EQ(paper1.radius, 19);
   EXPECT_EQ(profile_phases(p), 2);
   p.profile = Bm3dProfile::Reference;
-  const PhaseProfile np1 = phase_profile(p, false, 8, 25), np2 = phase_profile(p, true, 8, 25);
+  const PhaseParams np1 = phase_params(p, false, 8, 25), np2 = phase_params(p, true, 8, 25);
   EXPECT_EQ(np1.t2d, Transform2d::Bior15);
   EXPECT_EQ(np2.t2d, Transform2d::Dct);
   EXPECT_EQ(np1.t1d, Transform1d::Haar);
@@ -221,35 +221,35 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
   EXPECT_EQ(np1.tau_ssd, 3000.f * 64);
   EXPECT_EQ(np2.tau_ssd, 400.f * 64);
   EXPECT_EQ(np1.lambda3d, 2.7f);
-  const PhaseProfile vn1 = phase_profile(p, false, 8, 50), vn2 = phase_profile(p, true, 8, 50);
+  const PhaseParams vn1 = phase_params(p, false, 8, 50), vn2 = phase_params(p, true, 8, 50);
   EXPECT_EQ(vn1.max_group, 32);
   EXPECT_EQ(vn1.step, 4);
   EXPECT_EQ(vn2.step, 6);
   EXPECT_EQ(vn1.tau_ssd, 25000.f * 64);
   EXPECT_EQ(vn2.tau_ssd, 3500.f * 64);
   EXPECT_EQ(vn1.lambda3d, 2.8f);
-  EXPECT_EQ(phase_profile(p, false, 10, 25).tau_ssd, 3000.f * 64 * 16);  // 4^(depth - 8)
+  EXPECT_EQ(phase_params(p, false, 10, 25).tau_ssd, 3000.f * 64 * 16);  // 4^(depth - 8)
   // Explicit step and window replace the profile's in both phases.
   p.step = 5;
   p.window = 21;
-  EXPECT_EQ(phase_profile(p, true, 8, 50).step, 5);
-  EXPECT_EQ(phase_profile(p, true, 8, 50).radius, 10);
-  p = Bm3dParams{};
+  EXPECT_EQ(phase_params(p, true, 8, 50).step, 5);
+  EXPECT_EQ(phase_params(p, true, 8, 50).radius, 10);
+  p = Bm3dSettings{};
   p.profile = Bm3dProfile::Fast;
-  EXPECT_EQ(phase_profile(p, false, 8, 25).step, 8);
-  EXPECT_EQ(phase_profile(p, false, 8, 25).radius, 9);
+  EXPECT_EQ(phase_params(p, false, 8, 25).step, 8);
+  EXPECT_EQ(phase_params(p, false, 8, 25).radius, 9);
   EXPECT_EQ(profile_phases(p), 1);
   p.phases = 2;
   EXPECT_EQ(profile_phases(p), 2);
   // balanced: the reference profile, with block matching on the 8-bit guide
   // (thresholds in 8-bit units whatever the depth); quick, rapid and draft search less.
-  p = Bm3dParams{};
+  p = Bm3dSettings{};
   p.profile = Bm3dProfile::Balanced;
   for (bool wiener : {false, true}) {
-    Bm3dParams r;
+    Bm3dSettings r;
     r.profile = Bm3dProfile::Reference;
     for (double sigma : {20.0, 50.0}) {
-      const PhaseProfile b = phase_profile(p, wiener, 10, sigma), ref = phase_profile(r, wiener, 10, sigma);
+      const PhaseParams b = phase_params(p, wiener, 10, sigma), ref = phase_params(r, wiener, 10, sigma);
       EXPECT_TRUE(b.match8);
       EXPECT_FALSE(ref.match8);
       EXPECT_EQ(b.step, ref.step);
@@ -269,7 +269,7 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
                             Geometry{Bm3dProfile::Draft, 7, 7, 8, 8}}) {
     p.profile = g.profile;
     for (double sigma : {20.0, 50.0}) {
-      const PhaseProfile a = phase_profile(p, false, 8, sigma), b = phase_profile(p, true, 8, sigma);
+      const PhaseParams a = phase_params(p, false, 8, sigma), b = phase_params(p, true, 8, sigma);
       EXPECT_TRUE(a.match8 && b.match8);
       EXPECT_EQ(a.step, g.step);
       EXPECT_EQ(b.step, g.step);
@@ -283,8 +283,8 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
   // Group sizes per phase replace the profile's; the GPU's groups are 8, 16 or 32 lanes.
   p.group1 = 8;
   p.group2 = 16;
-  EXPECT_EQ(phase_profile(p, false, 8, 25).max_group, 8);
-  EXPECT_EQ(phase_profile(p, true, 8, 25).max_group, 16);
+  EXPECT_EQ(phase_params(p, false, 8, 25).max_group, 8);
+  EXPECT_EQ(phase_params(p, true, 8, 25).max_group, 16);
   DenoiseSettings s;
   s.mode = Mode::Bm3d;
   s.bm3d.group2 = 4;
@@ -294,6 +294,28 @@ TEST(Bm3dProfile, ProfilesFollowTheirSources) {
   EXPECT_THROW(validate(s), InvalidArgument);
   s.bm3d.group1 = 8;
   EXPECT_NO_THROW(validate(s));
+}
+
+// bm3d-* took the profile's value at 0 until 2026-11-29; -1 does now (as
+// vbm3d-*), and 0, which no profile could mean, is refused by name, never read
+// as another value (the tests above resolve -1 to each profile's geometry).
+TEST(Bm3dGeometry, ZeroIsRefusedAndMinusOneTakesTheProfiles) {
+  for (const char* name : {"bm3d-step", "bm3d-window", "bm3d-phases", "bm3d-group1", "bm3d-group2"}) {
+    SCOPED_TRACE(name);
+    const ParamSpec* spec = find_param(name);
+    ASSERT_NE(spec, nullptr);
+    DenoiseSettings s;
+    s.mode = Mode::Bm3d;
+    EXPECT_EQ(spec->get(s), -1);
+    EXPECT_NO_THROW(validate(s));
+    spec->set(s, 0);
+    const std::vector<std::string> problems = settings_problems(s);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find(std::string(name) + " = 0 is invalid"), std::string::npos) << problems[0];
+    EXPECT_NE(problems[0].find("-1 or profile"), std::string::npos) << problems[0];
+    spec->set(s, -2);
+    EXPECT_THROW(validate(s), InvalidArgument) << "below the marker";
+  }
 }
 
 TEST(Bm3dGeometry, QuantizedGuide) {
@@ -353,7 +375,7 @@ TEST(Bm3dGeometry, PaddingRepeatsTheEdgeAndGuidesAverage2x2) {
 }
 
 // Brute force: every candidate's distance in double, sorted by (distance, scan index).
-std::vector<std::uint16_t> brute_force_group(const FloatPlane& g, int rx, int ry, const PhaseProfile& pp) {
+std::vector<std::uint16_t> brute_force_group(const FloatPlane& g, int rx, int ry, const PhaseParams& pp) {
   std::vector<std::tuple<double, int>> all;
   for (int dy = -pp.radius; dy <= pp.radius; ++dy)
     for (int dx = -pp.radius; dx <= pp.radius; ++dx) {
@@ -450,9 +472,9 @@ TEST(Bm3dMatching, EqualsBruteForceSearch) {
   const FloatPlane g = pad_values(v, 61, 47);
   for (bool wiener : {false, true})
     for (int window : {39, 9}) {
-      Bm3dParams p;
+      Bm3dSettings p;
       p.window = window;
-      const PhaseProfile pp = phase_profile(p, wiener, 8, 25);
+      const PhaseParams pp = phase_params(p, wiener, 8, 25);
       const RefGrid grid(g.width, g.height, pp.step);
       int sizes[33] = {};
       for (int j = 0; j < grid.ny; ++j)
@@ -468,7 +490,7 @@ TEST(Bm3dMatching, EqualsBruteForceSearch) {
 
 TEST(Bm3dMatching, ReferenceStaysFirstAmongIdenticalPatches) {
   const FloatPlane flat = pad_values(std::vector<float>(40 * 40, 77.f), 40, 40);
-  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8, 25);
+  const PhaseParams pp = phase_params(Bm3dSettings{}, false, 8, 25);
   const auto g = match_group(flat, 15, 15, pp);
   ASSERT_EQ(g.size(), 16u);
   EXPECT_EQ(g[0], pp.self_index());
@@ -484,7 +506,7 @@ TEST(Bm3dMatching, ThresholdLeavesDissimilarPatchesOut) {
   for (int y = 0; y < 64; ++y)
     for (int x = 0; x < 64; ++x) v[y * 64 + x] = (x / 8) % 2 ? 255.f : 0.f;
   const FloatPlane g = pad_values(v, 64, 64);
-  const PhaseProfile pp = phase_profile(Bm3dParams{}, false, 8, 25);
+  const PhaseParams pp = phase_params(Bm3dSettings{}, false, 8, 25);
   for (auto idx : match_group(g, 24, 24, pp)) {
     const int dx = idx % pp.side() - pp.radius;
     EXPECT_EQ(((dx % 16) + 16) % 16, 0) << dx;
@@ -537,7 +559,7 @@ TEST(Bm3dFiltering, WienerWeightIsInverseSquaredNorm) {
 }
 
 // The whole filter on one plane.
-void run_plane(const PlaneView& in, const PlaneView& out, double sigma, Bm3dParams p = {}) {
+void run_plane(const PlaneView& in, const PlaneView& out, double sigma, Bm3dSettings p = {}) {
   bm3d_reference({in}, {out}, 1, p, {sigma});
 }
 
@@ -596,9 +618,9 @@ TEST(Bm3dReference, DeeperPlanesScaleExactly) {
       p16.view.set(x, y, p8.view.get(x, y) << 8);
       p10.view.set(x, y, p8.view.get(x, y) << 2);
     }
-  const Estimates e8 = bm3d_estimates({p8.view}, Bm3dParams{}, {25});
-  const Estimates e16 = bm3d_estimates({p16.view}, Bm3dParams{}, {25 * 256.0});
-  const Estimates e10 = bm3d_estimates({p10.view}, Bm3dParams{}, {25 * 4.0});
+  const Estimates e8 = bm3d_estimates({p8.view}, Bm3dSettings{}, {25});
+  const Estimates e16 = bm3d_estimates({p16.view}, Bm3dSettings{}, {25 * 256.0});
+  const Estimates e10 = bm3d_estimates({p10.view}, Bm3dSettings{}, {25 * 4.0});
   for (std::size_t i = 0; i < e8.final[0].v.size(); ++i) {
     ASSERT_EQ(e16.basic[0].v[i], 256 * e8.basic[0].v[i]) << i;
     ASSERT_EQ(e16.final[0].v[i], 256 * e8.final[0].v[i]) << i;
@@ -609,8 +631,8 @@ TEST(Bm3dReference, DeeperPlanesScaleExactly) {
 TEST(Bm3dReference, ThreadCountDoesNotChangeTheResult) {
   HostPlane in(70, 50, 1, 8), a(70, 50, 1, 8), b(70, 50, 1, 8);
   test::fill_random(in.view, 9);
-  bm3d_reference({in.view}, {a.view}, 1, Bm3dParams{}, {30}, 1);
-  bm3d_reference({in.view}, {b.view}, 1, Bm3dParams{}, {30}, 3);
+  bm3d_reference({in.view}, {a.view}, 1, Bm3dSettings{}, {30}, 1);
+  bm3d_reference({in.view}, {b.view}, 1, Bm3dSettings{}, {30}, 3);
   EXPECT_EQ(a.bytes, b.bytes);
 }
 
@@ -623,7 +645,7 @@ TEST(Bm3dReference, ChromaIsFilteredWithTheLumaGroups) {
   test::fill_random(c[2], 4);
   for (int y = 0; y < 30; ++y)
     for (int x = 0; x < 40; ++x) c[1].set(x, y, c[0].get(x, y));
-  bm3d_reference(c, oc, 3, Bm3dParams{}, {20, 20, 0});
+  bm3d_reference(c, oc, 3, Bm3dSettings{}, {20, 20, 0});
   for (int y = 0; y < 30; ++y)
     for (int x = 0; x < 40; ++x) {
       ASSERT_EQ(oc[1].get(x, y), oc[0].get(x, y));
@@ -644,7 +666,7 @@ TEST(Bm3dReference, HalfSizeChromaMatchesOnTheResampledLuma) {
   add_gaussian_noise(c[2], 20, 7);
   for (int y = 0; y < 34; ++y)
     for (int x = 0; x < 46; ++x) c[0].set(x, y, c[1].get(x / 2, y / 2));
-  Bm3dParams basic_only;
+  Bm3dSettings basic_only;
   basic_only.phases = 1;
   bm3d_reference(c, oc, 3, basic_only, {20, 20, 20});
   HostPlane alone_u(23, 17, 1, 8), alone_v(23, 17, 1, 8);
@@ -673,7 +695,7 @@ TEST(Bm3dReference, TheFrontDoorIsTheReference) {
     s.sigma = sigma;
     test::denoise_frame(Backend::Cpu, s, in.view(), got.view());
     const std::vector<double> sig = component_sigmas(in.view(), sigma);  // what sigma = auto gives the denoiser
-    bm3d_reference(components(in.view()), components(want.view()), 3, Bm3dParams{}, sig);
+    bm3d_reference(components(in.view()), components(want.view()), 3, Bm3dSettings{}, sig);
     for (int p = 0; p < 2; ++p) ASSERT_EQ(plane_bytes(got, p), plane_bytes(want, p)) << "sigma " << sigma;
   }
 }
@@ -688,7 +710,7 @@ TEST(Bm3dReference, RemovesNoiseOnSmoothContent) {
     }
   add_gaussian_noise(noisy.view, 20, 77);
   for (int phases : {1, 2}) {
-    Bm3dParams p;
+    Bm3dSettings p;
     p.phases = phases;
     run_plane(noisy.view, out.view, 20, p);
     EXPECT_GT(psnr(out.view, clean.view), psnr(noisy.view, clean.view) + 8) << "phases " << phases;

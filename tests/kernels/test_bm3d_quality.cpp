@@ -125,7 +125,7 @@ Row measure(const std::string& file) {
   r.noisy = psnr(n, clean);
   HostFrame out(PixelFormat::GRAY8, clean.width, clean.height);
   const PlaneView o = components(out.view())[0];
-  const bm3d::Estimates e = bm3d::bm3d_estimates({n}, Bm3dParams{}, {kSigma});
+  const bm3d::Estimates e = bm3d::bm3d_estimates({n}, Bm3dSettings{}, {kSigma});
   bm3d::store_rounded(e.basic[0], o);
   r.basic = psnr(o, clean);
   bm3d::store_rounded(e.final[0], o);
@@ -190,7 +190,7 @@ TEST(Bm3dQuality, ReferenceProfileOnDebianPhotos) {
     const tools::Image img = tools::to_8bit(tools::read_image(test::test_data_dir() + "/" + file));
     const HostFrame frame = tools::image_to_frame(img);
     const PlaneView clean = components(frame.view())[0];
-    Bm3dParams paper, reference;
+    Bm3dSettings paper, reference;
     reference.profile = Bm3dProfile::Reference;
     const tools::Bm3dRun p = tools::run_dabov_protocol(clean, kSigma, 1, paper);
     const tools::Bm3dRun r = tools::run_dabov_protocol(clean, kSigma, 1, reference);

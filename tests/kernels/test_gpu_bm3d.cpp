@@ -100,7 +100,7 @@ void expect_gpu_matches_cpu(const FrameView& in, const DenoiseSettings& s, const
   // A profile with few estimates a sample (basic estimate only, or step 8: the fast
   // and draft profiles) moves a sample by several code values when GPU and CPU
   // rounding put a coefficient on either side of the hard threshold.
-  const bool sparse = bm3d::profile_phases(s.bm3d) == 1 || bm3d::phase_profile(s.bm3d, false, 8, s.sigma).step >= 8;
+  const bool sparse = bm3d::profile_phases(s.bm3d) == 1 || bm3d::phase_params(s.bm3d, false, 8, s.sigma).step >= 8;
   const double max8 = sparse ? 8.0 : 2.0;
   // The match8 profiles match phase 2 on the basic estimate rounded to 8 bits: where
   // GPU and CPU rounding put a basic sample on either side of x.5, the rounded
@@ -241,7 +241,7 @@ TEST(GpuBm3d, OutputIsDeterministic) {
       auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
       copy_frame_async(noisy.view(), din->view(), nullptr);
       CDN_CUDA_CHECK(cudaDeviceSynchronize());
-      Bm3dParams params;
+      Bm3dSettings params;
       params.profile = profile;
       std::vector<HostFrame> runs;
       auto run = [&](Bm3dCuda& bm3d) {
@@ -319,7 +319,7 @@ TEST(GpuBm3d, FastKernelsGiveTheReferenceKernelsBytes) {
         auto din = pool.acquire(nullptr), fast_out = pool.acquire(nullptr), ref_out = pool.acquire(nullptr);
         copy_frame_async(h, din->view(), nullptr);
         CDN_CUDA_CHECK(cudaDeviceSynchronize());
-        Bm3dParams params;
+        Bm3dSettings params;
         params.profile = profile;
         params.group1 = params.group2 = group;
         params.window = window;
@@ -378,7 +378,7 @@ TEST(GpuBm3d, MatchSplitsGiveTheSameBytes) {
         auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
         copy_frame_async(h, din->view(), nullptr);
         CDN_CUDA_CHECK(cudaDeviceSynchronize());
-        Bm3dParams params;
+        Bm3dSettings params;
         params.profile = profile;
         const std::vector<double> sigma(filtered, c.sigma);
         const int splits[] = {1, 2, 4, 0};  // 0: chosen by the grid
@@ -420,7 +420,7 @@ TEST(GpuBm3d, SmallSharedMemoryTakesMoreThreadsAReference) {
   auto din = pool.acquire(nullptr), dout = pool.acquire(nullptr);
   copy_frame_async(h, din->view(), nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
-  Bm3dParams params;
+  Bm3dSettings params;
   params.profile = Bm3dProfile::Balanced;
   params.step = 8;
   params.window = 17;
@@ -540,8 +540,8 @@ TEST(GpuBm3d, SmallBatchesGiveTheSameResult) {
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   Bm3dCuda whole, batched;
   batched.set_batch_references(1);  // one row of tiles per batch
-  whole.run(components(din->view()), components(a->view()), 1, Bm3dParams{}, {25}, nullptr);
-  batched.run(components(din->view()), components(b->view()), 1, Bm3dParams{}, {25}, nullptr);
+  whole.run(components(din->view()), components(a->view()), 1, Bm3dSettings{}, {25}, nullptr);
+  batched.run(components(din->view()), components(b->view()), 1, Bm3dSettings{}, {25}, nullptr);
   CDN_CUDA_CHECK(cudaDeviceSynchronize());
   HostFrame ha(PixelFormat::GRAY8, in.width, in.height), hb(PixelFormat::GRAY8, in.width, in.height);
   copy_frame_async(a->view(), ha.view(), nullptr);

@@ -190,7 +190,7 @@ TEST(GpuNlm3d, TheLargestCubesRunOrAreRefusedAtCreation) {
   int device = 0, limit = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
   CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t need = nlm3d_cuda_shared_bytes(s.nlm, 3);
+  const std::size_t need = nlm3d_cuda_shared_bytes(nlm_params(s.nlm, false), 3);
   std::printf("21^2 x 3 / 7^3, 3 components: %zu KiB of shared memory per block, the GPU allows %d KiB\n", need / 1024,
               limit / 1024);
   if (need <= static_cast<std::size_t>(limit)) {
@@ -283,7 +283,7 @@ TEST(GpuNlm3d, TinyCleanFramesMatchTheCpuReference) {
     for (int h = 1; h <= 8; ++h) sizes.push_back({w, h});
   for (auto wh : {std::pair{3, 5}, {2, 17}, {17, 2}, {40, 3}}) sizes.push_back(wh);
   DenoiseSettings video;
-  video.mode = Mode::Nlm3d;  // NlmParams{}, the video defaults
+  video.mode = Mode::Nlm3d;  // NlmSettings{}, the video defaults
   video.sigma = 0.5;
   DenoiseSettings cube = nlm(3, 1, 1, 50);
   cube.sigma = 0.5;
@@ -324,7 +324,7 @@ TEST(GpuNlm3d, DefaultsWithStreamMotionMatchTheCpuReference) {
   video.sigma = 18;
   video.nlm.chunk_size = 4;
   DenoiseSettings causal = video;
-  causal.nlm.causal = true;
+  causal.window = TemporalWindow::Causal;
   DenoiseSettings still = video;
   still.nlm = named_set_settings("nlm3d", "fast-nomotion").nlm;
   still.nlm.chunk_size = 4;
@@ -566,7 +566,7 @@ TEST(GpuNlm3d, FrameConfidenceMatchesTheCpuReference) {
 TEST(GpuNlm3d, MotionSearchNeedsFieldsOfAFittingCell) {
   CDN_REQUIRE_GPU();
   const auto in = test::moving_noisy_clip(PixelFormat::NV12, 3, 32, 32, 41);
-  NlmParams p = nlm_paper_params();
+  NlmParams p = nlm_params(nlm_paper_params(), false);
   p.patch_shape = NlmPatchShape::Planar;
   p.motion_search = true;
   p.temporal_radius = 1;
@@ -582,7 +582,7 @@ TEST(GpuNlm3d, TheLargestPlanarSearchRunsOrIsRefusedAtCreation) {
   int device = 0, limit = 0;
   CDN_CUDA_CHECK(cudaGetDevice(&device));
   CDN_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t need = nlm3d_cuda_shared_bytes(s.nlm, 3);
+  const std::size_t need = nlm3d_cuda_shared_bytes(nlm_params(s.nlm, false), 3);
   std::printf("2d 21^2 x 3 / 9x9, 3 components: %zu KiB of shared memory per block, the GPU allows %d KiB\n",
               need / 1024, limit / 1024);
   ASSERT_LE(need, static_cast<std::size_t>(limit)) << "an H100/H200 has room for every 2D setting";

@@ -475,12 +475,12 @@ void expect_stream_within_bounds(const std::vector<HostFrame>& cpu, const std::v
   }
 }
 
-DenoiseSettings stream_settings(int chunk, int causal) {
+DenoiseSettings stream_settings(int chunk, bool causal) {
   DenoiseSettings s;
   s.mode = Mode::Vbm3d;
   s.vbm3d.radius = 2;
   s.vbm3d.chunk = chunk;
-  s.vbm3d.causal = causal;
+  if (causal) s.window = TemporalWindow::Causal;
   s.sigma = 20;
   return s;
 }
@@ -490,24 +490,24 @@ TEST(GpuVbm3dStream, CentredAndCausalWindowsMatchTheCpuStream) {
   const HostFrame photo = test::load_photo_444("astronaut.png");
   const test::TestClip clip =
       test::moving_clip(photo, PixelFormat::NV12, 100, 120, small() ? 96 : 128, small() ? 64 : 96, 9, 3, -2, 20, 5);
-  const std::vector<HostFrame> gpu3 = stream_frames(Backend::Cuda, stream_settings(3, 0), clip.noisy);
+  const std::vector<HostFrame> gpu3 = stream_frames(Backend::Cuda, stream_settings(3, false), clip.noisy);
   ASSERT_EQ(gpu3.size(), clip.noisy.size()) << "frames out == frames in";
-  expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(3, 0), clip.noisy), gpu3, clip.clean,
+  expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(3, false), clip.noisy), gpu3, clip.clean,
                               "stream, centred, chunk 3");
   for (int chunk : {1, 4, 50}) {
-    const std::vector<HostFrame> g = stream_frames(Backend::Cuda, stream_settings(chunk, 0), clip.noisy);
+    const std::vector<HostFrame> g = stream_frames(Backend::Cuda, stream_settings(chunk, false), clip.noisy);
     ASSERT_EQ(g.size(), gpu3.size());
     for (std::size_t f = 0; f < g.size(); ++f)
       EXPECT_TRUE(same_samples(g[f].view(), gpu3[f].view())) << "chunk " << chunk << " frame " << f;
   }
-  expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(1, 1), clip.noisy),
-                              stream_frames(Backend::Cuda, stream_settings(1, 1), clip.noisy), clip.clean,
+  expect_stream_within_bounds(stream_frames(Backend::Cpu, stream_settings(1, true), clip.noisy),
+                              stream_frames(Backend::Cuda, stream_settings(1, true), clip.noisy), clip.clean,
                               "stream, causal");
-  DenoiseSettings quality = stream_settings(1, 1);  // the causal window's own radius: 8 frames back
+  DenoiseSettings quality = stream_settings(1, true);  // the causal window's own radius: 8 frames back
   quality.vbm3d.radius = -1;
   expect_stream_within_bounds(stream_frames(Backend::Cpu, quality, clip.noisy),
                               stream_frames(Backend::Cuda, quality, clip.noisy), clip.clean, "stream, causal, radius 8");
-  DenoiseSettings fast = stream_settings(4, 1);
+  DenoiseSettings fast = stream_settings(4, true);
   fast.vbm3d.profile = static_cast<int>(Vbm3dProfile::Fast);
   fast.vbm3d.radius = -1;
   expect_stream_within_bounds(stream_frames(Backend::Cpu, fast, clip.noisy),

@@ -8,6 +8,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/mode_spec.h"
@@ -79,6 +81,30 @@ TEST(ModeRegistry, EveryParameterBelongsToAMode) {
   }
 }
 
+// One convention for "the profile's value" (issue 34 item 6): every parameter
+// that can take its profile's value takes it at kProfileValue (-1), under the
+// word or the choice "profile", and defaults to it.
+TEST(ModeRegistry, EveryProfileValueIsMinusOne) {
+  const DenoiseSettings defaults;
+  int profile_valued = 0;
+  for (const ParamSpec& p : param_specs()) {
+    const bool word = p.word && std::string(p.word) == "profile";
+    const bool choice = p.choices && std::string(p.choices[0]) == "profile";
+    if (!word && !choice) continue;
+    SCOPED_TRACE(p.name);
+    ++profile_valued;
+    EXPECT_EQ(word ? p.word_value : p.min, kProfileValue);
+    EXPECT_EQ(p.min, kProfileValue) << "nothing below the profile's marker";
+    EXPECT_EQ(p.def, kProfileValue);
+    EXPECT_EQ(p.get(defaults), kProfileValue) << "the struct's default is the table's";
+    double v = 0;
+    ASSERT_TRUE(param_value_from_text(p, "profile", &v));
+    EXPECT_EQ(v, kProfileValue);
+  }
+  // bm3d-step, -window, -phases, -group1, -group2 and vbm3d's eight.
+  EXPECT_EQ(profile_valued, 13);
+}
+
 HostFrame numbered_frame(int t) {
   HostFrame f(PixelFormat::I420, 32, 24);
   const auto c = components(f.view());
@@ -95,6 +121,36 @@ DenoiseSettings small_settings(Mode m) {
   s.vbm3d.chunk = 3;
   s.nlm.chunk_size = 3;
   return s;
+}
+
+// Whether T has a member named causal.
+template <typename T, typename = void>
+struct HasCausal : std::false_type {};
+template <typename T>
+struct HasCausal<T, std::void_t<decltype(std::declval<T&>().causal)>> : std::true_type {};
+
+// The window is stored once (issue 34 item 6), in DenoiseSettings::window: the
+// modes' settings hold no copy of it; the registry resolves it and hands it to
+// the mode, whose resolved parameters (NlmParams, Vbm3dParams) carry it.
+TEST(ModeRegistry, TheWindowIsStoredOnce) {
+  EXPECT_FALSE(HasCausal<PipdParams>::value);
+  EXPECT_FALSE(HasCausal<NlmSettings>::value);
+  EXPECT_FALSE(HasCausal<Bm3dSettings>::value);
+  EXPECT_FALSE(HasCausal<Vbm3dSettings>::value);
+  EXPECT_TRUE(HasCausal<NlmParams>::value);
+  EXPECT_TRUE(HasCausal<Vbm3dParams>::value);
+  EXPECT_TRUE(nlm_params(NlmSettings{}, true).causal);
+  EXPECT_FALSE(nlm_params(NlmSettings{}, false).causal);
+  EXPECT_TRUE(vbm3d_params(Vbm3dSettings{}, true).causal);
+  EXPECT_FALSE(vbm3d_params(Vbm3dSettings{}, false).causal);
+  // vbm3d's causal window searches twice the profile's radius back (the frame
+  // aggregation given, whose reach is the radii's): the window=causal of
+  // DenoiseSettings alone reaches the mode's parameters.
+  DenoiseSettings s = small_settings(Mode::Vbm3d);
+  s.vbm3d.aggregation = static_cast<int>(Vbm3dAggregation::Frame);
+  s.window = TemporalWindow::Causal;
+  EXPECT_EQ(window_shape(s).before, vbm3d_params(s.vbm3d, true).reach_before());
+  EXPECT_NE(window_shape(s).before, vbm3d_params(s.vbm3d, false).reach_before());
 }
 
 // Frames out equal frames in, in order, each with the tag it was pushed with,

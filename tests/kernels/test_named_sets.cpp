@@ -45,7 +45,7 @@ TEST(NamedSets, EveryRowIsValidAndNamesAreUniqueWithinAMode) {
 // cubes, fixed windows, the papers' self weight and weights, beta 0.4.
 TEST(NamedSets, PaperIsThePapersConfiguration) {
   const DenoiseSettings s = named_set_settings("nlm3d", "paper");
-  const NlmParams& p = s.nlm;
+  const NlmSettings& p = s.nlm;
   EXPECT_EQ(p.search_radius, 5);
   EXPECT_EQ(p.temporal_radius, 5);
   EXPECT_EQ(p.search_radius_at(1), 5) << "the same window in every frame";
@@ -57,21 +57,21 @@ TEST(NamedSets, PaperIsThePapersConfiguration) {
   EXPECT_EQ(p.self_weight_floor, 0) << "the papers' rule";
   EXPECT_EQ(p.beta, 0.4);
   EXPECT_EQ(nlm_paper_params(), p);
-  EXPECT_NE(p, NlmParams{}) << "not the defaults";
+  EXPECT_NE(p, NlmSettings{}) << "not the defaults";
 }
 
 TEST(NamedSets, VideoIsTheDefaultsAndTheOthersKeepTheirMeasuredForm) {
-  EXPECT_EQ(named_set_settings("nlm3d", "video").nlm, NlmParams{});
-  const NlmParams r3 = named_set_settings("nlm3d", "video-r3").nlm;
+  EXPECT_EQ(named_set_settings("nlm3d", "video").nlm, NlmSettings{});
+  const NlmSettings r3 = named_set_settings("nlm3d", "video-r3").nlm;
   EXPECT_EQ(r3.temporal_radius, 3);
   EXPECT_EQ(r3.frame_confidence, 0);
-  const NlmParams fast = named_set_settings("nlm3d", "fast").nlm;
+  const NlmSettings fast = named_set_settings("nlm3d", "fast").nlm;
   EXPECT_EQ(fast.search_radius, 2);
   EXPECT_EQ(fast.temporal_radius, 2);
   EXPECT_EQ(fast.frame_confidence, 0);
   EXPECT_TRUE(fast.motion_search);
   // fast-nomotion: fast with the windows not moved and frame confidence on.
-  NlmParams still = named_set_settings("nlm3d", "fast-nomotion").nlm;
+  NlmSettings still = named_set_settings("nlm3d", "fast-nomotion").nlm;
   EXPECT_FALSE(still.motion_search);
   EXPECT_EQ(still.frame_confidence, 0.5);
   still.motion_search = fast.motion_search;
@@ -82,7 +82,7 @@ TEST(NamedSets, VideoIsTheDefaultsAndTheOthersKeepTheirMeasuredForm) {
   EXPECT_FALSE(named_set_settings("nlm3d", "nomotion").nlm.motion_search);
   EXPECT_EQ(named_set_settings("nlm3d", "noconf").nlm.frame_confidence, 0);
   const DenoiseSettings causal = named_set_settings("nlm3d", "causal");
-  EXPECT_EQ(causal.nlm, NlmParams{});
+  EXPECT_EQ(causal.nlm, NlmSettings{});
   EXPECT_EQ(resolve_window(causal, false), TemporalWindow::Causal);
 }
 

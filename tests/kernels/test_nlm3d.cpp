@@ -89,7 +89,7 @@ std::vector<HostFrame> random_clip(int frames, int w, int h, std::uint64_t seed)
 
 TEST(Nlm3dReference, EqualsTheFormulaOnTinyVolumes) {
   for (int patch : {0, 1}) {
-    NlmParams p = nlm_paper_params();
+    NlmParams p = nlm_params(nlm_paper_params(), false);
     p.search_radius = 2;
     p.temporal_radius = 1;
     p.patch_radius = patch;
@@ -119,7 +119,7 @@ TEST(Nlm3dReference, SelfWeightFloorEqualsTheFormula) {
   FrameWindow win;
   win.stream_length = frames;
   for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
-  NlmParams p = nlm_paper_params();
+  NlmParams p = nlm_params(nlm_paper_params(), false);
   p.search_radius = 2;
   p.temporal_radius = 1;
   p.patch_radius = 2;
@@ -163,7 +163,7 @@ TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
   for (auto& v : store) fields.push_back({v.data(), 4, 3, 4});
   const NlmMotion motion{fields.data(), 1, 1};
   for (int patch : {0, 1, 2}) {
-    NlmParams p = nlm_paper_params();
+    NlmParams p = nlm_params(nlm_paper_params(), false);
     p.search_radius = 2;
     p.temporal_radius = Rt;
     p.patch_radius = patch;
@@ -185,7 +185,7 @@ TEST(Nlm3dReference, TwoDimensionalPatchesAndMotionEqualTheFormula) {
     }
   }
   // 2D patches need no frames beyond the temporal radius.
-  NlmParams p = nlm_paper_params();
+  NlmParams p = nlm_params(nlm_paper_params(), false);
   p.temporal_radius = 3;
   p.patch_radius = 2;
   EXPECT_EQ(p.reach(), 5);
@@ -199,7 +199,7 @@ TEST(Nlm3dReference, MotionSearchNeedsFieldsAndTwoDimensionalPatches) {
   FrameWindow win;
   win.stream_length = 3;
   for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
-  NlmParams p = nlm_paper_params();
+  NlmParams p = nlm_params(nlm_paper_params(), false);
   p.patch_shape = NlmPatchShape::Planar;
   p.motion_search = true;
   EXPECT_THROW(nlm3d_frame_values(win, 1, p, 10.0, 1), InvalidArgument);  // no fields
@@ -218,7 +218,7 @@ TEST(Nlm3dReference, MotionSearchNeedsFieldsAndTwoDimensionalPatches) {
 // Luma-derived chroma weights (nlm3d_guide.h): the guide of a 4:2:0 clip's
 // chroma is the rounded 2x2 mean of the luma, and its weights average U and V.
 TEST(Nlm3dReference, GuidedValuesEqualTheFormula) {
-  NlmParams p = nlm_paper_params();
+  NlmParams p = nlm_params(nlm_paper_params(), false);
   p.search_radius = 2;
   p.temporal_radius = 1;
   p.patch_radius = 1;
@@ -335,10 +335,10 @@ TEST(Nlm3dStream, OutputDoesNotDependOnChunkBorders) {
 // causal window reads only past frames, so each frame comes out at its push.
 DenoiseSettings video_nlm(int chunk, bool causal = false) {
   DenoiseSettings s;
-  s.mode = Mode::Nlm3d;  // NlmParams{}, the defaults
+  s.mode = Mode::Nlm3d;  // NlmSettings{}, the defaults
   s.sigma = 15;
   s.nlm.chunk_size = chunk;
-  s.nlm.causal = causal;
+  if (causal) s.window = TemporalWindow::Causal;
   return s;
 }
 
@@ -359,7 +359,7 @@ TEST(Nlm3dStream, DefaultsWithStreamMotionEqualTheReference) {
     const MotionParams mp = nlm3d_motion_params();
     std::vector<LumaPyramid> pyr;
     for (auto& f : clip) pyr.push_back(build_pyramid(components(f.view())[0], mp));
-    const NlmParams p = video_nlm(1, causal).nlm;
+    const NlmParams p = nlm_params(video_nlm(1, causal).nlm, causal);
     int moved = 0;
     for (int t = 0; t < frames; ++t) {
       std::vector<MotionField> fields(2 * p.temporal_radius + 1);
@@ -421,7 +421,7 @@ TEST(Nlm3dStream, EveryFrameComesOutOnceInOrderWithShortStreams) {
     for (auto& f : clip) win.frames.push_back(components(f.view())[0]);
     for (int t = 0; t < frames; ++t) {
       HostFrame want(PixelFormat::GRAY8, 16, 12);
-      nlm3d_frame_reference(win, t, components(want.view())[0], small_nlm(50).nlm, 15.0, 1);
+      nlm3d_frame_reference(win, t, components(want.view())[0], nlm_params(small_nlm(50).nlm, false), 15.0, 1);
       const PlaneView a = components(out[t].view())[0], b = components(want.view())[0];
       for (int y = 0; y < 12; ++y)
         for (int x = 0; x < 16; ++x) ASSERT_EQ(a.get(x, y), b.get(x, y)) << "frames=" << frames << " t=" << t;

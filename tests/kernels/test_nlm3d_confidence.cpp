@@ -295,7 +295,7 @@ TEST(Nlm3dConfidence, SettingsAreChecked) {
   s.nlm.frame_confidence = 0.5;
   EXPECT_THROW(validate(s), InvalidArgument) << "cubes have no 2D patch to compare";
   const auto clip = moving_clip(3, 16, 16, 0, 0, 10.0, 1);
-  EXPECT_THROW(nlm3d_frame_values(window_of(clip), 1, s.nlm, 10.0, 1), InvalidArgument);
+  EXPECT_THROW(nlm3d_frame_values(window_of(clip), 1, nlm_params(s.nlm, false), 10.0, 1), InvalidArgument);
   // The named sets with and without confidence: tests/kernels/test_named_sets.cpp.
 }
 

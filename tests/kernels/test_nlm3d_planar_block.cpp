@@ -216,7 +216,7 @@ void check(const Clip& clip, const NlmParams& p, const test::HostFields* fields,
 }
 
 NlmParams planar(int R, int Rt, int r, bool motion = false) {
-  NlmParams p = nlm_paper_params();
+  NlmParams p = nlm_params(nlm_paper_params(), false);
   p.search_radius = R;
   p.temporal_radius = Rt;
   p.patch_radius = r;

@@ -141,7 +141,7 @@ void check_colour(Backend backend, int frames, int w, int h) {
     for (const auto& f : c.noisy) own.frames.push_back(components(f.view())[k]);
     std::vector<HostFrame> mine;
     for (int t = 0; t < frames; ++t) mine.emplace_back(PixelFormat::NV12, w, h);
-    parallel_rows(frames, 0, [&](int t) { nlm3d_frame_reference(own, t, components(mine[t].view())[k], s.nlm, 20.0, 1); });
+    parallel_rows(frames, 0, [&](int t) { nlm3d_frame_reference(own, t, components(mine[t].view())[k], nlm_params(s.nlm, false), 20.0, 1); });
     double noisy = 0, luma_weights = 0, own_weights = 0;
     for (int t = 0; t < frames; ++t) {
       const PlaneView clean = components(c.clean[t].view())[k];
@@ -179,7 +179,7 @@ TEST(Nlm3dQuality, VideoSettingsFollowAKnownMotion) {
   const double v = score(test::reference_clip(c.noisy, video, 20.0, &truth));
   const double f = score(test::reference_clip(c.noisy, fixed, 20.0));
   const double a = score(test::reference_clip(c.noisy, alone, 20.0));
-  const double paper = score(test::reference_clip(c.noisy, nlm_paper_params(), 20.0));
+  const double paper = score(test::reference_clip(c.noisy, nlm_params(nlm_paper_params(), false), 20.0));
   std::printf("pan 96x72 x 12 frames, sigma 20: papers' 11^3/3^3 %.2f dB; video settings %.2f dB with the true motion, "
               "%.2f dB with fixed windows, %.2f dB at temporal radius 0\n",
               paper, v, f, a);
@@ -267,7 +267,7 @@ void check_clean_photos(Backend backend) {
     }
     const FrameView& f = photo.view();
     DenoiseSettings s;
-    s.mode = Mode::Nlm3d;  // NlmParams{}, sigma auto
+    s.mode = Mode::Nlm3d;  // NlmSettings{}, sigma auto
     std::vector<HostFrame> in;
     in.push_back(std::move(photo));
     auto d = StreamDenoiser::create(backend, s, f.format, f.width, f.height);

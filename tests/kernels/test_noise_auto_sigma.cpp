@@ -81,7 +81,7 @@ void check(const char* name, const LumaSource& src, int cx, int cy, int depth) {
   NlmParams nlm;
   nlm.motion_search = false;
   nlm3d_frame_reference(w, t, nlm_p, nlm, sigma);
-  bm3d::bm3d_reference({clip.planes[t]}, {bm3d_p}, 1, Bm3dParams{}, {sigma});
+  bm3d::bm3d_reference({clip.planes[t]}, {bm3d_p}, 1, Bm3dSettings{}, {sigma});
   const double nlm_db = psnr(nlm_p, clip.planes[t]), bm3d_db = psnr(bm3d_p, clip.planes[t]);
   std::printf("%-34s %2d-bit  auto sigma %.2f (8-bit units)  nlm3d %.1f dB  bm3d %.1f dB\n", name, depth, sigma8,
               nlm_db, bm3d_db);

@@ -47,7 +47,7 @@ double luma_psnr(const FrameView& a, const FrameView& b) { return psnr(component
 double bm3d_luma_psnr(const test::TestClip& clip, int t, double sigma) {
   const FrameView& v = clip.noisy[t].view();
   HostFrame out(PixelFormat::GRAY8, v.width, v.height);
-  bm3d::bm3d_reference({components(v)[0]}, {components(out.view())[0]}, 1, Bm3dParams{}, {sigma});
+  bm3d::bm3d_reference({components(v)[0]}, {components(out.view())[0]}, 1, Bm3dSettings{}, {sigma});
   return psnr(components(out.view())[0], components(clip.clean[t].view())[0]);
 }
 
@@ -273,29 +273,29 @@ TEST(Vbm3d, ComponentWithSigmaZeroIsCopied) {
 
 TEST(Vbm3d, CausalWindowSearchesTwiceTheProfilesRadiusBackUnlessGiven) {
   Vbm3dSettings s;
-  EXPECT_EQ(vbm3d_params(s).hard.radius, 4) << "the centred window: the profile's radius";
-  EXPECT_EQ(vbm3d_params(s).reach_after(), 16) << "the group aggregation: twice R1 + R2";
-  s.causal = 1;
-  const Vbm3dParams causal = vbm3d_params(s);
-  EXPECT_EQ(causal.hard.radius, 8);
-  EXPECT_EQ(causal.wiener.radius, 8);
-  EXPECT_EQ(causal.reach_before(), 16);
-  EXPECT_EQ(causal.reach_after(), 0);
-  EXPECT_NO_THROW(validate(causal));
+  bool causal = false;  // the stream's window, resolved
+  EXPECT_EQ(vbm3d_params(s, causal).hard.radius, 4) << "the centred window: the profile's radius";
+  EXPECT_EQ(vbm3d_params(s, causal).reach_after(), 16) << "the group aggregation: twice R1 + R2";
+  causal = true;
+  const Vbm3dParams back = vbm3d_params(s, causal);
+  EXPECT_EQ(back.hard.radius, 8);
+  EXPECT_EQ(back.wiener.radius, 8);
+  EXPECT_EQ(back.reach_before(), 16);
+  EXPECT_EQ(back.reach_after(), 0);
+  EXPECT_NO_THROW(validate(back));
   s.profile = static_cast<int>(Vbm3dProfile::Fast);
-  EXPECT_EQ(vbm3d_params(s).hard.radius, 4) << "the fast profile's radius 2, doubled";
-  EXPECT_EQ(vbm3d_params(s).reach_before(), 4) << "one phase";
+  EXPECT_EQ(vbm3d_params(s, causal).hard.radius, 4) << "the fast profile's radius 2, doubled";
+  EXPECT_EQ(vbm3d_params(s, causal).reach_before(), 4) << "one phase";
   s.profile = static_cast<int>(Vbm3dProfile::Quality);
   s.radius = 3;
-  EXPECT_EQ(vbm3d_params(s).hard.radius, 3) << "a given radius is kept";
-  EXPECT_EQ(vbm3d_params(s).wiener.radius, 3);
+  EXPECT_EQ(vbm3d_params(s, causal).hard.radius, 3) << "a given radius is kept";
+  EXPECT_EQ(vbm3d_params(s, causal).wiener.radius, 3);
   s.radius = 0;
-  EXPECT_EQ(vbm3d_params(s).reach_before(), 0) << "radius 0 stays per frame";
+  EXPECT_EQ(vbm3d_params(s, causal).reach_before(), 0) << "radius 0 stays per frame";
   // The causal window takes the frame aggregation unless another is given, and
   // with the quality profile the group sizes and steps it was measured with.
   s = Vbm3dSettings{};
-  s.causal = 1;
-  const Vbm3dParams qc = vbm3d_params(s);
+  const Vbm3dParams qc = vbm3d_params(s, causal);
   EXPECT_EQ(qc.aggregation, Vbm3dAggregation::Frame);
   EXPECT_EQ(qc.hard.group, 16);
   EXPECT_EQ(qc.wiener.group, 32);
@@ -303,16 +303,15 @@ TEST(Vbm3d, CausalWindowSearchesTwiceTheProfilesRadiusBackUnlessGiven) {
   EXPECT_EQ(qc.hard.step, 5);
   EXPECT_EQ(qc.wiener.step, 3);
   s.step = 4;
-  EXPECT_EQ(vbm3d_params(s).hard.step, 4) << "a given step is kept";
+  EXPECT_EQ(vbm3d_params(s, causal).hard.step, 4) << "a given step is kept";
   s = Vbm3dSettings{};
-  s.causal = 1;
   s.profile = static_cast<int>(Vbm3dProfile::Paper);
-  EXPECT_EQ(vbm3d_params(s).aggregation, Vbm3dAggregation::Frame);
-  EXPECT_NO_THROW(validate(vbm3d_params(s)));
+  EXPECT_EQ(vbm3d_params(s, causal).aggregation, Vbm3dAggregation::Frame);
+  EXPECT_NO_THROW(validate(vbm3d_params(s, causal)));
   s.aggregation = static_cast<int>(Vbm3dAggregation::Group);
-  EXPECT_THROW(validate(vbm3d_params(s)), InvalidArgument);
+  EXPECT_THROW(validate(vbm3d_params(s, causal)), InvalidArgument);
   s.aggregation = static_cast<int>(Vbm3dAggregation::Reference);
-  EXPECT_EQ(vbm3d_params(s).aggregation, Vbm3dAggregation::Reference);
+  EXPECT_EQ(vbm3d_params(s, causal).aggregation, Vbm3dAggregation::Reference);
 }
 
 TEST(Vbm3d, ProfilesAreValid) {
@@ -321,14 +320,14 @@ TEST(Vbm3d, ProfilesAreValid) {
   EXPECT_NO_THROW(validate(vbm3d_wide_profile()));
   Vbm3dSettings wide;
   wide.profile = static_cast<int>(Vbm3dProfile::Wide);
-  EXPECT_EQ(vbm3d_params(wide).hard.window, 39);
-  EXPECT_EQ(vbm3d_params(wide).wiener.window, 39);
-  EXPECT_EQ(vbm3d_params(wide).hard.step, 3);
-  EXPECT_EQ(vbm3d_params(wide).hard.predictive, 5);
+  EXPECT_EQ(vbm3d_params(wide, false).hard.window, 39);
+  EXPECT_EQ(vbm3d_params(wide, false).wiener.window, 39);
+  EXPECT_EQ(vbm3d_params(wide, false).hard.step, 3);
+  EXPECT_EQ(vbm3d_params(wide, false).hard.predictive, 5);
   // The tuned quality profile (docs/VBM3D.md, "Tuning the quality profile",
   // "Every member into its own frame") is the default; the fast profile kept its
   // values when the quality one changed.
-  const Vbm3dParams q = vbm3d_params(Vbm3dSettings{});
+  const Vbm3dParams q = vbm3d_params(Vbm3dSettings{}, false);
   EXPECT_EQ(q.hard.window, 39);
   EXPECT_EQ(q.hard.step, 6);
   EXPECT_EQ(q.hard.predictive, 3);

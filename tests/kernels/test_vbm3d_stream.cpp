@@ -2,7 +2,7 @@
 // (stream_denoiser.h) on the CPU backend. Centred window: frames out equal
 // frames in, and every output frame equals the V-BM3D reference over the whole
 // clip whatever the chunk size (the output does not depend on chunk borders),
-// with and without motion, gray and NV12. Causal window (Vbm3dSettings::causal, set by window=causal): the
+// with and without motion, gray and NV12. Causal window (window=causal): the
 // latency is 0 frames, each frame comes out at the push that brought it, it
 // equals the reference's causal V-BM3D over the frames up to it, and changing
 // later frames changes nothing before them. Flush (reset) mid-stream, then the
@@ -19,14 +19,14 @@
 namespace cdn {
 namespace {
 
-DenoiseSettings vbm3d(int chunk, int causal = 0) {
+DenoiseSettings vbm3d(int chunk, bool causal = false) {
   DenoiseSettings s;
   s.mode = Mode::Vbm3d;
   s.vbm3d.radius = 2;
   s.vbm3d.window = 7;
   s.vbm3d.step = 4;
   s.vbm3d.chunk = chunk;
-  s.vbm3d.causal = causal;
+  if (causal) s.window = TemporalWindow::Causal;
   s.sigma = 20;
   return s;
 }
@@ -44,7 +44,7 @@ HostFrame reference_frame(const DenoiseSettings& s, const std::vector<HostFrame>
   const FrameView& v = in[0].view();
   HostFrame out(v.format, v.width, v.height);
   const int nc = format_info(v.format).components;
-  vbm3d_frame_reference(window, t, out.view(), nc, vbm3d_params(s.vbm3d), std::vector<double>(nc, s.sigma));
+  vbm3d_frame_reference(window, t, out.view(), nc, vbm3d_params(s.vbm3d, s.window == TemporalWindow::Causal), std::vector<double>(nc, s.sigma));
   return out;
 }
 
@@ -81,7 +81,7 @@ TEST(Vbm3dStream, CausalWindowGivesEachFrameAtItsPushFromPastFramesOnly) {
   const test::TestClip clip = moving(PixelFormat::NV12, 8, 11);
   test::TestClip other = moving(PixelFormat::NV12, 8, 77);  // other noise from frame 5 on
   for (int t = 0; t < 5; ++t) copy_host_frame(clip.noisy[t].view(), other.noisy[t].view());
-  const DenoiseSettings s = vbm3d(50, 1);
+  const DenoiseSettings s = vbm3d(50, true);
   EXPECT_EQ(StreamDenoiser::latency_frames_for(s), 0);
   const FrameView& v = clip.noisy[0].view();
   auto d = StreamDenoiser::create(Backend::Cpu, s, v.format, v.width, v.height);

@@ -29,12 +29,12 @@ double median(std::vector<double> v) {
 
 struct Profile {
   std::string name;
-  Bm3dParams params;
+  Bm3dSettings params;
   int match_split = 0;  // Bm3dCuda::set_match_split: 0 chooses by the grid
 };
 
 Profile named_profile(Bm3dProfile profile, int match_split = 0) {
-  Profile p{bm3d_profile_name(profile), Bm3dParams{}, match_split};
+  Profile p{bm3d_profile_name(profile), Bm3dSettings{}, match_split};
   if (match_split) p.name += " t" + std::to_string(match_split);
   p.params.profile = profile;
   return p;

@@ -34,9 +34,7 @@ std::vector<Row> rows() {
   std::vector<Row> v;
   for (const NamedSet* set : named_sets_of("nlm3d")) {
     const DenoiseSettings s = named_set_settings(*set);
-    NlmParams p = s.nlm;
-    p.causal = resolve_window(s, false) == TemporalWindow::Causal;
-    v.push_back({set->name, p});
+    v.push_back({set->name, nlm_params(s.nlm, resolve_window(s, false) == TemporalWindow::Causal)});
   }
   return v;
 }

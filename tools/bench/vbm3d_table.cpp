@@ -211,16 +211,17 @@ void vbm3d_table(const FrameView& source, int iterations, int chunk, bool gpu, b
                 "GPU MiB", "latency");
     struct Named {
       const char* name;
-      int profile, causal;
+      int profile;
+      bool causal;
     };
-    const Named named[] = {{"quality", 0, 0}, {"fast", 1, 0}, {"quality causal", 0, 1}, {"fast causal", 1, 1},
-                           {"wide", 3, 0}};
+    const Named named[] = {{"quality", 0, false}, {"fast", 1, false}, {"quality causal", 0, true},
+                           {"fast causal", 1, true}, {"wide", 3, false}};
     for (const Named& m : named) {
       DenoiseSettings s;
       s.mode = Mode::Vbm3d;
       s.sigma = 20;
       s.vbm3d.profile = m.profile;
-      s.vbm3d.causal = m.causal;
+      if (m.causal) s.window = TemporalWindow::Causal;
       s.vbm3d.chunk = chunk;
       stream_row(source, PixelFormat::NV12, 1920, 1080, m.name, s, m.causal ? 40 : 3 * chunk);
     }

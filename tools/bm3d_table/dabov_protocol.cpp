@@ -55,11 +55,11 @@ const std::vector<std::string>& ablation_names() {
   return names;
 }
 
-Bm3dRun run_dabov_protocol(const PlaneView& clean, double sigma, std::uint64_t seed, const Bm3dParams& params,
+Bm3dRun run_dabov_protocol(const PlaneView& clean, double sigma, std::uint64_t seed, const Bm3dSettings& params,
                            int threads, const std::string& ablation) {
   if (!ablation.empty() && std::find(ablation_names().begin(), ablation_names().end(), ablation) == ablation_names().end())
     throw InvalidArgument("unknown ablation " + ablation);
-  auto adjust = [&](bm3d::PhaseProfile& pp) {
+  auto adjust = [&](bm3d::PhaseParams& pp) {
     if (ablation == "dct1" && !pp.wiener) pp.t2d = bm3d::Transform2d::Dct;
     if (ablation == "wht") pp.t1d = bm3d::Transform1d::WalshHadamard;
     if (ablation == "tau2500" && !pp.wiener) pp.tau_ssd = 2500.0f * bm3d::kPatchArea;

@@ -40,7 +40,7 @@ struct Bm3dRun {
 // `params`, PSNRs by the protocol above. threads <= 0: all hardware threads.
 // `ablation`: "" (the profile as it is) or one of ablation_names(), which puts one
 // choice of the reference profile back to the paper profile's, to measure it.
-Bm3dRun run_dabov_protocol(const PlaneView& clean, double sigma, std::uint64_t seed, const Bm3dParams& params,
+Bm3dRun run_dabov_protocol(const PlaneView& clean, double sigma, std::uint64_t seed, const Bm3dSettings& params,
                            int threads = 0, const std::string& ablation = "");
 // dct1: the DCT in phase 1 instead of bior1.5; wht: Walsh-Hadamard across the
 // group instead of Haar; tau2500: phase 1's distance threshold 2500 instead of

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   fp.add_switch("-h,--help", "show this help", &help);
   std::vector<std::string> clips;
   std::vector<double> sigma_list, distance_list;
-  Bm3dParams bp;
+  Bm3dSettings bp;
   MotionParams mp;
   try {
     clips = fp.parse(argc, argv);

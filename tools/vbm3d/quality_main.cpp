@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\nusage: cudadenoise-vbm3d-quality [flags] CLIP.y4m...\n%s", e.what(), fp.help().c_str());
     return 2;
   }
-  Bm3dParams bp;
+  Bm3dSettings bp;
   {
     const ParamSpec* spec = find_param("bm3d-profile");
     int k = 0;

@@ -65,10 +65,11 @@ PipdParams pipd_quality_params();
 enum class NlmPatchShape { Cube = 0, Planar = 1 };
 const char* patch_shape_name(NlmPatchShape s);
 
-// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md). The
-// defaults are for moving video (docs/NLM3D.md, "Moving video");
-// nlm_paper_params() gives the papers' 11^3 search cube with 3^3 cubes.
-struct NlmParams {
+// 3D non-local means (nlm3d-gpu-cuomo-2014 eq. 8-9; see docs/NLM3D.md): what
+// the user sets. The defaults are for moving video (docs/NLM3D.md, "Moving
+// video"); nlm_paper_params() gives the papers' 11^3 search cube with 3^3 cubes.
+// The window (centred or causal) is DenoiseSettings::window's.
+struct NlmSettings {
   int search_radius = 3;     // spatial search radius in frame t: (2R+1)^2 candidates (paper: 5, an 11^3 cube)
   int temporal_radius = 4;   // frames searched either side (paper: 5)
   // Not in the papers: the spatial search radius in the other frames t +- 1 ..
@@ -84,10 +85,6 @@ struct NlmParams {
   // the distance less what noise alone gives (Buades, Coll, Morel, "Non-Local
   // Means Denoising", IPOL 2011): patches that differ only by noise weigh ~1.
   bool distance_offset = true;
-  // Not in the papers: a causal window, frames t - Rt .. t only (live sources:
-  // each frame out as soon as it is filtered, chunks of one frame); 2D patches only.
-  // Set by the stream's window (window=causal, or auto on a live source).
-  bool causal = false;
   // Not in the papers: frame confidence (nlm3d_confidence.h; docs/NLM3D.md, "Frame
   // confidence"). Per cell of confidence_cell luma pixels and other frame t + dt, E: how
   // much larger that frame's best patch distance is than frame t's own, on average over
@@ -113,19 +110,32 @@ struct NlmParams {
   int patch_frames() const { return patch_shape == NlmPatchShape::Cube ? 2 * patch_radius + 1 : 1; }
   // Samples in a patch, |B| of h^2.
   int patch_samples() const { return (2 * patch_radius + 1) * (2 * patch_radius + 1) * patch_frames(); }
-  // Frames needed before an output frame, and after it (0 for the causal window):
-  // the single source of truth for every window (schedulers, pools, latency).
+  // Frames needed before an output frame, and after it in the centred window
+  // (NlmParams::reach_after): the single source of truth for every window
+  // (schedulers, pools, latency).
   int reach() const { return temporal_radius + (patch_frames() - 1) / 2; }
+};
+bool operator==(const NlmSettings& a, const NlmSettings& b);
+inline bool operator!=(const NlmSettings& a, const NlmSettings& b) { return !(a == b); }
+
+// What an NLM-3D filter runs: the settings and the stream's window, resolved
+// once (DenoiseSettings::window, resolve_window(); the mode registry hands it
+// to the filter).
+struct NlmParams : NlmSettings {
+  // Not in the papers: a causal window, frames t - Rt .. t only (live sources:
+  // each frame out as soon as it is filtered, chunks of one frame); 2D patches only.
+  bool causal = false;
+
+  // Frames needed after an output frame: 0 for the causal window.
   int reach_after() const { return causal ? 0 : reach(); }
   // The last temporal offset searched: Rt, or 0 for the causal window.
   int last_dt() const { return causal ? 0 : temporal_radius; }
 };
-bool operator==(const NlmParams& a, const NlmParams& b);
-inline bool operator!=(const NlmParams& a, const NlmParams& b) { return !(a == b); }
+NlmParams nlm_params(const NlmSettings& s, bool causal);
 
 // The papers' configuration: the named set nlm3d "paper" (named_sets.h, where
 // the research tools' other NLM-3D sets are). Not the defaults.
-NlmParams nlm_paper_params();
+NlmSettings nlm_paper_params();
 
 // BM3D's profiles (docs/BM3D.md, kernels/bm3d/bm3d_profile.h): `paper` follows the GPU
 // paper (bm3d-gpu-honzatko-krulis-2017, table 1: 2D DCT and Walsh-Hadamard in both
@@ -140,16 +150,17 @@ NlmParams nlm_paper_params();
 enum class Bm3dProfile { Paper = 0, Reference = 1, Fast = 2, Balanced = 3, Quick = 4, Rapid = 5, Draft = 6 };
 const char* bm3d_profile_name(Bm3dProfile p);
 
-// BM3D parameters. step, window and phases at 0 take the profile's values; a
-// value other than 0 replaces the profile's in both phases (group1 and group2: in
-// phase 1 and 2).
-struct Bm3dParams {
+// BM3D parameters, what the user sets. step, window and phases at kProfileValue
+// take the profile's values; any other value replaces the profile's in both
+// phases (group1 and group2: in phase 1 and 2). The filter resolves them per
+// phase, bit depth and sigma (bm3d::phase_params, kernels/bm3d/bm3d_profile.h).
+struct Bm3dSettings {
   Bm3dProfile profile = Bm3dProfile::Paper;
-  int step = 0;    // p: pixels between reference patches (paper: 3)
-  int window = 0;  // n: side of the square search window, odd (paper: 39)
-  int phases = 0;  // 2: hard thresholding then Wiener; 1: the basic estimate only
-  int group1 = 0;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
-  int group2 = 0;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
+  int step = kProfileValue;    // p: pixels between reference patches (paper: 3)
+  int window = kProfileValue;  // n: side of the square search window, odd (paper: 39)
+  int phases = kProfileValue;  // 2: hard thresholding then Wiener; 1: the basic estimate only
+  int group1 = kProfileValue;  // N of phase 1 (hard thresholding), 8, 16 or 32 (paper: 16)
+  int group2 = kProfileValue;  // N of phase 2 (Wiener), 8, 16 or 32 (paper: 32)
 };
 
 // Which frames a temporal mode's window holds (docs/PRESETS.md, "Live"): centred
@@ -170,11 +181,16 @@ const char* noise_model_name(NoiseModelKind k);
 
 struct NoiseProfile;  // noise_profile.h
 
+// What the user sets: the parameter table's values. The names follow one rule:
+// XxxSettings is what the user sets (kProfileValue: the profile's value),
+// XxxParams what a filter runs, every value resolved (NlmParams, Vbm3dParams,
+// bm3d::PhaseParams; PipdParams has nothing to resolve). The window is stored
+// once, here; the mode registry resolves it and hands it to the mode's filter.
 struct DenoiseSettings {
   Mode mode = Mode::Pipd;
   PipdParams pipd;
-  NlmParams nlm;
-  Bm3dParams bm3d;
+  NlmSettings nlm;
+  Bm3dSettings bm3d;
   Vbm3dSettings vbm3d;  // the video mode's profile and overrides (vbm3d_params.h)
   // Noise std in 8-bit code values (scaled by 2^(depth-8) for deeper planes), for
   // nlm3d and bm3d; 0 = auto: estimated per component from every frame and

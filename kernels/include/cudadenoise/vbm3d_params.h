@@ -10,6 +10,11 @@
 
 namespace cdn {
 
+// The value of a parameter that takes its profile's value (bm3d-* and vbm3d-*,
+// "profile" in the parameter table): -1, since 0 is a real value of some of
+// them (vbm3d-radius, vbm3d-motion). Until 2026-11-29 bm3d-* took 0 for it.
+constexpr int kProfileValue = -1;
+
 // The largest temporal radius of either phase.
 constexpr int kMaxVbm3dRadius = 8;
 
@@ -58,6 +63,7 @@ struct Vbm3dParams {
   // Not in the paper (docs/VBM3D.md, "Causal window"): search frame t and the
   // frames before it only (t - radius .. t), so frame t can be filtered as soon
   // as it arrives (live sources). false: t - radius .. t + radius, the paper's.
+  // The stream's window, resolved: vbm3d_params()'s argument.
   bool causal = false;
   MotionParams motion_params;
 
@@ -91,20 +97,23 @@ Vbm3dParams vbm3d_wide_profile();
 // Throws InvalidArgument naming the parameter and its valid range.
 void validate(const Vbm3dParams& p);
 
-// What the one parameter table (settings.h) sets: a profile, and overrides of
-// its values for both phases (-1: the profile's value).
+// What the user sets through the one parameter table (settings.h): a profile,
+// and overrides of its values for both phases (kProfileValue: the profile's
+// value). Vbm3dParams above is what the filter runs, resolved by vbm3d_params().
 enum class Vbm3dProfile { Quality = 0, Fast = 1, Paper = 2, Wide = 3 };
 struct Vbm3dSettings {
   int profile = 0;  // Vbm3dProfile
-  int radius = -1, step = -1, window = -1, predictive = -1, seeds = -1, phases = -1, motion = -1;
-  int aggregation = -1;  // Vbm3dAggregation; -1: the profile's (the causal window: frame unless given)
-  int causal = 0;   // 1: the causal window (Vbm3dParams::causal; chunks of one frame, latency 0; radius -1: twice
-                    // the profile's, the frames the centred window searches, all past); set from the stream's window
+  int radius = kProfileValue, step = kProfileValue, window = kProfileValue, predictive = kProfileValue,
+      seeds = kProfileValue, phases = kProfileValue, motion = kProfileValue;
+  int aggregation = kProfileValue;  // Vbm3dAggregation; the profile's (the causal window: frame unless given)
   int chunk = 50;   // output frames filtered per launch in the centred window (the output never depends on it)
 };
-// The profile with the overrides applied (not validated); with causal and no
-// radius given, each phase's radius doubled (at most kMaxVbm3dRadius), and with
-// causal and no aggregation given, Frame.
-Vbm3dParams vbm3d_params(const Vbm3dSettings& s);
+// The profile with the overrides applied, for the stream's window resolved
+// (causal: DenoiseSettings::window resolved to causal; the mode registry passes
+// it), not validated. With causal (chunks of one frame, latency 0) and no
+// radius given, each phase's radius doubled (at most kMaxVbm3dRadius: the frames
+// the centred window searches, all past), and with causal and no aggregation
+// given, Frame.
+Vbm3dParams vbm3d_params(const Vbm3dSettings& s, bool causal);
 
 }  // namespace cdn
