@@ -85,6 +85,15 @@ inline std::string joined(const std::vector<std::string>& v) {
   return s;
 }
 
+// A healthy pipeline: at EOS with no error or warning, every one of `frames` at its sink.
+inline void expect_healthy(const Pipeline& q, int frames) {
+  SCOPED_TRACE(q.name);
+  EXPECT_TRUE(q.eos);
+  EXPECT_TRUE(q.errors.empty()) << joined(q.errors);
+  EXPECT_TRUE(q.warnings.empty()) << joined(q.warnings);
+  EXPECT_EQ(q.frames, frames) << "every frame to the sink";
+}
+
 // Sets the pipeline to NULL and drops it.
 inline void stop_and_free(Pipeline& p) {
   if (!p.pipeline) return;

@@ -143,14 +143,7 @@ TEST(GpuPipelineIsolation, OutOfGpuMemoryEndsThatPipelineAlone) {
 
   ASSERT_TRUE(faulted);
   EXPECT_GT(hog_mib, 0u);
-  for (const char* name : {"draft", "live"}) {
-    const Pipeline& q = p[name];
-    SCOPED_TRACE(name);
-    EXPECT_TRUE(q.eos);
-    EXPECT_TRUE(q.errors.empty()) << joined(q.errors);
-    EXPECT_TRUE(q.warnings.empty()) << joined(q.warnings);
-    EXPECT_EQ(q.frames, kHealthyFrames) << "every frame to the sink";
-  }
+  for (const char* name : {"draft", "live"}) expect_healthy(p[name], kHealthyFrames);
   EXPECT_LT(healthy_at_fault, kHealthyFrames - 30) << "the fault came too late to matter";
   if (!kSanitized) EXPECT_LT(longest_gap_ns, 1000000000LL) << "a healthy pipeline stopped during the fault";
 

@@ -102,14 +102,7 @@ TEST(PipelineIsolation, OnePipelinesFaultEndsThatPipelineAlone) {
   gst_object_unref(appsrc);
 
   ASSERT_TRUE(faulted) << "the healthy pipelines never reached 10 frames";
-  for (const char* name : {"pipd", "nlm3d"}) {
-    const Pipeline& q = p[name];
-    SCOPED_TRACE(name);
-    EXPECT_TRUE(q.eos);
-    EXPECT_TRUE(q.errors.empty()) << joined(q.errors);
-    EXPECT_TRUE(q.warnings.empty()) << joined(q.warnings);
-    EXPECT_EQ(q.frames, kHealthyFrames) << "every frame to the sink";
-  }
+  for (const char* name : {"pipd", "nlm3d"}) expect_healthy(p[name], kHealthyFrames);
   EXPECT_LT(healthy_at_fault, kHealthyFrames) << "the faults came after the healthy pipelines had ended";
 
   // Caps changed to YUY2 mid-stream: an error in that pipeline, and the element says why.
