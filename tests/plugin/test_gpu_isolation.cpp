@@ -40,6 +40,7 @@ using namespace cdn_test;
 
 namespace {
 
+#ifdef CDN_HAVE_CUDA
 constexpr int kHealthyFrames = 150;
 const bool kSanitized = std::getenv("CDN_TEST_SMALL") != nullptr;
 
@@ -61,7 +62,6 @@ long long now_ns() {
       .count();
 }
 
-#ifdef CDN_HAVE_CUDA
 // The GPU's free memory, taken in 64 MiB frames of a pool on this thread's
 // CUDA context until an allocation fails; released with the object.
 class MemoryHog {
