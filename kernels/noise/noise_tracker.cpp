@@ -170,8 +170,10 @@ void NoiseTracker::observe_foreground(const FrameView& frame, const std::vector<
 }
 
 void NoiseTracker::set_interval(int interval) {
-  if (interval < 1) throw InvalidArgument("noise tracker: interval must be >= 1 frame");
-  settings_.interval = interval;
+  NoiseTrackerSettings s = settings_;
+  s.interval = interval;
+  validate(s);
+  settings_ = s;
 }
 
 bool NoiseTracker::estimated(std::int64_t index) const {

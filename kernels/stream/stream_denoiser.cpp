@@ -24,11 +24,10 @@ namespace {
 // The stream's tracker: the background schedule (noise_tracker.h), so that
 // the estimate of frame t - 1 runs on the tracker's thread while this one
 // filters frame t, not on the caller's streaming thread before it.
-NoiseTrackerSettings tracker_settings(bool model, int interval) {
+NoiseTrackerSettings tracker_settings(bool model) {
   NoiseTrackerSettings ts;
   ts.model = model;
   ts.background = true;
-  ts.interval = interval;
   return ts;
 }
 
@@ -178,27 +177,28 @@ std::vector<NoiseModel> StreamDenoiser::current_models() const {
   return models;
 }
 
+void StreamDenoiser::track_noise(const FrameView& in, void* stream, bool model) {
+  // A model's tracker serves for sigma too (the same sigma()); one without the
+  // model is replaced when the model is asked for.
+  if (!tracker_ || (model && !tracker_models_)) {
+    tracker_ = std::make_unique<NoiseTracker>(tracker_settings(model));
+    tracker_models_ = model;
+  }
+  tracker_->set_interval(settings_.noise_interval);
+  tracker_->observe(in, stream);
+}
+
 void StreamDenoiser::observe_noise(const FrameView& in, void* stream) {
   if (!uses_sigma(settings_.mode)) return;
   std::vector<double> sigma;
   if (settings_.noise_model == NoiseModelKind::Constant) {
     tables_.reset();
     if (settings_.sigma == 0) {
-      if (!tracker_)  // a model's serves too: the same sigma()
-        tracker_ = std::make_unique<NoiseTracker>(tracker_settings(false, settings_.noise_interval));
-      tracker_->set_interval(settings_.noise_interval);
-      tracker_->observe(in, stream);
+      track_noise(in, stream, false);
     }
     sigma = noise_sigma();
   } else {
-    if (estimates_model()) {
-      if (!tracker_ || !tracker_models_) {
-        tracker_ = std::make_unique<NoiseTracker>(tracker_settings(true, settings_.noise_interval));
-        tracker_models_ = true;
-      }
-      tracker_->set_interval(settings_.noise_interval);
-      tracker_->observe(in, stream);
-    }
+    if (estimates_model()) track_noise(in, stream, true);
     const std::vector<NoiseModel> models = current_models();
     if (!tables_ || !models_close(settings_.noise_model, models, tables_models_, kTablesRatio)) {
       tables_ = std::make_shared<const StabilizingTables>(format_, settings_.noise_model, models,

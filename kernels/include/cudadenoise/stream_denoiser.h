@@ -180,6 +180,8 @@ class StreamDenoiser {
   // stream strength x sigma per component, and with a signal or curve model
   // makes the stabilising tables the frame goes through (stabilizing() then).
   void observe_noise(const FrameView& in, void* stream);
+  // The frame into the noise tracker (made here, `model`: following the model too).
+  void track_noise(const FrameView& in, void* stream, bool model);
   bool stabilizing() const;
   // With a signal or curve model: whether it comes from the frames (no profile, noise-a auto).
   bool estimates_model() const;
