@@ -22,6 +22,7 @@ struct Pipeline {
   std::vector<std::string> errors, warnings;
   bool eos = false;
   bool stopped = false;  // set to NULL by the test
+  bool start_failed = false;  // the state change to PLAYING failed at once
 };
 
 inline GstPadProbeReturn count_buffer(GstPad*, GstPadProbeInfo*, gpointer data) {
@@ -33,8 +34,11 @@ inline GstPadProbeReturn count_buffer(GstPad*, GstPadProbeInfo*, gpointer data) 
   return GST_PAD_PROBE_OK;
 }
 
-// Parses `description` (its sink named "sink"), counts what reaches the sink, plays it.
-inline void start(Pipeline& p, const std::string& description) {
+// Parses `description` (its sink named "sink"), counts what reaches the sink, plays it;
+// `context` (e.g. a shared CUDA context), when given, is set on it first. A state change
+// that fails at once ends the pipeline (start_failed): elements may fail it without
+// posting an error (nvcodec's when no CUDA context can be made), and it would never end.
+inline void start(Pipeline& p, const std::string& description, GstContext* context = nullptr) {
   GError* err = nullptr;
   p.pipeline = gst_parse_launch(description.c_str(), &err);
   ASSERT_EQ(err, nullptr) << description << ": " << err->message;
@@ -44,7 +48,9 @@ inline void start(Pipeline& p, const std::string& description) {
   gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &p, nullptr);
   gst_object_unref(pad);
   gst_object_unref(sink);
-  gst_element_set_state(p.pipeline, GST_STATE_PLAYING);
+  if (context) gst_element_set_context(p.pipeline, context);
+  if (gst_element_set_state(p.pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    p.start_failed = true;
 }
 
 // "element: message (debug)" of an error or warning message.
@@ -62,7 +68,8 @@ inline std::string text_of(GstMessage* m) {
   return s;
 }
 
-// Takes what the pipeline's bus holds; true once it is over (EOS, an error, or stopped).
+// Takes what the pipeline's bus holds; true once it is over (EOS, an error, stopped, or
+// failed to start).
 inline bool poll(Pipeline& p) {
   if (p.stopped) return true;
   GstBus* bus = gst_element_get_bus(p.pipeline);
@@ -76,7 +83,7 @@ inline bool poll(Pipeline& p) {
     gst_message_unref(m);
   }
   gst_object_unref(bus);
-  return p.eos || !p.errors.empty();
+  return p.eos || !p.errors.empty() || p.start_failed;
 }
 
 inline std::string joined(const std::vector<std::string>& v) {
