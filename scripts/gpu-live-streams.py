@@ -49,6 +49,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRESETS = ("standard", "draft", "live", "video")
 QOS_LINE = re.compile(r'Got message #\d+ from element "([^"]+)" \(qos\)')
+QOS_TIME = re.compile(r'Got message #\d+ from element "[^"]+" \(qos\).*?running-time=\(guint64\)(\d+)')
+WARM_UP_S = 2.0  # QoS messages of late frames in a run's first seconds: start-up, counted apart
 ERROR_LINE = re.compile(r"^ERROR: from element (.*)$", re.M)
 
 
@@ -181,15 +183,20 @@ def run(args, env, preset, n, layout, seconds):
     qos = sum(len(QOS_LINE.findall(o)) for o in outputs)
     late_streams = len({(k, name) for k, o in enumerate(outputs) for name in QOS_LINE.findall(o)})
     errors = [m for o in outputs for m in ERROR_LINE.findall(o)]
+    late_at = sorted(int(t) / 1e9 for o in outputs for t in QOS_TIME.findall(o))  # the late frames' running times
     gpu, cpu = sampler.summary()
     ok = all(c == 0 for c in codes) and qos == 0 and not errors
     row = {"preset": preset if preset else ("source + noise" if preset is None else "source only"),
            "size": args.size, "layout": layout, "n": n, "seconds": seconds, "deadline_ms": args.deadline_ms, "pass": ok, "qos": qos,
-           "late_streams": late_streams, "failed": sum(c != 0 for c in codes), "wall_s": round(wall, 1),
+           "late_streams": late_streams,
+           "qos_after_start": sum(t >= WARM_UP_S for t in late_at),
+           "late_from_s": round(late_at[0], 2) if late_at else None, "late_to_s": round(late_at[-1], 2) if late_at else None,
+           "failed": sum(c != 0 for c in codes), "wall_s": round(wall, 1),
            "gpu_util": gpu, "cpu_busy": cpu, "threads": sampler.threads(wall),
            "error": errors[0][:160] if errors else ""}
     print(f"  {row['preset']:>14} {layout:>11} N={n:<3} {seconds:>3} s: {'pass' if ok else 'FAIL'}"
-          f" qos {qos} ({late_streams} streams), exit!=0 {row['failed']}, wall {wall:.0f} s,"
+          f" qos {qos} ({late_streams} streams; {row['qos_after_start']} after {WARM_UP_S:g} s;"
+          f" late frames at {row['late_from_s']}..{row['late_to_s']} s), exit!=0 {row['failed']}, wall {wall:.0f} s,"
           f" GPU {gpu}%, CPU {cpu}% {row['error']}\n    cores by thread: {row['threads']}", file=sys.stderr, flush=True)
     return row
 
@@ -223,13 +230,19 @@ def search(args, env, preset, layout, guess, rows):
             "seconds": args.seconds}
 
 
+def late_span(r):
+    return "" if r["late_from_s"] is None else f"{r['late_from_s']}..{r['late_to_s']}"
+
+
 def table(rows, results):
-    lines = ["| preset | size | layout | N | s | sink deadline ms | result | QoS messages (streams) | pipelines failed |"
+    lines = ["| preset | size | layout | N | s | sink deadline ms | result | QoS messages (streams) |"
+             f" of them after {WARM_UP_S:g} s | late frames' running time s | pipelines failed |"
              " GPU busy % | host CPU busy % | wall s | busiest threads (cores) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['preset']} | {r['size']} | {r['layout']} | {r['n']} | {r['seconds']} | {r['deadline_ms']} |"
-                     f" {'pass' if r['pass'] else 'FAIL'} | {r['qos']} ({r['late_streams']}) | {r['failed']} |"
+                     f" {'pass' if r['pass'] else 'FAIL'} | {r['qos']} ({r['late_streams']}) | {r['qos_after_start']} |"
+                     f" {late_span(r)} | {r['failed']} |"
                      f" {r['gpu_util']} | {r['cpu_busy']} | {r['wall_s']} | {r['threads']} |")
     if results:
         lines += ["", "| preset | size | layout | largest N, no drop and no QoS for the full run | smallest N that failed |",
