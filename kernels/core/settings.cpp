@@ -104,8 +104,8 @@ const std::vector<ParamSpec>& param_specs() {
          false, -4096.0, 65025.0, 0.0, [](const DenoiseSettings& s) { return s.noise_b; },
          [](DenoiseSettings& s, double v) { s.noise_b = v; }},
         {ParamGroup::Noise, "noise-interval",
-         "With the noise estimated (sigma auto, or its model): after the warm-up, one frame in this many is "
-         "measured, each measurement counting for as many frames; 1 measures every frame (a step of the noise is "
+         "With the noise estimated (sigma auto, or its model): one frame in this many is measured (the first "
+         "included), each measurement counting for as many frames; 1 measures every frame (a step of the noise is "
          "followed sooner, at a higher host cost); docs/NOISE.md",
          true, 1.0, 60.0, 4.0, [](const DenoiseSettings& s) { return double(s.noise_interval); },
          [](DenoiseSettings& s, double v) { s.noise_interval = static_cast<int>(v); }},

@@ -108,7 +108,7 @@ void NoiseTracker::observe(const FrameView& frame, void* stream) {
   validate_frame(frame);
   const bool again = !same_stream(frame);
   // Background, at a frame that is estimated: the estimate in flight first
-  // (frame t - 2's in the warm-up; what it threw surfaces here, before frame t
+  // (frame t - 2's with interval 1; what it threw surfaces here, before frame t
   // changes anything), so that the next one starts from the value through it
   // and the staging buffer it used is free again.
   if (again || estimated(frames_)) collect();
@@ -122,7 +122,7 @@ void NoiseTracker::observe(const FrameView& frame, void* stream) {
     if (!settings_.background) {
       flush();
     } else if (staging_ && !staging_->frames.empty()) {
-      collect();  // only when the frame before was the warm-up's last
+      collect();  // nothing in flight: the frame before handed it over or was the first
       hand_over();
     }
     return;
@@ -176,13 +176,10 @@ void NoiseTracker::set_interval(int interval) {
   settings_ = s;
 }
 
-bool NoiseTracker::estimated(std::int64_t index) const {
-  return index < settings_.time_constant || index % settings_.interval == 0;
-}
+bool NoiseTracker::estimated(std::int64_t index) const { return index % settings_.interval == 0; }
 
 double NoiseTracker::time_constant_now() const {
-  // The warm-up's estimates are one frame each; later ones stand for `interval` frames.
-  if (folded_ < settings_.time_constant) return settings_.time_constant;
+  // Each estimate stands for `interval` frames.
   return std::max(1.0, static_cast<double>(settings_.time_constant) / settings_.interval);
 }
 

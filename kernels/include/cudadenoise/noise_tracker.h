@@ -51,17 +51,21 @@
 //   destructor (which waits for the estimate in flight). What an estimate
 //   throws on the worker is rethrown by the next observe() or flush() (that
 //   frame is not folded in); reset() drops it.
-// Which frames are estimated (settings.interval): every frame of the first
-// `time_constant` since the start (the warm-up), then one frame in `interval`
-// (the frames whose index since the start is a multiple of it); the frames in
-// between are not sampled, copied nor estimated, and move nothing. Each
-// estimate after the warm-up stands for `interval` frames: it moves log(sigma)
+// Which frames are estimated (settings.interval): one frame in `interval`, the
+// frames whose index since the start is a multiple of it (the first frame
+// included); the frames in between are not sampled, copied nor estimated, and
+// move nothing. Each estimate stands for `interval` frames: it moves log(sigma)
 // by interval/time_constant of the way (at most all of it), so the time
-// constant stays `time_constant` frames. The choice depends on the frame index
-// alone, so both schedules estimate the same frames; an estimate starts from
-// the value through the last estimated frame before it on both (with interval
-// 1: through frame t - 1, as above). On the background schedule an estimated
-// frame s after the warm-up is handed to the worker at observe(s + 1) and
+// constant stays `time_constant` frames. (Until 2026-11-29 every frame of the
+// first `time_constant` was estimated too: with many streams started at once,
+// that burst of host work made their first second late; docs/PERFORMANCE.md,
+// live streams.) The model's level sets fill from the frames of `interval`
+// alike, so sigma() is the same with and without the model (white noise gives
+// the constant model's bytes). The choice depends on the
+// frame index alone, so both schedules estimate the same frames; an estimate
+// starts from the value through the last estimated frame before it on both
+// (with interval 1: through frame t - 1, as above). On the background schedule
+// an estimated frame s is handed to the worker at observe(s + 1) and
 // folded in at the next estimated frame's observe() (s + interval), so the
 // worker has interval - 1 frames for it. A step of the noise is followed after
 // `step_frames` estimated frames. interval 1: every frame, as above.
@@ -137,8 +141,8 @@ struct NoiseTrackerSettings {
   // flat: a = 0, b = the levels' weighted mean variance (so that AWGN comes
   // out as AWGN). docs/NOISE.md has the measurements behind the default.
   double flat_ratio = 0.65;
-  // After the warm-up of time_constant frames, one frame in `interval` is
-  // estimated (>= 1; see above): the tracker's host cost divided by about that.
+  // One frame in `interval` is estimated (>= 1; see above): the tracker's host
+  // cost divided by that.
   int interval = 1;
   // The schedule (see above): false, foreground (frames a frame late, estimated
   // on the caller's thread); true, background (frames two frames late,
@@ -197,8 +201,8 @@ class NoiseTracker {
   const std::vector<std::vector<int>>& last_model_levels() const { return last_model_levels_; }
   const std::vector<std::vector<NoiseLevel>>& last_models() const { return last_models_; }
 
-  // settings.interval from the next observe() on (the frames' index and the
-  // warm-up count from the start as before). Throws InvalidArgument below 1.
+  // settings.interval from the next observe() on (the frames' index counts from
+  // the start as before). Throws InvalidArgument below 1.
   void set_interval(int interval);
 
   // Forget everything (a new stream). Waits for the estimate in flight, if
