@@ -2,7 +2,7 @@
 """test_live_streams_script.py: scripts/gpu-live-streams.py (issue 36's live streams
 benchmark) runs here, without a GPU, on system memory: one stream in one process and
 two in two processes, each to EOS (exit status 0, counted), every run in the JSON
-with its QoS count, GPU and host figures; and a bad --size or --guess is refused
+with its QoS count (and the late frames' running times), GPU and host figures; and a bad --size or --guess is refused
 with a message. Whether the runs keep real time on this machine is not asserted:
 that is what the benchmark measures on the GPU host.
 
@@ -35,6 +35,10 @@ def main():
         assert isinstance(r["qos"], int) and r["qos"] >= 0, r
         assert r["wall_s"] >= 2.0, r  # live: 60 frames at 30 fps take two seconds
         assert r["pass"] == (r["qos"] == 0), r
+        # the late frames' running times: none without a QoS message, else a span
+        assert 0 <= r["qos_after_start"] <= r["qos"], r
+        assert (r["late_from_s"] is None) == (r["qos"] == 0), r
+        assert r["late_from_s"] is None or r["late_from_s"] <= r["late_to_s"], r
     for bad, said in ((["--size", "64"], "--size takes WxH"), (["--guess", "draft"], "PRESET=N")):
         run = subprocess.run([sys.executable, script, "--build", build, "--system-memory"] + bad,
                              capture_output=True, text=True, timeout=60)
