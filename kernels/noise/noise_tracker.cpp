@@ -122,7 +122,7 @@ void NoiseTracker::observe(const FrameView& frame, void* stream) {
     if (!settings_.background) {
       flush();
     } else if (staging_ && !staging_->frames.empty()) {
-      collect();  // nothing in flight: the frame before handed it over or was the first
+      collect();  // an estimate in flight only when the interval grew mid-stream (set_interval)
       hand_over();
     }
     return;
@@ -178,7 +178,7 @@ void NoiseTracker::set_interval(int interval) {
 
 bool NoiseTracker::estimated(std::int64_t index) const { return index % settings_.interval == 0; }
 
-double NoiseTracker::time_constant_now() const {
+double NoiseTracker::estimate_time_constant() const {
   // Each estimate stands for `interval` frames.
   return std::max(1.0, static_cast<double>(settings_.time_constant) / settings_.interval);
 }
@@ -382,7 +382,8 @@ void NoiseTracker::update(Component& c, const Estimate& e) {
   // it (noise appears) is measured from there.
   const double x = std::log(std::max(e.sigma.sigma, settings_.floor));
   const bool was_known = c.sigma.known;
-  const Tracked::Move m = c.sigma.update(x, time_constant_now(), std::log(settings_.step_ratio), settings_.step_frames);
+  const Tracked::Move m =
+      c.sigma.update(x, estimate_time_constant(), std::log(settings_.step_ratio), settings_.step_frames);
   if (m == Tracked::Taken && was_known) {  // a step of the noise: every level takes its next estimate as it is
     for (Level& l : c.levels) {
       l.replace = l.sigma.known;

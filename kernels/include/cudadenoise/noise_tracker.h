@@ -61,8 +61,8 @@
 // that burst of host work made their first second late; docs/PERFORMANCE.md,
 // live streams.) The model's level sets fill from the frames of `interval`
 // alike, so sigma() is the same with and without the model (white noise gives
-// the constant model's bytes). The choice depends on the
-// frame index alone, so both schedules estimate the same frames; an estimate
+// the constant model's bytes). The choice depends on the frame index alone,
+// so both schedules estimate the same frames; an estimate
 // starts from the value through the last estimated frame before it on both
 // (with interval 1: through frame t - 1, as above). On the background schedule
 // an estimated frame s is handed to the worker at observe(s + 1) and
@@ -83,10 +83,11 @@
 // samples for host and device frames); a level set counts as populated in a
 // frame when it has at least kNoiseModelMinSelected candidates there. The
 // warm-up: a populated level estimated fewer than `model_time_constant` times
-// since it (re)started is estimated in every frame, so every populated level
-// has that many estimates after as many frames and the model is known from
-// the first frames on. After it each frame estimates ONE level set per
-// component: of the populated ones, the one estimated longest ago. Each
+// since it (re)started is estimated in every estimated frame, so every
+// populated level has that many estimates after as many estimated frames and
+// the model is known from the first ones on. After it each estimated frame
+// estimates ONE level set per component: of the populated ones, the one
+// estimated longest ago. Each
 // level's sigma is tracked as the component's is, counted in its own updates,
 // with the step rule above (step_ratio, step_frames): its first
 // `model_time_constant` usable estimates are averaged with equal weights (the
@@ -249,8 +250,8 @@ class NoiseTracker {
   bool same_stream(const FrameView& frame) const;
   // Whether frame `index` (since the start) is estimated (settings.interval).
   bool estimated(std::int64_t index) const;
-  // The time constant, in estimates, of the next estimate folded in.
-  double time_constant_now() const;
+  // The time constant in estimates: time_constant frames over interval.
+  double estimate_time_constant() const;
   void observe_foreground(const FrameView& frame, const std::vector<PatchSampling>& samplings, void* stream,
                           bool first);
   // A frame's estimate of one component, started from `from` (the tracked

@@ -207,8 +207,8 @@ struct DenoiseSettings {
   double noise_a = -1;
   double noise_b = 0;
   std::shared_ptr<const NoiseProfile> noise_profile;  // not in the table: a file (noise_profile.h)
-  // With the noise estimated: after the first frames, one frame in this many
-  // is measured (NoiseTrackerSettings::interval; 1: every frame).
+  // With the noise estimated: one frame in this many is measured, the first
+  // included (NoiseTrackerSettings::interval; 1: every frame).
   int noise_interval = 4;
   TemporalWindow window = TemporalWindow::Auto;
   PlaneSelection planes = PlaneSelection::All;

@@ -102,9 +102,9 @@ class StreamDenoiser {
   // Whether noise_sigma() (or the model) comes from the frames and every component has had a usable frame.
   bool noise_estimated() const;
   // With the noise estimated from the frames: how many of the stream's frames
-  // were measured and are in it (the tracker's schedule: the first at once,
-  // later ones a frame or two late; after the warm-up one frame in
-  // noise_interval; noise_tracker.h); 0 otherwise.
+  // were measured and are in it (the tracker's schedule: one frame in
+  // noise_interval, the first at once, later ones folded in later;
+  // noise_tracker.h); 0 otherwise.
   std::int64_t noise_frames() const;
   // True once when the estimate first becomes known and whenever it moves by
   // more than 5 % (NoiseTracker::changed): for the element's message. Always
