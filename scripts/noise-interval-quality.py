@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """noise-interval-quality.py: what `noise-interval` costs in quality (docs/NOISE.md, "Which frames are measured").
 
-The automatic noise level is tracked over the frames measured: every frame of the warm-up,
-then one frame in `noise-interval`. This script filters the same noisy clips with the noise
+The automatic noise level is tracked over the frames measured: one frame in
+`noise-interval`, the first included. This script filters the same noisy clips with the noise
 level estimated at several intervals and prints the luma PSNR of each against the clean clip,
 so the default's cost is a measured figure.
 
@@ -16,17 +16,20 @@ denoise`), measured with `cudadenoise-eval measure`.
         [--conditions awgn-5,awgn-15,awgn-30,sd-0.5-4,sd-2-2] [--frames 64] [--mode-args "--modes bm3d ..."]
 
 Prints a markdown table (mean luma PSNR per condition and interval, the largest loss of one
-clip against interval 1) and, with --json FILE, every measurement.
+clip against interval 1) and, with --json FILE, every measurement. The tools and ffmpeg run
+as the evaluation report runs them (tools/eval/harness/env.py): on a GPU host without
+ffmpeg, through the runtime bundle in .gpu-runtime. BUILD is relative to the checkout.
 """
 import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "eval"))
+from harness.env import Env, HarnessError  # noqa: E402  (the tools, ffmpeg and the GPU host's runtime bundle)
 
 
 def condition_flags(name):
@@ -38,14 +41,6 @@ def condition_flags(name):
         a, _, b = rest.partition("-")
         return ["--noise-a", a, "--noise-b", b]
     sys.exit(f"noise-interval-quality: unknown condition '{name}' (awgn-S or sd-A-B)")
-
-
-def eval_json(tool, args):
-    r = subprocess.run([tool] + args, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"noise-interval-quality: {' '.join([tool] + args)} failed ({r.returncode}):\n{r.stderr.strip()}")
-    out = r.stdout
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
 def clips(d):
@@ -62,11 +57,11 @@ def clips(d):
     return [(n, os.path.join(d, n)) for n in names if os.path.exists(os.path.join(d, n))]
 
 
-def decode(ffmpeg, path, out, frames, crop):
+def decode(env, path, out, frames, crop):
     w, h = crop.split("x")
     vf = f"crop='min(iw,{w})':'min(ih,{h})',crop='trunc(iw/2)*2':'trunc(ih/2)*2',format=yuv420p"
-    subprocess.run([ffmpeg, "-v", "error", "-y", "-i", path, "-frames:v", str(frames), "-vf", vf,
-                    "-f", "yuv4mpegpipe", "-strict", "-1", out], check=True)
+    env.run([env.ffmpeg, "-v", "error", "-y", "-i", path, "-frames:v", str(frames), "-vf", vf,
+             "-f", "yuv4mpegpipe", "-strict", "-1", out], "decoding " + path)
 
 
 def main():
@@ -76,7 +71,6 @@ def main():
     p.add_argument("--data", default=os.environ.get("CDN_TEST_DATA", os.path.join(ROOT, ".testdata")))
     p.add_argument("--video-dir", help="the clips and their MANIFEST.tsv (default: DATA/video); any clips ffmpeg"
                    " reads, e.g. crops carried to a GPU host")
-    p.add_argument("--ffmpeg", default="ffmpeg")
     p.add_argument("--backend", default="auto")
     p.add_argument("--intervals", default="1,4,8")
     p.add_argument("--conditions", default="awgn-5,awgn-15,awgn-30,sd-0.5-4,sd-2-2")
@@ -88,9 +82,14 @@ def main():
     p.add_argument("--json")
     args = p.parse_args()
 
-    tool = os.path.join(args.build, "tools", "eval", "cudadenoise-eval")
-    if not os.access(tool, os.X_OK):
-        sys.exit(f"noise-interval-quality: no {tool}")
+    try:
+        env = Env(ROOT, args.build)
+        return measure(args, env)
+    except HarnessError as e:
+        sys.exit(f"noise-interval-quality: {e}")
+
+
+def measure(args, env):
     intervals = [int(x) for x in args.intervals.split(",")]
     conditions = [c for c in args.conditions.split(",") if c]
     for c in conditions:
@@ -107,23 +106,23 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name, path in chosen:
             clean = os.path.join(work, name + ".y4m")
-            decode(args.ffmpeg, path, clean, args.frames, args.crop)
+            decode(env, path, clean, args.frames, args.crop)
             for k, cond in enumerate(conditions):
                 noisy = os.path.join(work, f"{name}-{cond}.y4m")
-                eval_json(tool, ["prepare", "--input", clean, "--noisy-out", noisy, "--seed-base",
-                                 str(1000 * (k + 1) + 1)] + condition_flags(cond))
+                env.eval_json(["prepare", "--input", clean, "--noisy-out", noisy, "--seed-base",
+                               str(1000 * (k + 1) + 1)] + condition_flags(cond), "noise " + cond)
                 outs = {}
                 for n in intervals:
                     out_dir = os.path.join(work, f"{name}-{cond}-i{n}")
                     os.makedirs(out_dir, exist_ok=True)
-                    runs = eval_json(tool, ["denoise", "--input", noisy, "--out-dir", out_dir, "--backends",
-                                            args.backend, "--warmup", "0", "--repeat", "1", "--tag", f"i{n}",
-                                            "--noise-interval", str(n)] + args.mode_args.split())
+                    runs = env.eval_json(["denoise", "--input", noisy, "--out-dir", out_dir, "--backends",
+                                          args.backend, "--warmup", "0", "--repeat", "1", "--tag", f"i{n}",
+                                          "--noise-interval", str(n)] + args.mode_args.split(), "denoise")
                     if len(runs) != 1 or "error" in runs[0]:
                         sys.exit(f"noise-interval-quality: denoise {name} {cond} interval {n}: {runs}")
                     outs[n] = runs[0]["output"]
                     backend = runs[0]["backend"]
-                scores = eval_json(tool, ["measure", "--clean", clean] + [outs[n] for n in intervals])
+                scores = env.eval_json(["measure", "--clean", clean] + [outs[n] for n in intervals], "measure")
                 row = {"clip": name, "condition": cond, "backend": backend,
                        "psnr": {n: s["planes"][0]["psnr"] for n, s in zip(intervals, scores)}}
                 rows.append(row)
