@@ -25,11 +25,15 @@ struct Pipeline {
   bool start_failed = false;  // the state change to PLAYING failed at once
 };
 
+// The steady clock, in nanoseconds (Pipeline::last_frame_ns's clock).
+inline long long steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 inline GstPadProbeReturn count_buffer(GstPad*, GstPadProbeInfo*, gpointer data) {
   auto* p = static_cast<Pipeline*>(data);
-  p->last_frame_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch())
-                         .count();
+  p->last_frame_ns = steady_now_ns();
   p->frames++;
   return GST_PAD_PROBE_OK;
 }

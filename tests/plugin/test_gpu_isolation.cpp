@@ -66,11 +66,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-long long now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // What the starved pipeline finds free: room for cudaupload's few 1080p NV12
 // buffers (about 3 MiB each), far below what preset video's window needs.
 constexpr int kHeadroomMiB = 16;
@@ -161,7 +156,7 @@ TEST(GpuPipelineIsolation, OutOfGpuMemoryEndsThatPipelineAlone) {
     }
     if (faulted)
       for (const char* name : {"draft", "live"})
-        if (!p[name].eos) longest_gap_ns = std::max(longest_gap_ns, now_ns() - p[name].last_frame_ns.load());
+        if (!p[name].eos) longest_gap_ns = std::max(longest_gap_ns, steady_now_ns() - p[name].last_frame_ns.load());
     // The faults, once the healthy pipelines run: the GPU's memory taken, a
     // pipeline that needs more started, another set to NULL.
     if (!faulted && p["draft"].frames >= 30 && p["live"].frames >= 30 && p["stopped"].frames >= 30) {
