@@ -48,8 +48,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRESETS = ("standard", "draft", "live", "video")
-QOS_LINE = re.compile(r'Got message #\d+ from element "([^"]+)" \(qos\)')
-QOS_TIME = re.compile(r'Got message #\d+ from element "[^"]+" \(qos\).*?running-time=\(guint64\)(\d+)')
+# A QoS message as gst-launch -m prints it: the element, and the late frame's running time.
+QOS_LINE = re.compile(r'Got message #\d+ from element "([^"]+)" \(qos\)(?:.*?running-time=\(guint64\)(\d+))?')
 WARM_UP_S = 2.0  # QoS messages of late frames in a run's first seconds: start-up, counted apart
 ERROR_LINE = re.compile(r"^ERROR: from element (.*)$", re.M)
 
@@ -180,10 +180,11 @@ def run(args, env, preset, n, layout, seconds):
             outputs = [p.communicate()[0] for p in procs]
     wall = time.monotonic() - t0
     codes = [p.returncode for p in procs]
-    qos = sum(len(QOS_LINE.findall(o)) for o in outputs)
-    late_streams = len({(k, name) for k, o in enumerate(outputs) for name in QOS_LINE.findall(o)})
+    found = [(k, name, t) for k, o in enumerate(outputs) for name, t in QOS_LINE.findall(o)]
+    qos = len(found)
+    late_streams = len({(k, name) for k, name, _ in found})
     errors = [m for o in outputs for m in ERROR_LINE.findall(o)]
-    late_at = sorted(int(t) / 1e9 for o in outputs for t in QOS_TIME.findall(o))  # the late frames' running times
+    late_at = sorted(int(t) / 1e9 for _, _, t in found if t)  # the late frames' running times
     gpu, cpu = sampler.summary()
     ok = all(c == 0 for c in codes) and qos == 0 and not errors
     row = {"preset": preset if preset else ("source + noise" if preset is None else "source only"),
