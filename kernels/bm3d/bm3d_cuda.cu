@@ -18,6 +18,7 @@
 
 #include "bm3d/bm3d_device_planes.cuh"
 #include "bm3d/bm3d_device_run.cuh"
+#include "cuda/dynamic_shared.h"
 #include "bm3d/bm3d_filter_lanes.cuh"
 #include "bm3d/bm3d_group_columns.cuh"
 #include "bm3d/bm3d_match8.cuh"
@@ -532,7 +533,7 @@ int auto_match8_split(int K, int tiles, int step, int radius, int shared_limit) 
     const std::size_t shared = match8_shared_bytes(K, S, step, radius, false);
     int per_sm = 0;
     with_match8_kernel(K, S, false, [&](auto kernel) {
-      CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      allow_dynamic_shared(kernel, shared);
       CDN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileRefs, shared));
     });
     if (static_cast<long long>(tiles) * S <= static_cast<long long>(per_sm) * sms) split = S;
@@ -994,14 +995,14 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
         if (use_match8) {
           const int S = match_split;
           auto launch = [&](auto kernel) {
-            allow_shared(kernel, match8_shared);
+            allow_dynamic_shared(kernel, match8_shared);
             kernel<<<dim3(tiles.x, tiles.y * S), dim3(kTileX, kTileY / S, S), match8_shared, stream>>>(m8);
           };
           with_match8_kernel(K, S, match8_wide, launch);
         } else {
           with_group_size(K, [&](auto k) {
             constexpr int kK = decltype(k)::value;
-            allow_shared(block_match_kernel<kK>, match_shared);
+            allow_dynamic_shared(block_match_kernel<kK>, match_shared);
             block_match_kernel<kK><<<tiles, dim3(kTileX, kTileY), match_shared, stream>>>(ma);
           });
         }
@@ -1017,7 +1018,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
           if (!reference_kernels_) {
             const dim3 blocks(window_blocks.x, tiles.y);
             auto launch = [&](auto kernel) {
-              allow_shared(kernel, smem);
+              allow_dynamic_shared(kernel, smem);
               kernel<<<blocks, kWinWarps * 32, smem, stream>>>(fa);
             };
             constexpr Transform2d kDct = Transform2d::Dct, kBior = Transform2d::Bior15;
@@ -1035,7 +1036,7 @@ void Bm3dCuda::run(const std::vector<PlaneView>& in, const std::vector<PlaneView
             continue;
           }
           auto launch = [&](auto kernel) {
-            if (smem) allow_shared(kernel, smem);
+            allow_dynamic_shared(kernel, smem);
             kernel<<<tiles, kFilterWarps * 32, smem, stream>>>(fa);
           };
           with_group_size(K, [&](auto k) {

@@ -53,11 +53,6 @@ int max_shared_optin() {
   return bytes;
 }
 
-template <typename Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  CDN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
 // Calls f(std::integral_constant<int, K>{}) for the run-time group size K (8, 16
 // or 32; anything else: 32): every kernel of a group is a template on it.
 template <typename F>

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cuda/dynamic_shared.h"
 #include "cuda/warp_reduce.cuh"
 #include "cudadenoise/error.h"
 #include "nlm3d/nlm3d_guide.h"
@@ -167,8 +168,7 @@ template <int r, int NV>
 void launch(const Args& a, cudaStream_t stream) {
   const NlmChunk& c = a.c;
   const std::size_t smem = shared_bytes(a.R, r, NV);  // checked against the device by nlm3d_cuda_check_device
-  CDN_CUDA_CHECK(
-      cudaFuncSetAttribute(nlm3d_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  allow_dynamic_shared(nlm3d_kernel<r, NV>, smem);
   const int ow = 32 - 2 * r;
   const dim3 block(32, kWarps);
   const dim3 grid((c.value_proto[0].width + ow - 1) / ow, (c.value_proto[0].height + kBlockRows - 1) / kBlockRows,
@@ -254,8 +254,7 @@ std::size_t planar_shared_bytes(int R, int r, int values) {
 template <int r, int NV>
 void launch_planar(const nlm_planar::Params& P, cudaStream_t stream) {
   const std::size_t smem = planar_shared_bytes(P.R > P.Rn ? P.R : P.Rn, r, NV);  // checked against the device by nlm3d_cuda_check_device
-  CDN_CUDA_CHECK(cudaFuncSetAttribute(nlm3d_planar_kernel<r, NV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(smem)));
+  allow_dynamic_shared(nlm3d_planar_kernel<r, NV>, smem);
   const dim3 block(32, np::kWarps);
   const dim3 grid((P.c.value_proto[0].width + np::kTile - 1) / np::kTile, (P.c.value_proto[0].height + np::kTile - 1) / np::kTile,
                   P.c.out_count);

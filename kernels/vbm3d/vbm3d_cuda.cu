@@ -16,6 +16,7 @@
 
 #include "bm3d/bm3d_device_planes.cuh"
 #include "bm3d/bm3d_device_run.cuh"
+#include "cuda/dynamic_shared.h"
 #include "bm3d/bm3d_filter_lanes.cuh"
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
@@ -605,7 +606,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
           const int blocks = (ma.count + kFilterRefs - 1) / kFilterRefs;
           const std::size_t smem = wiener ? wiener_shared : 0;
           auto launch = [&](auto kernel) {
-            if (smem) allow_shared(kernel, smem);
+            allow_dynamic_shared(kernel, smem);
             kernel<<<blocks, kFilterWarps * 32, smem, stream>>>(fa);
           };
           with_group_size(std::max(8, ps.p.group), [&](auto k) {
