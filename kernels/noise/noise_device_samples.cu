@@ -1,5 +1,9 @@
 // noise_device_samples.cu: asynchronous copy of the noise tracker's sampled
 // bands from a device frame to pinned host memory (noise_device_samples.h).
+// Without a caller's stream the copies go on a non-blocking stream of its own,
+// never on the legacy default stream: that one orders itself against every
+// blocking stream of the context, so one pipeline's copy would wait for the
+// work of the others sharing the context (a decoder's, another denoiser's).
 #include <cuda_runtime.h>
 
 #include <deque>
@@ -23,6 +27,7 @@ class CudaDeviceSamples final : public DeviceSamples {
       cudaEventDestroy(s.done);
       if (s.host) cudaFreeHost(s.host);
     }
+    if (own_stream_) cudaStreamDestroy(own_stream_);
   }
 
   void enqueue(const FrameView& f, const std::vector<PatchSampling>& sampling, void* stream) override {
@@ -38,7 +43,8 @@ class CudaDeviceSamples final : public DeviceSamples {
       CDN_CUDA_CHECK(cudaHostAlloc(&s.host, plan.bytes, cudaHostAllocPortable));
       s.capacity = plan.bytes;
     }
-    const cudaStream_t st = static_cast<cudaStream_t>(stream);
+    if (!stream && !own_stream_) CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking));
+    const cudaStream_t st = stream ? static_cast<cudaStream_t>(stream) : own_stream_;
     for (const SampleCopy& k : plan.copies)
       CDN_CUDA_CHECK(cudaMemcpy2DAsync(s.host + k.staged_offset, k.staged_pitch,
                                        static_cast<const unsigned char*>(f.data[k.plane]) + k.source_offset,
@@ -70,6 +76,7 @@ class CudaDeviceSamples final : public DeviceSamples {
   };
   Slot slots_[2];
   std::deque<int> order_;
+  cudaStream_t own_stream_ = nullptr;  // made at the first copy without a caller's stream
 };
 
 }  // namespace

@@ -36,8 +36,9 @@ class DeviceSamples {
   static std::unique_ptr<DeviceSamples> create();
   virtual ~DeviceSamples() = default;
 
-  // Enqueues on `stream` (a cudaStream_t) the copy of the bands of every
-  // component of the device frame, `sampling[c]` for component c (components
+  // Enqueues on `stream` (a cudaStream_t; nullptr: a non-blocking stream of
+  // its own, for a frame that is complete when enqueue() is called) the copy of
+  // the bands of every component of the device frame, `sampling[c]` for component c (components
   // of one memory plane must share their sampling). At most two copies may be
   // pending; take() the older one first.
   virtual void enqueue(const FrameView& device_frame, const std::vector<PatchSampling>& sampling, void* stream) = 0;

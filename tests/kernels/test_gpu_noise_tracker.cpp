@@ -8,10 +8,15 @@
 // format, odd sizes, small frames (sampled densely; 35x18: too narrow to be
 // usable), 1080p, a stream that mixes host and device frames, reset with a
 // copy and an estimate in flight; the same for the noise model
-// (NoiseTrackerSettings::model). Both schedules throughout. Skips, with the
+// (NoiseTrackerSettings::model); without a caller's stream, the same, on a
+// stream that waits for no other (noise_device_samples.cu). Both schedules
+// throughout. Skips, with the
 // reason, where no CUDA device can be used.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -80,10 +85,13 @@ NoiseTrackerSettings with_model(bool model, bool background, int interval = 1) {
   return s;
 }
 
-void check(PixelFormat f, int w, int h, bool background, bool model = false, int frames = 6, int interval = 1) {
+// caller_stream false: each device frame is complete before observe(), which
+// gets no stream (what the element passes).
+void check(PixelFormat f, int w, int h, bool background, bool model = false, int frames = 6, int interval = 1,
+           bool caller_stream = true) {
   SCOPED_TRACE(std::string(format_name(f)) + " " + std::to_string(w) + "x" + std::to_string(h) +
                (model ? " with the model" : "") + (background ? ", background" : ", foreground") + ", interval " +
-               std::to_string(interval));
+               std::to_string(interval) + (caller_stream ? "" : ", no stream given"));
   cudaStream_t stream;
   CDN_CUDA_CHECK(cudaStreamCreate(&stream));
   {
@@ -96,7 +104,8 @@ void check(PixelFormat f, int w, int h, bool background, bool model = false, int
       HostFrame hf = make_frame(f, w, h, t, s);
       auto d = pool.acquire(stream);
       copy_frame_async(hf.view(), d->view(), stream);
-      dev.observe(d->view(), stream);
+      if (!caller_stream) CDN_CUDA_CHECK(cudaStreamSynchronize(stream));
+      dev.observe(d->view(), caller_stream ? stream : nullptr);
       held.push_back(d);
       if (held.size() > 2) held.erase(held.begin());
       host.observe(hf.view());
@@ -122,7 +131,53 @@ TEST(GpuNoiseTracker, DeviceFramesGiveTheHostEstimates) {
       for (auto [w, h] : {std::pair{333, 201}, std::pair{96, 64}, std::pair{35, 18}}) check(f, w, h, background);
     check(PixelFormat::NV12, 1920, 1080, background);
     check(PixelFormat::P010_10LE, 1920, 1080, background);
+    check(PixelFormat::NV12, 333, 201, background, false, 6, 1, false);
   }
+}
+
+// Without a stream, the tracker copies on a non-blocking stream of its own: its
+// copy waits for no other work on the device. Another (blocking) stream is held
+// by a host function until the tracker's copy is done, or for 10 s; on the
+// legacy default stream the copy would wait the whole 10 s behind it.
+TEST(GpuNoiseTracker, WithoutAStreamTheCopyWaitsForNoOtherStream) {
+  CDN_REQUIRE_GPU();
+  cudaStream_t upload, other;
+  CDN_CUDA_CHECK(cudaStreamCreate(&upload));
+  CDN_CUDA_CHECK(cudaStreamCreate(&other));
+  {
+    CudaFramePool pool(PixelFormat::NV12, 640, 360, 2);
+    std::vector<CudaFramePool::Handle> frames;
+    for (int i = 0; i < 2; ++i) {
+      HostFrame hf = make_frame(PixelFormat::NV12, 640, 360, i, {8, 8, 8});
+      frames.push_back(pool.acquire(upload));
+      copy_frame_async(hf.view(), frames.back()->view(), upload);
+    }
+    CDN_CUDA_CHECK(cudaStreamSynchronize(upload));
+    NoiseTracker t(with_model(false, false));
+    t.observe(frames[0]->view());  // the staging memory made before the other stream is held
+
+    std::atomic<bool> release{false}, done{false}, released_late{false};
+    CDN_CUDA_CHECK(cudaLaunchHostFunc(
+        other,
+        [](void* flag) {
+          while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        },
+        &release));
+    std::thread watchdog([&] {
+      for (int i = 0; i < 1000 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      released_late = !done;
+      release = true;
+    });
+    t.observe(frames[1]->view());
+    t.flush();  // waits for frame 1's copy
+    done = true;
+    watchdog.join();
+    EXPECT_FALSE(released_late) << "the tracker's copy waited for another stream's work";
+    EXPECT_EQ(t.frames(), 2);
+    CDN_CUDA_CHECK(cudaStreamSynchronize(other));
+  }
+  CDN_CUDA_CHECK(cudaStreamDestroy(other));
+  CDN_CUDA_CHECK(cudaStreamDestroy(upload));
 }
 
 // One frame in 4 measured (the product's noise-interval): the frames between

@@ -162,9 +162,11 @@ class NoiseTracker {
   NoiseTracker& operator=(const NoiseTracker&) = delete;
 
   // One frame, host or device memory (`stream`: the cudaStream_t the frame is
-  // ready on, or null). Folds in the previous frame's estimate (background:
-  // the one before; see above). A new format or size starts the tracking
-  // again. Background: rethrows what the last estimate handed over threw.
+  // ready on, or null for a frame complete now, whose copy then goes on a
+  // non-blocking stream of the tracker's). Folds in the previous frame's
+  // estimate (background: the one before; see above). A new format or size
+  // starts the tracking again. Background: rethrows what the last estimate
+  // handed over threw.
   void observe(const FrameView& frame, void* stream = nullptr);
   // Folds in the estimates of the observed frames still pending (waits for
   // copies and the worker): sigma() then includes every frame. Background:
