@@ -31,6 +31,10 @@ struct _GstCdnBaseTransformPrivate
   gboolean started = FALSE;
   gboolean cuda_enabled = FALSE;
   std::string cuda_why = "not started";
+  /* A CUDA device answered but the element holds no context on it: a fallback
+   * to the CPU here is a fault to report, not the expected path of a machine
+   * without a GPU. */
+  gboolean gpu_unused = FALSE;
   /* Unsupported-caps explanations already posted since start. */
   std::set<std::string> warned;
   gboolean warned_cross_context = FALSE;
@@ -56,6 +60,17 @@ gst_cdn_base_transform_cuda_enabled (GstCdnBaseTransform * self, std::string * w
   if (!self->priv->cuda_enabled && why)
     *why = self->priv->cuda_why;
   return self->priv->cuda_enabled;
+}
+
+void
+gst_cdn_base_transform_warn_cpu_fallback (GstCdnBaseTransform * self)
+{
+  if (self->priv->cuda_enabled || !self->priv->gpu_unused)
+    return;
+  GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ_WRITE,
+      ("a CUDA device is present but cannot be used (%s): filtering on the CPU, which is much slower",
+          self->priv->cuda_why.c_str ()),
+      ("check cuda-device-id and the free memory of the device"));
 }
 
 static gboolean
@@ -220,6 +235,7 @@ gst_cdn_base_transform_start (GstBaseTransform * trans)
   GstCdnBaseTransformPrivate *priv = self->priv;
 
   priv->cuda_enabled = FALSE;
+  priv->gpu_unused = FALSE;
   priv->warned.clear ();
   priv->warned_cross_context = FALSE;
 #ifdef CDN_GST_CUDA
@@ -238,6 +254,7 @@ gst_cdn_base_transform_start (GstBaseTransform * trans)
       GST_INFO_OBJECT (self, "using CUDA context %" GST_PTR_FORMAT, self->context);
     } else {
       priv->cuda_why = "no CUDA context could be created on device " + std::to_string (id < 0 ? 0 : id);
+      priv->gpu_unused = TRUE;
     }
   }
 #else

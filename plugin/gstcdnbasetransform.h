@@ -112,6 +112,13 @@ G_END_DECLS
  * offered. When FALSE, `why` (if given) receives the reason. */
 gboolean gst_cdn_base_transform_cuda_enabled (GstCdnBaseTransform * self, std::string * why);
 
+/* For a subclass that falls back to the CPU when it holds no CUDA context:
+ * posts a warning message when a CUDA device answered yet no context could be
+ * made on it (a wrong cuda-device-id, a device out of memory), so that the
+ * fallback is not silent. Nothing when the element holds a context or no
+ * device answered. Call after the base class's start. */
+void gst_cdn_base_transform_warn_cpu_fallback (GstCdnBaseTransform * self);
+
 /* CUDA memory from another context (a decoder that made its own) makes the
  * element adopt that context, when cuda-device-id allows, so that it is filtered
  * in place: held frames are drained and the State reset first. GstBaseTransform

@@ -194,6 +194,16 @@ gst_cuda_add_noise_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBu
   return GST_FLOW_OK;
 }
 
+/* The base class finds the CUDA context; a device it could not use is reported. */
+static gboolean
+gst_cuda_add_noise_start (GstBaseTransform * trans)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  gst_cdn_base_transform_warn_cpu_fallback (GST_CDN_BASE_TRANSFORM (trans));
+  return TRUE;
+}
+
 static void
 gst_cuda_add_noise_finalize (GObject * object)
 {
@@ -232,6 +242,7 @@ gst_cuda_add_noise_class_init (GstCudaAddNoiseClass * klass)
       "cudadenoise developers");
   gst_cdn_base_transform_add_pad_templates (element_class);
 
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_add_noise_start);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_add_noise_transform);
   cdn_class->reset_state = GST_DEBUG_FUNCPTR (gst_cuda_add_noise_reset_state);
 

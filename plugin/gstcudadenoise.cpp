@@ -53,7 +53,10 @@
  * GPU: the element shares the decoder's CUDA context and reads and writes its
  * memory without a host copy. System memory works too: the CUDA backend uploads
  * and downloads itself, and without a GPU (or with backend=cpu) the CPU backend
- * filters the same frames to the same values.
+ * filters the same frames to the same values. A GPU that is present but cannot
+ * be used (a cuda-device-id no device has, a device out of memory) makes
+ * backend=auto filter on the CPU and post a warning message that says why;
+ * backend=cuda fails to start.
  *
  * Interlaced video (interlace-mode interleaved or mixed) is never filtered as
  * if progressive: what a mode does with it is the library's
@@ -486,9 +489,10 @@ gst_cuda_denoise_start (GstBaseTransform * trans)
     return FALSE;
   }
   self->backend = cuda ? cdn::Backend::Cuda : cdn::Backend::Cpu;
-  if (requested == cdn::Backend::Auto && !cuda)
+  if (requested == cdn::Backend::Auto && !cuda) {
     GST_INFO_OBJECT (self, "backend=auto: using the CPU backend (%s)", why.c_str ());
-  else
+    gst_cdn_base_transform_warn_cpu_fallback (base);
+  } else
     GST_INFO_OBJECT (self, "using the %s backend", backend_text (self));
   return TRUE;
 }

@@ -617,6 +617,85 @@ TEST(GpuCudaMemoryI420, OddHeightIsRefusedWithReason) {
   gst_object_unref(p);
 }
 
+namespace {
+// Plays `pipeline` to its end: the error ("" at EOS) and every warning message
+// on the way, as "element: message".
+std::string play_collecting_warnings(GstElement* pipeline, std::vector<std::string>* warnings) {
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  std::string error;
+  for (;;) {
+    GstMessage* m = gst_bus_timed_pop_filtered(
+        bus, 60 * GST_SECOND, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
+    if (!m) {
+      error = "timeout";
+      break;
+    }
+    const GstMessageType type = GST_MESSAGE_TYPE(m);
+    if (type != GST_MESSAGE_EOS) {
+      GError* err = nullptr;
+      if (type == GST_MESSAGE_WARNING)
+        gst_message_parse_warning(m, &err, nullptr);
+      else
+        gst_message_parse_error(m, &err, nullptr);
+      const std::string text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(m))) + ": " + err->message;
+      g_error_free(err);
+      if (type == GST_MESSAGE_WARNING) warnings->push_back(text);
+      else error = text;
+    }
+    gst_message_unref(m);
+    if (type != GST_MESSAGE_WARNING) break;
+  }
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  return error;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const std::string& line : lines) all += line + "\n";
+  return all;
+}
+}  // namespace
+
+// With a GPU present, an element that cannot make a CUDA context on its device
+// (here a device id no machine has) and falls back to the CPU says so in a
+// warning message: the fallback costs the speed the user came for. With its
+// device usable it posts no such warning; backend=cuda makes the same fault an
+// error.
+TEST(GpuCudaDeviceId, AnUnusableDeviceFallsBackToTheCpuWithAWarning) {
+  const std::string skip = gpu_skip_reason({});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const std::string src = "videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=64,height=48 ! ";
+  for (const char* element : {"cudadenoise", "cudaaddnoise"}) {
+    SCOPED_TRACE(element);
+    for (const char* device : {"cuda-device-id=999", ""}) {
+      SCOPED_TRACE(device);
+      GstElement* p = launch(src + element + " name=dn " + device + " ! fakesink");
+      ASSERT_NE(p, nullptr);
+      std::vector<std::string> warnings;
+      EXPECT_EQ(play_collecting_warnings(p, &warnings), "");
+      const bool fell_back = *device != '\0';
+      const std::string all = joined(warnings);
+      EXPECT_EQ(all.find("dn: a CUDA device is present but cannot be used (no CUDA context could be created on "
+                         "device 999)") != std::string::npos,
+                fell_back)
+          << all;
+      if (!fell_back) {
+        EXPECT_EQ(all.find("cannot be used"), std::string::npos) << all;
+      }
+      gst_object_unref(p);
+    }
+  }
+  GstElement* p = launch(src + "cudadenoise name=dn backend=cuda cuda-device-id=999 ! fakesink");
+  ASSERT_NE(p, nullptr);
+  std::vector<std::string> warnings;
+  const std::string error = play_collecting_warnings(p, &warnings);
+  EXPECT_NE(error.find("dn: backend=cuda but CUDA cannot be used"), std::string::npos) << error;
+  EXPECT_EQ(joined(warnings).find("cannot be used ("), std::string::npos) << joined(warnings);
+  gst_object_unref(p);
+}
+
 TEST(GpuSystemMemory, CudaBackendEqualsCpuResult) {
   const std::string skip = gpu_skip_reason({});
   if (!skip.empty()) GTEST_SKIP() << skip;
