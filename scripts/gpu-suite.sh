@@ -7,21 +7,26 @@
 # GPU host may have no meson); GStreamer tests need the runtime bundle
 # (.gpu-runtime, see ../shared/gpu/README.md), sourced here when present.
 #
-#   scripts/gpu-suite.sh [BUILD_DIR] [--no-tests] [--no-sanitizer] [--sanitizers=memcheck,racecheck] [--no-bench] [--bench-args="--no-cpu ..."]
+#   scripts/gpu-suite.sh [BUILD_DIR] [--no-tests] [--no-sanitizer] [--sanitizers=memcheck,racecheck] [--programs=GLOB] [--no-bench] [--bench-args="--no-cpu ..."]
 # (--no-tests: only the sanitizer and bench parts, e.g. in a second device call;
-# --sanitizers: which compute-sanitizer tools, e.g. one per device call)
+# --sanitizers: which compute-sanitizer tools, e.g. one per device call;
+# --programs: only the test programs whose name matches one of the comma-
+# separated shell patterns, e.g. '*gpu*,test_kernels_frames' when CI has run
+# the others)
 set -u
 build=${1:-build}
 shift || true
 sanitize=1 bench=1 plain=1
 sanitizers=(memcheck racecheck)
 BENCH_ARGS=()
+programs='*'
 for a in "$@"; do
   case "$a" in
     --no-sanitizer) sanitize=0 ;;
     --no-bench) bench=0 ;;
     --no-tests) plain=0 ;;
     --sanitizers=*) IFS=, read -r -a sanitizers <<< "${a#--sanitizers=}" ;;
+    --programs=*) programs=${a#--programs=} ;;
     --bench-args=*) read -r -a BENCH_ARGS <<< "${a#--bench-args=}" ;;
     *) echo "unknown option $a" >&2; exit 2 ;;
   esac
@@ -40,12 +45,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 failed=0
 gpu_present=0
 if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then gpu_present=1; fi
-mapfile -t tests < <(find "$build/tests" -type f -executable -name 'test*' | sort)
+IFS=, read -r -a patterns <<< "$programs"
+names=()
+for p in "${patterns[@]}"; do names+=(${names[0]+-o} -name "$p"); done
+mapfile -t tests < <(find "$build/tests" -type f -executable -name 'test*' \( "${names[@]}" \) | sort)
 echo "== ${#tests[@]} test programs (GPU present: $gpu_present)"
 [ "$plain" = 1 ] || echo "== --no-tests: the plain run is left out"
 for t in "${tests[@]}"; do
   [ "$plain" = 1 ] || break
-  log="/tmp/$(basename "$t").log"
+  log="/tmp/$(basename "$t").log" started=$SECONDS
   if timeout 300 "$t" --gtest_brief=1 > "$log" 2>&1; then
     # gtest's summary: "[  SKIPPED ] N test(s)".
     skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9][0-9]*\) tests\{0,1\}[.,].*/\1/p' "$log" | head -1)
@@ -59,11 +67,11 @@ for t in "${tests[@]}"; do
           continue
         fi ;;
     esac
-    echo "PASS $t ($skipped skipped)"
+    echo "PASS $t ($skipped skipped, $((SECONDS - started)) s)"
   else
     # Every failed test by name first: the tail alone hid which of a
     # parameterized suite's instances failed (2026-11-24: GpuCudaMemory).
-    echo "FAIL $t"; grep '^\[  FAILED  \] [^0-9]' "$log" | sort -u; tail -40 "$log"; failed=$((failed + 1))
+    echo "FAIL $t ($((SECONDS - started)) s)"; grep '^\[  FAILED  \] [^0-9]' "$log" | sort -u; tail -40 "$log"; failed=$((failed + 1))
   fi
 done
 
