@@ -65,6 +65,14 @@ __global__ void divide_kernel(const long long* num, const long long* den, int pi
   if (write_out && x < out.width && y < out.height) store_rounded(out, x, y, v);
 }
 
+// A float plane rounded into `out` as an output is (Vbm3dParams::motion_on_basic:
+// the basic estimate's luma the Wiener phase's motion is estimated on).
+__global__ void round_plane_kernel(DevPlane in, PlaneView out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height) return;
+  store_rounded(out, x, y, in.at(x, y));
+}
+
 __global__ void copy_component_kernel(PlaneView in, PlaneView out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= out.width || y >= out.height) return;
@@ -376,6 +384,7 @@ struct Vbm3dCuda::State {
 // Buffer slots of State::reserve.
 namespace {
 constexpr int kSlotFields = 0, kSlotLists = 1, kSlotCounts = 2;
+constexpr int kSlotBasicFields = 3, kSlotBasicLuma = 4;  // Vbm3dParams::motion_on_basic
 constexpr int kSlotAcc = 1000;       // + 400 phase (group aggregation) + 20 ring slot + 2 c (numerator) / 2 c + 1 (denominator)
 constexpr int kSlotLuma1 = 100;      // + ring slot: the noisy luma in float
 constexpr int kSlotGuide1 = 200;     // + 20 size group + ring slot: phase-1 guides of other sizes
@@ -446,6 +455,22 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       if (!params.causal) S.motion.estimate((f - 1) % 2, f % 2, fields + field_cells * 2 * (f - 1), mp, stream);
       S.motion.estimate(f % 2, (f - 1) % 2, fields + field_cells * (2 * (f - 1) + 1), mp, stream);
     }
+  }
+  // The Wiener phase's fields on the basic estimates (Vbm3dParams::motion_on_basic),
+  // estimated as the hard phase's sweep divides each basic estimate (in frame
+  // order), from its luma rounded as an output is; pyramid slots 2 and 3.
+  MotionVector* basic_fields = nullptr;
+  PlaneView basic_luma;
+  if (fields && params.phases == 2 && params.motion_on_basic) {
+    basic_fields =
+        static_cast<MotionVector*>(S.reserve(kSlotBasicFields, sizeof(MotionVector) * field_cells * 2 * (n - 1)));
+    basic_luma.data = S.reserve(kSlotBasicLuma, sizeof(std::uint16_t) * lw * lh);
+    basic_luma.pitch = sizeof(std::uint16_t) * lw;
+    basic_luma.width = lw;
+    basic_luma.height = lh;
+    basic_luma.bytes_per_sample = 2;
+    basic_luma.bit_depth = depth;
+    basic_luma.memory = MemoryKind::Device;
   }
   timer.mark(kMotion);
 
@@ -552,9 +577,10 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       for (int k = lo; k <= hi; ++k) {
         const int f = t - R + k;
         ma.guide[k] = wiener ? guide2_plane(gi, f) : guide1_plane(gi, f);
-        if (fields && k < hi) {
-          ma.forward[k] = fields + field_cells * 2 * f;
-          ma.backward[k] = fields + field_cells * (2 * f + 1);
+        const MotionVector* phase_fields = wiener && basic_fields ? basic_fields : fields;
+        if (phase_fields && k < hi) {
+          ma.forward[k] = phase_fields + field_cells * 2 * f;
+          ma.backward[k] = phase_fields + field_cells * (2 * f + 1);
         }
       }
       ma.field_cols = fcols;
@@ -652,6 +678,18 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
         const DevPlane g = guide2_plane(gi, f);
         resample_guide_kernel<<<plane_grid(g.width, g.height), dim3(32, 8), 0, stream>>>(basic_plane(0, f), g);
         CDN_CHECK_LAUNCH("vbm3d resample_guide_kernel (basic)");
+      }
+      if (basic_fields) {
+        timer.mark(kOther);
+        round_plane_kernel<<<plane_grid(lw, lh), dim3(32, 8), 0, stream>>>(basic_plane(0, f), basic_luma);
+        CDN_CHECK_LAUNCH("vbm3d round_plane_kernel");
+        S.motion.build_pyramid(basic_luma, 2 + f % 2, mp, stream);
+        if (f > sweep[0].need0) {  // the sweep divides its frames in order: f - 1's pyramid is in the other slot
+          if (!params.causal)
+            S.motion.estimate(2 + (f - 1) % 2, 2 + f % 2, basic_fields + field_cells * 2 * (f - 1), mp, stream);
+          S.motion.estimate(2 + f % 2, 2 + (f - 1) % 2, basic_fields + field_cells * (2 * (f - 1) + 1), mp, stream);
+        }
+        timer.mark(kMotion);
       }
       return;
     }

@@ -6,7 +6,9 @@
 // the transforms) and the aggregation is deterministic: fixed-point 64-bit
 // integer accumulators, so two runs give the same output bit for bit.
 //
-// Per window: motion fields between adjacent frames (motion_cuda.h), once.
+// Per window: motion fields between adjacent frames (motion_cuda.h), once;
+// with Vbm3dParams::motion_on_basic the Wiener phase's again on each basic
+// estimate as the hard phase divides it (its luma rounded as an output is).
 // Then each phase sweeps its reference frames in order, the Wiener phase asking
 // the hard one for the basic estimates it reads, from rings of frames that bound
 // the memory by the temporal radii, not by the window (accumulators: one frame,

@@ -77,9 +77,9 @@ std::vector<ParamSpec> params() {
        true, -1, 2, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.phases); },
        [](DenoiseSettings& s, double v) { s.vbm3d.phases = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-motion",
-       "V-BM3D: 1 = the search follows the motion estimated between frames, 0 = it does not (the paper); -1 or "
-       "profile: the profile's",
-       true, -1, 1, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
+       "V-BM3D: 2 = the search follows the motion estimated between frames, the Wiener phase's on the basic "
+       "estimates; 1 = both phases' on the noisy frames; 0 = no motion (the paper); -1 or profile: the profile's",
+       true, -1, 2, -1, [](const DenoiseSettings& s) { return double(s.vbm3d.motion); },
        [](DenoiseSettings& s, double v) { s.vbm3d.motion = int(v); }, "profile", kProfileValue},
       {ParamGroup::Vbm3d, "vbm3d-aggregation",
        "V-BM3D: where the filtered patches of a group go: group = every patch into the frame it came from "

@@ -16,6 +16,7 @@ Vbm3dParams vbm3d_paper_profile() {
   p.hard = Vbm3dPhaseParams{4, 6, 7, 5, 2, 2, 8, 3000.f, 1};
   p.wiener = Vbm3dPhaseParams{4, 4, 7, 5, 2, 2, 8, 1500.f, 1};
   p.motion = false;
+  p.motion_on_basic = false;
   return p;
 }
 
@@ -118,7 +119,10 @@ Vbm3dParams vbm3d_params(const Vbm3dSettings& s, bool causal) {
     if (s.seeds >= 0) ph->seeds = s.seeds;
   }
   if (s.phases >= 0) p.phases = s.phases;
-  if (s.motion >= 0) p.motion = s.motion != 0;
+  if (s.motion >= 0) {
+    p.motion = s.motion != 0;
+    p.motion_on_basic = s.motion == 2;
+  }
   p.causal = causal;
   // The group aggregation needs the frames after t; a causal window given no
   // aggregation takes the frame one (given group, validate() refuses it).

@@ -1,14 +1,16 @@
 // vbm3d_reference.cpp: the V-BM3D reference (vbm3d_reference.h), written to be
 // read next to its definition: the predictive search of one group
 // (match_group), one phase over frame t (run_phase), and the window driver
-// (motion once, basic estimates of the frames the Wiener phase reads, final
-// estimates of the output frames). The loop over the references (groups
+// (motion once, basic estimates of the frames the Wiener phase reads, their
+// own motion with Vbm3dParams::motion_on_basic, final estimates of the output
+// frames). The loop over the references (groups
 // filtered in parallel, aggregated in reference order) is BM3D's
 // (bm3d_group_rows.h).
 #include "vbm3d/vbm3d_reference.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "bm3d/bm3d_group_rows.h"
@@ -184,6 +186,38 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
 
 }  // namespace
 
+namespace {
+
+// Vbm3dParams::motion_on_basic: the fields between adjacent frames of [b0, b1)
+// estimated again on their basic estimates' luma, rounded to the input's code
+// values as an output is (store_rounded), replacing the noisy frames' fields
+// there (the causal window's forward fields are never read: not estimated).
+void basic_estimate_motion(const std::vector<std::vector<FloatPlane>>& basic, int b0, int b1, int depth,
+                           const Vbm3dParams& params, WindowMotion& motion, const std::atomic<bool>* cancel) {
+  const MotionParams& mp = params.motion_params;
+  std::vector<LumaPyramid> pyr(basic.size());
+  for (int f = b0; f < b1; ++f) {
+    check_cancel(cancel);
+    const FloatPlane& b = basic[f][0];
+    std::vector<std::uint16_t> rounded(static_cast<std::size_t>(b.valid_width) * b.valid_height);
+    PlaneView v;
+    v.data = rounded.data();
+    v.pitch = sizeof(std::uint16_t) * b.valid_width;
+    v.width = b.valid_width;
+    v.height = b.valid_height;
+    v.bytes_per_sample = 2;
+    v.bit_depth = depth;
+    bm3d::store_rounded(b, v);
+    pyr[f] = build_pyramid(v, mp);
+  }
+  for (int f = b0; f + 1 < b1; ++f) {
+    if (!params.causal) motion.forward[f] = estimate_motion(pyr[f], pyr[f + 1], mp, cancel);
+    motion.backward[f] = estimate_motion(pyr[f + 1], pyr[f], mp, cancel);
+  }
+}
+
+}  // namespace
+
 WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy, int out_begin, int out_end,
                                 const Vbm3dParams& params, const std::vector<double>& sigma, int threads,
                                 const std::atomic<bool>* cancel) {
@@ -204,8 +238,7 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
     for (const PlaneView& p : noisy[f]) in[f].push_back(bm3d::load_plane(p));
     lumas.push_back(noisy[f][0]);
   }
-  const WindowMotion motion =
-      params.motion ? estimate_window_motion(lumas, params.motion_params, cancel) : WindowMotion{};
+  WindowMotion motion = params.motion ? estimate_window_motion(lumas, params.motion_params, cancel) : WindowMotion{};
   const std::vector<std::vector<int>> by_size = bm3d::components_by_size(noisy[0], sigma, nc);
 
   // Frames whose references aggregate into frame t, besides t, per phase of radius r:
@@ -295,6 +328,10 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   phase(false, b0, b1, r1, basic_out);
   basic = basic_out;
   std::vector<std::vector<FloatPlane>> final_out = basic;
+  if (params.phases == 2 && params.motion && params.motion_on_basic) {
+    check_cancel(cancel);
+    basic_estimate_motion(basic, b0, b1, depth, params, motion, cancel);
+  }
   if (params.phases == 2) phase(true, out_begin, out_end, r2, final_out);
   for (int f = out_begin; f < out_end; ++f) {
     e.basic.push_back(basic[f]);

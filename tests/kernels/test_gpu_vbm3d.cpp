@@ -368,6 +368,9 @@ TEST(GpuVbm3d, ProfilesAndVariantsMatchTheReference) {
   p.motion = false;
   expect_gpu_matches_cpu(clip, p, 30, "no motion");
   p = small_params();
+  p.motion_on_basic = false;
+  expect_gpu_matches_cpu(clip, p, 30, "both phases on the noisy frames' motion");
+  p = small_params();
   p.aggregation = Vbm3dAggregation::Reference;
   expect_gpu_matches_cpu(clip, p, 30, "reference aggregated alone");
   p = small_params();

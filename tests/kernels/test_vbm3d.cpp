@@ -6,7 +6,8 @@
 // window (longer or shorter surrounding sequences, chunks, threads: identical
 // samples); formats agree (gray, NV12, I420, 10- and 16-bit); a component with
 // sigma 0 is copied; the group aggregation (every member into its own frame)
-// depends on its doubled window only and gains over the frame one. Small crops and short clips keep it fast enough for CI.
+// depends on its doubled window only and gains over the frame one; the Wiener
+// phase's motion on the basic estimate moves that phase alone. Small crops and short clips keep it fast enough for CI.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -134,6 +135,49 @@ TEST(Vbm3d, MotionGuidanceHelpsOnFastMotion) {
               plain, guided);
   EXPECT_GT(guided, plain + 0.5);
   EXPECT_GT(guided, b + 0.5);
+}
+
+// Vbm3dParams::motion_on_basic (the default): the Wiener phase follows fields
+// estimated on the basic estimates. The basic estimates are the noisy fields'
+// (the hard phase is untouched), the final estimate moves; with one phase
+// nothing moves.
+TEST(Vbm3d, MotionOnTheBasicEstimateMovesOnlyTheWienerPhase) {
+  const double sigma = 30;
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 100, 100, 96, 80, 9, 7, 3, sigma, 200);
+  std::vector<std::vector<PlaneView>> noisy;
+  for (const HostFrame& f : clip.noisy) noisy.push_back({components(f.view())[0]});
+  Vbm3dParams on = vbm3d_quality_profile();
+  ASSERT_TRUE(on.motion && on.motion_on_basic);
+  Vbm3dParams off = on;
+  off.motion_on_basic = false;
+  const vbm3d::WindowEstimates a = vbm3d::vbm3d_estimates(noisy, 4, 5, on, {sigma});
+  const vbm3d::WindowEstimates b = vbm3d::vbm3d_estimates(noisy, 4, 5, off, {sigma});
+  EXPECT_EQ(a.basic[0][0].v, b.basic[0][0].v) << "the hard phase changed";
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < a.final[0][0].v.size(); ++i) moved += a.final[0][0].v[i] != b.final[0][0].v[i];
+  EXPECT_GT(moved, 0u) << "the Wiener phase did not follow other fields";
+  std::printf("motion on the basic estimate: %zu of %zu final samples moved\n", moved, a.final[0][0].v.size());
+  on.phases = off.phases = 1;
+  EXPECT_EQ(vbm3d::vbm3d_estimates(noisy, 4, 5, on, {sigma}).final[0][0].v,
+            vbm3d::vbm3d_estimates(noisy, 4, 5, off, {sigma}).final[0][0].v);
+}
+
+TEST(Vbm3d, MotionSettingChoosesTheFields) {
+  Vbm3dSettings s;
+  EXPECT_TRUE(vbm3d_params(s, false).motion_on_basic) << "the quality profile's";
+  s.motion = 1;
+  EXPECT_TRUE(vbm3d_params(s, false).motion);
+  EXPECT_FALSE(vbm3d_params(s, false).motion_on_basic);
+  s.motion = 2;
+  EXPECT_TRUE(vbm3d_params(s, false).motion);
+  EXPECT_TRUE(vbm3d_params(s, false).motion_on_basic);
+  s.motion = 0;
+  EXPECT_FALSE(vbm3d_params(s, false).motion);
+  s = Vbm3dSettings{};
+  s.profile = static_cast<int>(Vbm3dProfile::Paper);
+  EXPECT_FALSE(vbm3d_params(s, false).motion);
+  EXPECT_FALSE(vbm3d_params(s, false).motion_on_basic);
 }
 
 // Frame t = reach + 2 of a clip of 2 reach + 4 frames moving (2, 1) pixels a

@@ -158,7 +158,8 @@ void add_phase_flags(tools::FlagParser& fp, const std::string& prefix, Vbm3dPhas
 int main(int argc, char** argv) {
   Options o;
   Vbm3dParams vp = vbm3d_quality_profile();
-  bool fast = false, paper = false, no_motion = false, ref_agg = false, no_vbm3d = false, gpu = false;
+  bool fast = false, paper = false, no_motion = false, motion_on_noisy = false, ref_agg = false, no_vbm3d = false,
+       gpu = false;
   double phases = 0;
   tools::FlagParser fp;
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &o.sigmas);
@@ -176,6 +177,8 @@ int main(int argc, char** argv) {
   bool wide = false;
   fp.add_switch("--wide", "start from the wide profile", &wide);
   fp.add_switch("--no-motion", "predictive search without motion (VBM3D's)", &no_motion);
+  fp.add_switch("--motion-on-noisy", "the Wiener phase follows the noisy frames' motion, not the basic estimates'",
+                &motion_on_noisy);
   fp.add_switch("--aggregate-reference", "aggregate the reference patch only", &ref_agg);
   bool group_agg = false, frame_agg = false;
   fp.add_switch("--aggregate-group", "aggregate every member into its own frame (the default profiles')", &group_agg);
@@ -213,6 +216,7 @@ int main(int argc, char** argv) {
     bp.profile = static_cast<Bm3dProfile>(k);
   }
   if (no_motion) vp.motion = false;
+  if (motion_on_noisy) vp.motion_on_basic = false;
   if (ref_agg) vp.aggregation = Vbm3dAggregation::Reference;
   if (group_agg) vp.aggregation = Vbm3dAggregation::Group;
   if (frame_agg) vp.aggregation = Vbm3dAggregation::Frame;
