@@ -18,13 +18,13 @@
 
 #include "bm3d/bm3d_device_planes.cuh"
 #include "bm3d/bm3d_device_run.cuh"
-#include "cuda/dynamic_shared.h"
 #include "bm3d/bm3d_filter_lanes.cuh"
 #include "bm3d/bm3d_group_columns.cuh"
 #include "bm3d/bm3d_match8.cuh"
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
 #include "bm3d/bm3d_transforms.h"
+#include "cuda/dynamic_shared.h"
 #include "cuda/warp_reduce.cuh"
 #include "cudadenoise/error.h"
 

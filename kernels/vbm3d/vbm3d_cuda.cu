@@ -16,10 +16,10 @@
 
 #include "bm3d/bm3d_device_planes.cuh"
 #include "bm3d/bm3d_device_run.cuh"
-#include "cuda/dynamic_shared.h"
 #include "bm3d/bm3d_filter_lanes.cuh"
 #include "bm3d/bm3d_profile.h"
 #include "bm3d/bm3d_reference.h"  // kaiser_window, components_by_size
+#include "cuda/dynamic_shared.h"
 #include "cudadenoise/error.h"
 #include "motion/motion_cuda.h"
 #include "vbm3d/vbm3d_reference.h"  // phase_setup

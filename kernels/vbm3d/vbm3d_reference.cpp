@@ -184,10 +184,6 @@ void run_phase(const SearchSpace& s, int t, int first, int last, const PhaseSetu
                               });
 }
 
-}  // namespace
-
-namespace {
-
 // Vbm3dParams::motion_on_basic: the fields between adjacent frames of [b0, b1)
 // estimated again on their basic estimates' luma, rounded to the input's code
 // values as an output is (store_rounded), replacing the noisy frames' fields
