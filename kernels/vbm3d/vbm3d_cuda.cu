@@ -565,7 +565,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
   // component of each size filtered into the accumulators of the frames kept.
   auto references = [&](int ph, int t) {
     const bool wiener = ph == 1;
-    const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, wiener, depth);
+    const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, wiener, depth, sigma[0]);  // tau_ssd: per size below
     const int R = ps.p.radius;
     const int lo = std::max(0, t - R) - (t - R), hi = std::min(n - 1, t + ahead * R) - (t - R);
     for (int k = lo; k <= hi; ++k)  // the rings hold every frame searched (a broken invariant is a bug here)
@@ -599,7 +599,7 @@ void Vbm3dCuda::run(const std::vector<FrameView>& window, int out_begin, int out
       ma.group = ps.p.group;
       ma.own_frame = ps.p.own_frame;
       ma.motion = ps.motion && fields ? 1 : 0;
-      ma.tau = ps.tau_ssd;
+      ma.tau = vbm3d::phase_setup(params, wiener, depth, vbm3d::guide_sigma(sigma[0], comps[0][0], w, h)).tau_ssd;
       ma.lists = lists;
       ma.counts = counts;
       const int total = ma.grid.count();

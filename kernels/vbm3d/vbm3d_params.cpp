@@ -17,6 +17,7 @@ Vbm3dParams vbm3d_paper_profile() {
   p.wiener = Vbm3dPhaseParams{4, 4, 7, 5, 2, 2, 8, 1500.f, 1};
   p.motion = false;
   p.motion_on_basic = false;
+  p.hard_tau_noise = 0;
   return p;
 }
 

@@ -31,11 +31,20 @@ void check_cancel(const std::atomic<bool>* cancel) {
 }
 }  // namespace
 
-PhaseSetup phase_setup(const Vbm3dParams& params, bool wiener, int bit_depth) {
+double guide_sigma(double luma_sigma, const PlaneView& luma, int w, int h) {
+  const int fx = luma.width > w ? 2 : 1, fy = luma.height > h ? 2 : 1;
+  return luma_sigma / std::sqrt(static_cast<double>(fx * fy));
+}
+
+PhaseSetup phase_setup(const Vbm3dParams& params, bool wiener, int bit_depth, double guide_sigma) {
   PhaseSetup ps;
   ps.p = wiener ? params.wiener : params.hard;
   const float scale = static_cast<float>(1 << (bit_depth - 8));
   ps.tau_ssd = ps.p.tau * kPatchArea * scale * scale;
+  if (!wiener && params.hard_tau_noise > 0) {
+    const float noise_ssd = static_cast<float>(params.hard_tau_noise * 2 * guide_sigma * guide_sigma) * kPatchArea;
+    ps.tau_ssd = std::max(ps.tau_ssd, noise_ssd);
+  }
   ps.motion = params.motion;
   return ps;
 }
@@ -255,11 +264,11 @@ WindowEstimates vbm3d_estimates(const std::vector<std::vector<PlaneView>>& noisy
   // The causal window searches no later frame than t.
   const int ahead = params.causal ? 0 : 1;
   auto phase = [&](bool wiener, int f0, int f1, int r, std::vector<std::vector<FloatPlane>>& result) {
-    const PhaseSetup ps = phase_setup(params, wiener, depth);
     const int t0 = std::max(0, f0 - spread(r)), t1 = std::min(n, f1 + ahead * spread(r));  // reference frames
     const int g0 = std::max(0, t0 - r), g1 = std::min(n, t1 + ahead * r);                 // frames searched
     for (const std::vector<int>& comps : by_size) {
       const int w = noisy[0][comps[0]].width, h = noisy[0][comps[0]].height;
+      const PhaseSetup ps = phase_setup(params, wiener, depth, guide_sigma(sigma[0], noisy[0][0], w, h));
       std::vector<FloatPlane> guides(n);
       SearchSpace s;
       s.guide.assign(n, nullptr);

@@ -58,13 +58,18 @@ struct Member {
   float d = 0;
 };
 
-// One phase's parameters for a plane of a given bit depth.
+// One phase's parameters for a plane of a given bit depth, matched on a guide
+// whose noise has standard deviation `guide_sigma` (its code values; for the
+// hard phase's threshold floor, Vbm3dParams::hard_tau_noise).
 struct PhaseSetup {
   Vbm3dPhaseParams p;
-  float tau_ssd = 0;  // tau * 64, scaled by 4^(depth - 8)
+  float tau_ssd = 0;  // tau * 64, scaled by 4^(depth - 8); the hard phase: at least hard_tau_noise * 2 guide_sigma^2 * 64
   bool motion = true;
 };
-PhaseSetup phase_setup(const Vbm3dParams& params, bool wiener, int bit_depth);
+PhaseSetup phase_setup(const Vbm3dParams& params, bool wiener, int bit_depth, double guide_sigma);
+// The noise of the guide of a w x h component: the luma's, or its 2x2 (2x1,
+// 1x2) means' (resample_guide) for a smaller component.
+double guide_sigma(double luma_sigma, const PlaneView& luma, int w, int h);
 
 // Where one size of components matches: a guide per window frame (all the same
 // size; nullptr for frames not needed), the fields between adjacent frames

@@ -370,6 +370,7 @@ TEST(GpuVbm3d, ProfilesAndVariantsMatchTheReference) {
   p = small_params();
   p.motion_on_basic = false;
   expect_gpu_matches_cpu(clip, p, 30, "both phases on the noisy frames' motion");
+  expect_gpu_matches_cpu(clip, small_params(), 45, "sigma 45: the hard phase's threshold floor");
   p = small_params();
   p.aggregation = Vbm3dAggregation::Reference;
   expect_gpu_matches_cpu(clip, p, 30, "reference aggregated alone");

@@ -7,7 +7,8 @@
 // samples); formats agree (gray, NV12, I420, 10- and 16-bit); a component with
 // sigma 0 is copied; the group aggregation (every member into its own frame)
 // depends on its doubled window only and gains over the frame one; the Wiener
-// phase's motion on the basic estimate moves that phase alone. Small crops and short clips keep it fast enough for CI.
+// phase's motion on the basic estimate moves that phase alone; the hard
+// phase's threshold floor follows the noise and gains at high sigma. Small crops and short clips keep it fast enough for CI.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -85,7 +86,7 @@ TEST(Vbm3d, PredictiveSearchFollowsTheMotion) {
   params.hard.own_frame = 32;
   for (bool guided : {true, false}) {
     params.motion = guided;
-    const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, false, 8);
+    const vbm3d::PhaseSetup ps = vbm3d::phase_setup(params, false, 8, 20);
     int exact = 0, other = 0;
     // The camera moves (9, -5): content at (x, y) of frame 2 is at (x - 9 k, y + 5 k) in frame 2 + k.
     for (int ry = 30; ry <= 50; ry += 10)
@@ -161,6 +162,39 @@ TEST(Vbm3d, MotionOnTheBasicEstimateMovesOnlyTheWienerPhase) {
   on.phases = off.phases = 1;
   EXPECT_EQ(vbm3d::vbm3d_estimates(noisy, 4, 5, on, {sigma}).final[0][0].v,
             vbm3d::vbm3d_estimates(noisy, 4, 5, off, {sigma}).final[0][0].v);
+}
+
+// Vbm3dParams::hard_tau_noise: the hard phase's threshold is at least 1.25 x
+// 2 sigma^2 of its guide (per sample, x 64 for the patch), in the guide's code
+// values; nothing below sigma 31 (tau 2500), nothing in the Wiener phase or
+// the paper's profile.
+TEST(Vbm3d, HardThresholdFloorFollowsTheGuidesNoise) {
+  const Vbm3dParams q = vbm3d_quality_profile();
+  EXPECT_FLOAT_EQ(vbm3d::phase_setup(q, false, 8, 20).tau_ssd, 2500.f * 64);
+  EXPECT_FLOAT_EQ(vbm3d::phase_setup(q, false, 8, 31).tau_ssd, 2500.f * 64);
+  EXPECT_FLOAT_EQ(vbm3d::phase_setup(q, false, 8, 40).tau_ssd, 4000.f * 64);
+  EXPECT_FLOAT_EQ(vbm3d::phase_setup(q, false, 10, 160).tau_ssd, 4000.f * 64 * 16) << "10 bits: code values";
+  EXPECT_FLOAT_EQ(vbm3d::phase_setup(q, true, 8, 40).tau_ssd, 400.f * 64) << "the Wiener phase";
+  EXPECT_FLOAT_EQ(vbm3d::phase_setup(vbm3d_paper_profile(), false, 8, 40).tau_ssd, 3000.f * 64) << "the paper's";
+  HostFrame nv12(PixelFormat::NV12, 64, 48);
+  const std::vector<PlaneView> c = components(nv12.view());
+  EXPECT_DOUBLE_EQ(vbm3d::guide_sigma(40, c[0], c[0].width, c[0].height), 40);
+  EXPECT_DOUBLE_EQ(vbm3d::guide_sigma(40, c[0], c[1].width, c[1].height), 20) << "the 2x2 means of 4:2:0 chroma";
+}
+
+// At sigma 45 two noisy views of one patch are 2 sigma^2 = 4050 apart on
+// average, past the hard phase's tau of 2500: without the floor the groups lose
+// their true matches.
+TEST(Vbm3d, HardThresholdFloorGainsAtHighSigma) {
+  const double sigma = 45;
+  const HostFrame photo = test::load_photo_444("coffee.png");
+  const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 100, 100, 96, 80, 9, 2, 1, sigma, 400);
+  Vbm3dParams p = vbm3d_quality_profile();
+  const double floored = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  p.hard_tau_noise = 0;
+  const double plain = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  std::printf("sigma %g: hard threshold tau alone %.2f dB, with the noise floor %.2f dB\n", sigma, plain, floored);
+  EXPECT_GT(floored, plain + 0.3);
 }
 
 TEST(Vbm3d, MotionSettingChoosesTheFields) {

@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   Vbm3dParams vp = vbm3d_quality_profile();
   bool fast = false, paper = false, no_motion = false, motion_on_noisy = false, ref_agg = false, no_vbm3d = false,
        gpu = false;
-  double phases = 0;
+  double phases = 0, hard_tau_noise = -1;
   tools::FlagParser fp;
   fp.add_string("--sigma", "LIST", "comma-separated noise sigmas (default 10,20,40)", &o.sigmas);
   fp.add_uint64("--seed", "N", "noise seed of frame 0 (default 2024)", &o.seed);
@@ -184,6 +184,9 @@ int main(int argc, char** argv) {
   fp.add_switch("--aggregate-group", "aggregate every member into its own frame (the default profiles')", &group_agg);
   fp.add_switch("--aggregate-frame", "aggregate the members that lie in the reference's frame", &frame_agg);
   fp.add_number("--phases", "N", "1 or 2", 0, 2, &phases);
+  fp.add_number("--hard-tau-noise", "X",
+                "the hard phase's threshold at least X times 2 sigma^2 (0: tau alone, the paper's; default the profile's)",
+                0, 100, &hard_tau_noise);
   fp.add_switch("--gpu", "run bm3d and vbm3d on the GPU", &gpu);
   std::vector<std::string> clips;
   try {
@@ -221,6 +224,7 @@ int main(int argc, char** argv) {
   if (group_agg) vp.aggregation = Vbm3dAggregation::Group;
   if (frame_agg) vp.aggregation = Vbm3dAggregation::Frame;
   if (phases > 0) vp.phases = static_cast<int>(phases);
+  if (hard_tau_noise >= 0) vp.hard_tau_noise = static_cast<float>(hard_tau_noise);
 #ifndef CDN_HAVE_CUDA
   if (gpu) {
     std::fprintf(stderr, "--gpu: built without CUDA\n");

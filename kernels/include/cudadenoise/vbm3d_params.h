@@ -66,6 +66,14 @@ struct Vbm3dParams {
   // and 40 it gained 0.00 to 0.24 dB and lost on none. false: both phases
   // follow the noisy frames' field (vbm3d-motion=1).
   bool motion_on_basic = true;
+  // Not in the paper (docs/VBM3D.md, "The hard phase's threshold at high
+  // sigma"): the hard phase's distance threshold is at least this many times
+  // the expected distance of two noisy views of one patch (2 sigma^2 per
+  // sample, sigma the noise of the guide it matches on), so that true matches
+  // are not refused when 2 sigma^2 nears tau (sigma 40: 3200 against 2500).
+  // Changes nothing while sigma^2 * 2 * hard_tau_noise <= hard.tau (luma:
+  // sigma up to 31 with 1.25). 0: tau alone (the paper's).
+  float hard_tau_noise = 1.25f;
   Vbm3dAggregation aggregation = Vbm3dAggregation::Group;
   // Not in the paper (docs/VBM3D.md, "Causal window"): search frame t and the
   // frames before it only (t - radius .. t), so frame t can be filtered as soon
