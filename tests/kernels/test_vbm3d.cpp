@@ -46,6 +46,11 @@ std::vector<HostFrame> filter(const test::TestClip& clip, int first, int last, i
 
 double luma_psnr(const FrameView& a, const FrameView& b) { return psnr(components(a)[0], components(b)[0]); }
 
+// Luma PSNR of frame 4 of a 9-frame clip, filtered with the whole clip as its window.
+double frame4_psnr(const test::TestClip& clip, const Vbm3dParams& p, double sigma) {
+  return luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+}
+
 double bm3d_luma_psnr(const test::TestClip& clip, int t, double sigma) {
   const FrameView& v = clip.noisy[t].view();
   HostFrame out(PixelFormat::GRAY8, v.width, v.height);
@@ -128,9 +133,9 @@ TEST(Vbm3d, MotionGuidanceHelpsOnFastMotion) {
   const HostFrame photo = test::load_photo_444("coffee.png");
   const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 100, 100, 96, 80, 9, 7, 3, sigma, 200);
   Vbm3dParams p = vbm3d_quality_profile();
-  const double guided = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  const double guided = frame4_psnr(clip, p, sigma);
   p.motion = false;
-  const double plain = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  const double plain = frame4_psnr(clip, p, sigma);
   const double b = bm3d_luma_psnr(clip, 4, sigma);
   std::printf("moving (7, 3)/frame, sigma %g: bm3d %.2f dB, vbm3d without motion %.2f dB, with %.2f dB\n", sigma, b,
               plain, guided);
@@ -190,9 +195,9 @@ TEST(Vbm3d, HardThresholdFloorGainsAtHighSigma) {
   const HostFrame photo = test::load_photo_444("coffee.png");
   const test::TestClip clip = test::moving_clip(photo, PixelFormat::GRAY8, 100, 100, 96, 80, 9, 2, 1, sigma, 400);
   Vbm3dParams p = vbm3d_quality_profile();
-  const double floored = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  const double floored = frame4_psnr(clip, p, sigma);
   p.hard_tau_noise = 0;
-  const double plain = luma_psnr(filter(clip, 0, 8, 4, 5, p, sigma)[0].view(), clip.clean[4].view());
+  const double plain = frame4_psnr(clip, p, sigma);
   std::printf("sigma %g: hard threshold tau alone %.2f dB, with the noise floor %.2f dB\n", sigma, plain, floored);
   EXPECT_GT(floored, plain + 0.3);
 }
