@@ -48,6 +48,7 @@
 
 #include "cudadenoise/counter_noise.h"
 #include "cudadenoise/interlace.h"
+#include "pipeline_watch.h"  // joined
 #include "plugin_test_support.h"
 
 using namespace cdn_test;
@@ -649,12 +650,6 @@ std::string play_collecting_warnings(GstElement* pipeline, std::vector<std::stri
   gst_object_unref(bus);
   gst_element_set_state(pipeline, GST_STATE_NULL);
   return error;
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string all;
-  for (const std::string& line : lines) all += line + "\n";
-  return all;
 }
 }  // namespace
 
