@@ -193,8 +193,12 @@ def start_client(args):
     from distributed import Client, LocalCluster
     if args.scheduler:
         return Client(args.scheduler), None
-    # A lost worker's task is rescheduled up to allowed-failures times.
-    dask.config.set({"distributed.scheduler.allowed-failures": args.retries + 1})
+    # A lost worker's task is rescheduled up to allowed-failures times. Dask's GPU
+    # diagnostics (NVML) are off: the farm does not use them, and Debian 12's
+    # distributed fails to start a cluster where pip's nvidia-ml-py is installed
+    # (it decodes names that those releases return as str).
+    dask.config.set({"distributed.scheduler.allowed-failures": args.retries + 1,
+                     "distributed.diagnostics.nvml": False})
     cluster = LocalCluster(n_workers=args.local, threads_per_worker=1, processes=True,
                            resources={"GPU": 1}, dashboard_address=":0", silence_logs=40)
     return Client(cluster), cluster
@@ -274,12 +278,16 @@ def run(args, say):
 
             def take(done):
                 for f in done:
-                    j, k = futures[f]
+                    j, k = futures.pop(f)
                     try:
                         r = f.result()
                     except Exception as e:  # the piece's last try, or its worker lost too often
                         fail_job(j, EXIT_FAILURE, f"{j.source}: {e}")
                         continue
+                    finally:
+                        # A result held for the client lives on its worker: were that worker
+                        # lost later, Dask would run the piece again to remake it.
+                        f.release()
                     if "uncuttable" in r:
                         if not j.whole:
                             whole.append(j)

@@ -44,8 +44,13 @@ def piece_complete(work_dir, number, a, b):
 def run_piece(tool, source, work_dir, number, a, b, transcode_args, gpu_map=None):
     """Runs the tool for frames [a, b) of `source`; returns the manifest and where
     and how long it ran. Raises RuntimeError with the tool's message on failure
-    (Dask retries it)."""
+    (Dask retries it). A piece already complete in work_dir is not run again:
+    Dask runs a task again when the worker holding its result is lost, though
+    the piece itself is safe on the shared file system."""
     video, manifest = piece_paths(work_dir, number)
+    done = piece_complete(work_dir, number, a, b)
+    if done is not None:
+        return {"number": number, "manifest": done, "seconds": 0.0, "host": socket.gethostname(), "pid": os.getpid()}
     cmd = [tool, "-i", source, "-o", video, "--range", f"{a}:{b}", "--manifest", manifest, "-y", "-q"]
     cmd += list(transcode_args)
     if gpu_map:
