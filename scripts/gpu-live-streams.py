@@ -28,6 +28,10 @@ largest N tried, so a limit of the harness is not taken for the denoiser's.
         --guess standard=16,draft=40 [--size 1920x1080] [--seconds 60] [--probe-seconds 20]
     scripts/gpu-live-streams.py --build build --fixed standard=1:2:3 --size 3840x2160  # given N only
 
+With --gpus G the pipelines are placed on the host's first G GPUs, pipeline i on GPU i mod G
+(cuda-device-id on cudaupload, cudaaddnoise and cudadenoise), as an application spreads its
+streams (issue 36 item 3: streams per host); the GPU column then lists each GPU's utilisation.
+
 The sources capture at the same instants (genlocked cameras: every stream's frame reaches the
 GPU at once, the worst case); --spread spreads their capture times evenly over a frame period
 (videotestsrc timestamp-offset), as independent cameras would.
@@ -67,17 +71,19 @@ def runtime_env(runtime, plugins, registry):
     return env
 
 
-def chain(i, preset, size, frames, sigma, upload=True, props=(), deadline_ms=20, offset_ns=0):
+def chain(i, preset, size, frames, sigma, upload=True, props=(), deadline_ms=20, offset_ns=0, gpus=1):
     """One pipeline's elements, as gst-launch arguments; preset None: no denoiser, '' no noise either.
-    offset_ns: the source's timestamp-offset (a live source captures at its timestamps)."""
+    offset_ns: the source's timestamp-offset (a live source captures at its timestamps); gpus: the
+    pipeline runs on GPU i mod gpus (every CUDA element's cuda-device-id)."""
+    device = [f"cuda-device-id={i % gpus}"] if gpus > 1 else []
     w, h = size.split("x")
     out = ["videotestsrc", "is-live=true", "pattern=smpte", "horizontal-speed=4", f"num-buffers={frames}",
            f"timestamp-offset={offset_ns}", "!",
-           f"video/x-raw,format=NV12,width={w},height={h},framerate=30/1", "!"] + (["cudaupload", "!"] if upload else [])
+           f"video/x-raw,format=NV12,width={w},height={h},framerate=30/1", "!"] + (["cudaupload", *device, "!"] if upload else [])
     if preset != "":
-        out += ["cudaaddnoise", f"sigma={sigma}", f"seed={1000 * i}", "!"]
+        out += ["cudaaddnoise", *device, f"sigma={sigma}", f"seed={1000 * i}", "!"]
     if preset:
-        out += ["cudadenoise", f"name=denoise{i}", f"preset={preset}", *props, "!"]
+        out += ["cudadenoise", *device, f"name=denoise{i}", f"preset={preset}", *props, "!"]
     out += ["fakesink", f"name=sink{i}", "sync=true", "qos=true", "max-lateness=20000000",
             f"processing-deadline={deadline_ms * 1000000}"]
     return out
@@ -85,10 +91,11 @@ def chain(i, preset, size, frames, sigma, upload=True, props=(), deadline_ms=20,
 
 class Sampler:
     """GPU utilisation, host CPU use and the CPU time of the pipelines' threads by name
-    (digits left out: videotestsrc3:src counts as videotestsrc:src), sampled once a second."""
+    (digits left out: videotestsrc3:src counts as videotestsrc:src), sampled once a second;
+    the utilisation of GPUs 0 to gpus - 1."""
 
-    def __init__(self):
-        self.gpu, self.cpu, self._stop = [], [], threading.Event()
+    def __init__(self, gpus=1):
+        self.gpus, self.gpu, self.cpu, self._stop = gpus, [], [], threading.Event()
         self.pids, self._threads = [], {}  # (pid, tid) -> (name, CPU ticks)
 
     @staticmethod
@@ -134,8 +141,9 @@ class Sampler:
             last = now
             try:
                 q = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
-                                    "-i", "0"], capture_output=True, text=True, timeout=5)
-                self.gpu.append(float(q.stdout.strip().splitlines()[0]))
+                                    "-i", ",".join(str(g) for g in range(self.gpus))],
+                                   capture_output=True, text=True, timeout=5)
+                self.gpu.append([float(x) for x in q.stdout.strip().splitlines()[:self.gpus]])
             except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
                 pass
 
@@ -153,7 +161,8 @@ class Sampler:
         def mid(v):
             v = v[2:-2] if len(v) > 6 else v
             return round(sum(v) / len(v)) if v else None
-        return mid(self.gpu), mid(self.cpu)
+        gpu = [mid([s[g] for s in self.gpu if len(s) > g]) for g in range(self.gpus)]
+        return (gpu[0] if self.gpus == 1 else "/".join(str(g) for g in gpu)), mid(self.cpu)
 
 
 def run(args, env, preset, n, layout, seconds):
@@ -164,11 +173,11 @@ def run(args, env, preset, n, layout, seconds):
         return i * (1000000000 // 30) // n if args.spread else 0
 
     if layout == "one-process":
-        cmds = [["gst-launch-1.0", "-m"] + sum((chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n)) for i in range(n)), [])]
+        cmds = [["gst-launch-1.0", "-m"] + sum((chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n), args.gpus) for i in range(n)), [])]
     else:
-        cmds = [["gst-launch-1.0", "-m"] + chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n)) for i in range(n)]
+        cmds = [["gst-launch-1.0", "-m"] + chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n), args.gpus) for i in range(n)]
     t0 = time.monotonic()
-    with Sampler() as sampler:
+    with Sampler(args.gpus) as sampler:
         procs = [subprocess.Popen(c, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                  for c in cmds]
         sampler.pids = [p.pid for p in procs]
@@ -188,7 +197,7 @@ def run(args, env, preset, n, layout, seconds):
     gpu, cpu = sampler.summary()
     ok = all(c == 0 for c in codes) and qos == 0 and not errors
     row = {"preset": preset if preset else ("source + noise" if preset is None else "source only"),
-           "size": args.size, "layout": layout, "n": n, "seconds": seconds, "deadline_ms": args.deadline_ms, "pass": ok, "qos": qos,
+           "size": args.size, "gpus": args.gpus, "layout": layout, "n": n, "seconds": seconds, "deadline_ms": args.deadline_ms, "pass": ok, "qos": qos,
            "late_streams": late_streams,
            "qos_after_start": sum(t >= WARM_UP_S for t in late_at),
            "late_from_s": round(late_at[0], 2) if late_at else None, "late_to_s": round(late_at[-1], 2) if late_at else None,
@@ -227,7 +236,7 @@ def search(args, env, preset, layout, guess, rows):
             best = lo
             break
         hi, lo = lo, lo - 1
-    return {"preset": preset, "size": args.size, "layout": layout, "best": best, "first_fail": hi,
+    return {"preset": preset, "size": args.size, "gpus": args.gpus, "layout": layout, "best": best, "first_fail": hi,
             "seconds": args.seconds}
 
 
@@ -236,20 +245,20 @@ def late_span(r):
 
 
 def table(rows, results):
-    lines = ["| preset | size | layout | N | s | sink deadline ms | result | QoS messages (streams) |"
+    lines = ["| preset | size | GPUs | layout | N | s | sink deadline ms | result | QoS messages (streams) |"
              f" of them after {WARM_UP_S:g} s | late frames' running time s | pipelines failed |"
              " GPU busy % | host CPU busy % | wall s | busiest threads (cores) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        lines.append(f"| {r['preset']} | {r['size']} | {r['layout']} | {r['n']} | {r['seconds']} | {r['deadline_ms']} |"
+        lines.append(f"| {r['preset']} | {r['size']} | {r['gpus']} | {r['layout']} | {r['n']} | {r['seconds']} | {r['deadline_ms']} |"
                      f" {'pass' if r['pass'] else 'FAIL'} | {r['qos']} ({r['late_streams']}) | {r['qos_after_start']} |"
                      f" {late_span(r)} | {r['failed']} |"
                      f" {r['gpu_util']} | {r['cpu_busy']} | {r['wall_s']} | {r['threads']} |")
     if results:
-        lines += ["", "| preset | size | layout | largest N, no drop and no QoS for the full run | smallest N that failed |",
-                  "| --- | --- | --- | --- | --- |"]
+        lines += ["", "| preset | size | GPUs | layout | largest N, no drop and no QoS for the full run | smallest N that failed |",
+                  "| --- | --- | --- | --- | --- | --- |"]
         for s in results:
-            lines.append(f"| {s['preset']} | {s['size']} | {s['layout']} | {s['best'] if s['best'] else 'none'}"
+            lines.append(f"| {s['preset']} | {s['size']} | {s['gpus']} | {s['layout']} | {s['best'] if s['best'] else 'none'}"
                          f" ({s['seconds']} s) | {s['first_fail'] if s['first_fail'] else 'none tried'} |")
     return "\n".join(lines)
 
@@ -289,6 +298,8 @@ def main():
                    help="also run the source alone and source + noise at the largest N tried")
     p.add_argument("--system-memory", dest="upload", action="store_false",
                    help="no cudaupload: system memory (the CPU path, or a smoke test on a host without nvcodec)")
+    p.add_argument("--gpus", type=int, default=1,
+                   help="place pipeline i on GPU i mod GPUS (cuda-device-id of every CUDA element)")
     p.add_argument("--spread", action="store_true",
                    help="spread the sources' capture times evenly over a frame period (independent cameras); "
                         "default: all capture at once (genlocked sources, the worst case)")
@@ -305,8 +316,9 @@ def main():
         if subprocess.run(["gst-inspect-1.0", element], env=env, capture_output=True).returncode != 0:
             sys.exit(f"gpu-live-streams: no GStreamer element {element} here")
     try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader", "-i", "0"],
-                             capture_output=True, text=True).stdout.strip()
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader", "-i",
+                              ",".join(str(g) for g in range(args.gpus))],
+                             capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     except OSError:
         gpu = "no GPU (no nvidia-smi)"
     print(f"GPU: {gpu}; host: {os.cpu_count()} CPU threads; {args.size} NV12 at 30 fps, cudaaddnoise sigma"
