@@ -15,7 +15,7 @@ bool is_u16(const py::array& a) { return a.dtype().is(py::dtype::of<std::uint16_
 
 py::array as_array(const py::handle& h, const char* what) {
   if (!py::isinstance<py::array>(h))
-    throw py::value_error(std::string(what) + " is not a numpy array (GPU arrays: not yet, docs/PYTHON.md)");
+    throw py::value_error(std::string(what) + " is not a numpy array, nor a GPU array (__cuda_array_interface__)");
   return py::reinterpret_borrow<py::array>(h);
 }
 
@@ -48,64 +48,84 @@ int shift_of(PixelFormat f) { return format_info(f).shift; }
 
 }  // namespace
 
-FrameShape frame_shape(const py::object& frame, int bit_depth) {
+FrameShape shape_of(const std::vector<ArrayDesc>& arrays, bool sequence, int bit_depth) {
+  using Type = ArrayDesc::Type;
   FrameShape s;
-  if (py::isinstance<py::tuple>(frame) || py::isinstance<py::list>(frame)) {
-    const py::sequence planes = py::reinterpret_borrow<py::sequence>(frame);
-    if (planes.size() != 2 && planes.size() != 3) refuse("a sequence of " + std::to_string(planes.size()) + " planes");
-    const py::array y = as_array(planes[0], "Y");
-    if (y.ndim() != 2) refuse("Y is not 2-dimensional");
-    s.height = static_cast<int>(y.shape(0));
-    s.width = static_cast<int>(y.shape(1));
+  if (sequence) {
+    if (arrays.size() != 2 && arrays.size() != 3) refuse("a sequence of " + std::to_string(arrays.size()) + " planes");
+    const ArrayDesc& y = arrays[0];
+    if (y.shape.size() != 2) refuse("Y is not 2-dimensional");
+    s.height = static_cast<int>(y.shape[0]);
+    s.width = static_cast<int>(y.shape[1]);
     const int cw = (s.width + 1) / 2, ch = (s.height + 1) / 2;
-    if (planes.size() == 2) {
-      const py::array uv = as_array(planes[1], "UV");
-      if (uv.ndim() != 3 || uv.shape(0) != ch || uv.shape(1) != cw || uv.shape(2) != 2)
+    if (arrays.size() == 2) {
+      const ArrayDesc& uv = arrays[1];
+      if (uv.shape.size() != 3 || uv.shape[0] != ch || uv.shape[1] != cw || uv.shape[2] != 2)
         refuse("UV of shape other than (" + std::to_string(ch) + ", " + std::to_string(cw) + ", 2)");
-      if (!uv.dtype().is(y.dtype())) refuse("Y and UV of different types");
+      if (uv.type != y.type) refuse("Y and UV of different types");
       s.layout = Layout::SemiPlanar420;
-      if (is_u8(y)) {
+      if (y.type == Type::U8) {
         s.format = PixelFormat::NV12;
-      } else if (is_u16(y) && (bit_depth == 10 || bit_depth == 16)) {
+      } else if (y.type == Type::U16 && (bit_depth == 10 || bit_depth == 16)) {
         s.format = bit_depth == 10 ? PixelFormat::P010_10LE : PixelFormat::P016_LE;
       } else {
-        refuse(is_u16(y) ? "uint16 4:2:0 needs bit_depth=10 (P010) or 16 (P016)" : "a type other than uint8 or uint16");
+        refuse(y.type == Type::U16 ? "uint16 4:2:0 needs bit_depth=10 (P010) or 16 (P016)"
+                                   : "a type other than uint8 or uint16");
       }
     } else {
       for (int k = 1; k <= 2; ++k) {
-        const py::array c = as_array(planes[k], k == 1 ? "U" : "V");
-        if (c.ndim() != 2 || c.shape(0) != ch || c.shape(1) != cw)
+        const ArrayDesc& c = arrays[k];
+        if (c.shape.size() != 2 || c.shape[0] != ch || c.shape[1] != cw)
           refuse("U or V of shape other than (" + std::to_string(ch) + ", " + std::to_string(cw) + ")");
-        if (!is_u8(c)) refuse("U or V not uint8");
+        if (c.type != Type::U8) refuse("U or V not uint8");
       }
-      if (!is_u8(y)) refuse("(Y, U, V) is uint8 only (I420); 16-bit 4:2:0 is (Y, UV)");
+      if (y.type != Type::U8) refuse("(Y, U, V) is uint8 only (I420); 16-bit 4:2:0 is (Y, UV)");
       s.layout = Layout::Planar420;
       s.format = PixelFormat::I420;
     }
     return s;
   }
-  const py::array a = as_array(frame, "frame");
-  if (a.ndim() == 2) {
+  const ArrayDesc& a = arrays.at(0);
+  if (a.shape.size() == 2) {
     s.layout = Layout::Gray;
-    s.height = static_cast<int>(a.shape(0));
-    s.width = static_cast<int>(a.shape(1));
-    if (is_u8(a))
+    s.height = static_cast<int>(a.shape[0]);
+    s.width = static_cast<int>(a.shape[1]);
+    if (a.type == Type::U8)
       s.format = PixelFormat::GRAY8;
-    else if (is_u16(a) && (bit_depth == 16 || bit_depth == 0))
+    else if (a.type == Type::U16 && (bit_depth == 16 || bit_depth == 0))
       s.format = PixelFormat::GRAY16_LE;
     else
-      refuse(is_u16(a) ? "uint16 gray is 16-bit only (bit_depth=16)" : "a type other than uint8 or uint16");
-  } else if (a.ndim() == 3 && (a.shape(2) == 3 || a.shape(0) == 3)) {
-    if (!is_u8(a)) refuse("4:4:4 is uint8 only (Y444)");
+      refuse(a.type == Type::U16 ? "uint16 gray is 16-bit only (bit_depth=16)" : "a type other than uint8 or uint16");
+  } else if (a.shape.size() == 3 && (a.shape[2] == 3 || a.shape[0] == 3)) {
+    if (a.type != Type::U8) refuse("4:4:4 is uint8 only (Y444)");
     s.format = PixelFormat::Y444;
-    s.layout = a.shape(2) == 3 ? Layout::Interleaved444 : Layout::Planar444;
-    s.height = static_cast<int>(s.layout == Layout::Interleaved444 ? a.shape(0) : a.shape(1));
-    s.width = static_cast<int>(s.layout == Layout::Interleaved444 ? a.shape(1) : a.shape(2));
+    s.layout = a.shape[2] == 3 ? Layout::Interleaved444 : Layout::Planar444;
+    s.height = static_cast<int>(s.layout == Layout::Interleaved444 ? a.shape[0] : a.shape[1]);
+    s.width = static_cast<int>(s.layout == Layout::Interleaved444 ? a.shape[1] : a.shape[2]);
   } else {
-    refuse("an array of " + std::to_string(a.ndim()) + " dimensions");
+    refuse("an array of " + std::to_string(a.shape.size()) + " dimensions");
   }
   if (s.width < 1 || s.height < 1) refuse("an empty frame");
   return s;
+}
+
+FrameShape frame_shape(const py::object& frame, int bit_depth) {
+  const auto describe = [](const py::handle& h, const char* what) {
+    const py::array a = as_array(h, what);
+    ArrayDesc d;
+    d.shape.assign(a.shape(), a.shape() + a.ndim());
+    d.type = is_u8(a) ? ArrayDesc::Type::U8 : is_u16(a) ? ArrayDesc::Type::U16 : ArrayDesc::Type::Other;
+    return d;
+  };
+  if (py::isinstance<py::tuple>(frame) || py::isinstance<py::list>(frame)) {
+    const py::sequence planes = py::reinterpret_borrow<py::sequence>(frame);
+    std::vector<ArrayDesc> arrays;
+    const char* const names[] = {"Y", planes.size() == 2 ? "UV" : "U", "V"};
+    for (std::size_t k = 0; k < planes.size() && k < 3; ++k) arrays.push_back(describe(planes[k], names[k]));
+    if (planes.size() > 3) arrays.resize(planes.size());
+    return shape_of(arrays, true, bit_depth);
+  }
+  return shape_of({describe(frame, "frame")}, false, bit_depth);
 }
 
 std::unique_ptr<HostFrame> to_host_frame(const py::object& frame, const FrameShape& s) {
@@ -173,21 +193,25 @@ std::unique_ptr<HostFrame> to_host_frame(const py::object& frame, const FrameSha
   return host;
 }
 
+// New arrays are array_t<T>: their strides come from sizeof(T). pybind11 2.10
+// (Debian 12's) reads a dtype's item size at numpy 1's offset, which numpy 2
+// moved: an array made from a dtype there gets zero strides (every sample the
+// same memory).
 py::object from_host_frame(const FrameView& f, const FrameShape& s) {
   const py::ssize_t w = s.width, h = s.height, cw = (s.width + 1) / 2, ch = (s.height + 1) / 2;
   switch (s.layout) {
     case Layout::Gray: {
       if (s.format == PixelFormat::GRAY8) {
-        py::array a(py::dtype::of<std::uint8_t>(), {h, w});
+        py::array_t<std::uint8_t> a({h, w});
         copy_rows_out(f, 0, w, s.height, a);
         return std::move(a);
       }
-      py::array a(py::dtype::of<std::uint16_t>(), {h, w});
+      py::array_t<std::uint16_t> a({h, w});
       copy_rows_out(f, 0, 2 * w, s.height, a);
       return std::move(a);
     }
     case Layout::Planar444: {
-      py::array a(py::dtype::of<std::uint8_t>(), {py::ssize_t(3), h, w});
+      py::array_t<std::uint8_t> a({py::ssize_t(3), h, w});
       auto* dst = static_cast<std::uint8_t*>(a.mutable_data());
       for (int p = 0; p < 3; ++p)
         for (int y = 0; y < s.height; ++y)
@@ -195,7 +219,7 @@ py::object from_host_frame(const FrameView& f, const FrameShape& s) {
       return std::move(a);
     }
     case Layout::Interleaved444: {
-      py::array a(py::dtype::of<std::uint8_t>(), {h, w, py::ssize_t(3)});
+      py::array_t<std::uint8_t> a({h, w, py::ssize_t(3)});
       auto* dst = static_cast<std::uint8_t*>(a.mutable_data());
       for (int y = 0; y < s.height; ++y)
         for (int x = 0; x < s.width; ++x)
@@ -205,13 +229,13 @@ py::object from_host_frame(const FrameView& f, const FrameShape& s) {
     }
     case Layout::SemiPlanar420: {
       if (s.format == PixelFormat::NV12) {
-        py::array y(py::dtype::of<std::uint8_t>(), {h, w}), uv(py::dtype::of<std::uint8_t>(), {ch, cw, py::ssize_t(2)});
+        py::array_t<std::uint8_t> y({h, w}), uv({ch, cw, py::ssize_t(2)});
         copy_rows_out(f, 0, w, s.height, y);
         copy_rows_out(f, 1, 2 * cw, static_cast<int>(ch), uv);
         return py::make_tuple(y, uv);
       }
       const int shift = shift_of(s.format);
-      py::array y(py::dtype::of<std::uint16_t>(), {h, w}), uv(py::dtype::of<std::uint16_t>(), {ch, cw, py::ssize_t(2)});
+      py::array_t<std::uint16_t> y({h, w}), uv({ch, cw, py::ssize_t(2)});
       for (int p = 0; p < 2; ++p) {
         py::array& a = p ? uv : y;
         auto* dst = static_cast<std::uint16_t*>(a.mutable_data());
@@ -224,8 +248,7 @@ py::object from_host_frame(const FrameView& f, const FrameShape& s) {
       return py::make_tuple(y, uv);
     }
     case Layout::Planar420: {
-      py::array y(py::dtype::of<std::uint8_t>(), {h, w}), u(py::dtype::of<std::uint8_t>(), {ch, cw}),
-          v(py::dtype::of<std::uint8_t>(), {ch, cw});
+      py::array_t<std::uint8_t> y({h, w}), u({ch, cw}), v({ch, cw});
       copy_rows_out(f, 0, w, s.height, y);
       copy_rows_out(f, 1, cw, static_cast<int>(ch), u);
       copy_rows_out(f, 2, cw, static_cast<int>(ch), v);

@@ -36,6 +36,19 @@ struct FrameShape {
   }
 };
 
+// What the layout rules need of one array: its shape and its sample type.
+struct ArrayDesc {
+  enum class Type { U8, U16, Other };
+  std::vector<pybind11::ssize_t> shape;
+  Type type = Type::Other;
+};
+
+// The layout, format and size of a frame given as one array (`sequence` false,
+// one entry) or as a sequence of planes; the rules of the table above, shared
+// by host (numpy) and GPU arrays (device_frames.h). Throws pybind11::value_error
+// for anything else, saying what was expected.
+FrameShape shape_of(const std::vector<ArrayDesc>& arrays, bool sequence, int bit_depth);
+
 // Throws pybind11::value_error for an object that is none of the layouts.
 FrameShape frame_shape(const pybind11::object& frame, int bit_depth);
 

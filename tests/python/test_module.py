@@ -212,3 +212,46 @@ def test_help_lists_the_parameter_table():
         assert name in cudadenoise.denoise.__doc__
         assert name in cudadenoise.Stream.__doc__
     assert "standard" in cudadenoise.presets and "vbm3d" in cudadenoise.modes
+
+
+class StandInGpuArray:
+    """An object with __cuda_array_interface__ (version 3) whose memory is not real: enough for
+    what the module checks before it touches the memory (layout, strides, kind of frame)."""
+
+    def __init__(self, shape, typestr="|u1", strides=None, mask=None, readonly=False, stream=None):
+        self.__cuda_array_interface__ = {"version": 3, "shape": tuple(shape), "typestr": typestr,
+                                         "data": (0x7f0000000000, readonly), "strides": strides, "mask": mask,
+                                         "stream": stream}
+
+
+def test_gpu_arrays_the_module_cannot_take_in_place_say_why():
+    gray = StandInGpuArray((H, W))
+    with pytest.raises(ValueError, match="backend='cpu' takes numpy arrays"):
+        cudadenoise.denoise(gray, backend="cpu")
+    with pytest.raises(ValueError, match=r"give \(3, H, W\)"):
+        cudadenoise.denoise(StandInGpuArray((H, W, 3)))
+    with pytest.raises(ValueError, match="bit_depth=16"):
+        cudadenoise.denoise((StandInGpuArray((H, W), "<u2"), StandInGpuArray((H // 2, W // 2, 2), "<u2")), bit_depth=10)
+    with pytest.raises(ValueError, match="not adjacent"):
+        cudadenoise.denoise(StandInGpuArray((H, W), strides=(2 * W, 2)))
+    with pytest.raises(ValueError, match="not adjacent"):
+        cudadenoise.denoise((StandInGpuArray((H, W)), StandInGpuArray((H // 2, W // 2, 2), strides=(W, 1, W // 2))))
+    with pytest.raises(ValueError, match="rows overlap"):
+        cudadenoise.denoise(StandInGpuArray((H, W), strides=(W // 2, 1)))
+    with pytest.raises(ValueError, match="masked"):
+        cudadenoise.denoise(StandInGpuArray((H, W), mask=object()))
+    with pytest.raises(ValueError, match="stream 0"):
+        cudadenoise.denoise(StandInGpuArray((H, W), stream=0))
+    with pytest.raises(ValueError, match="UV is not a GPU array"):
+        cudadenoise.denoise((StandInGpuArray((H, W)), np.zeros((H // 2, W // 2, 2), np.uint8)))
+    with pytest.raises(ValueError, match="expected"):
+        cudadenoise.denoise(StandInGpuArray((H, W), "<f4"))
+    with pytest.raises(ValueError, match="out= is for GPU arrays"):
+        cudadenoise.denoise(np.zeros((H, W), np.uint8), out=np.zeros((H, W), np.uint8))
+    with cudadenoise.Stream(backend="cpu") as s:
+        with pytest.raises(ValueError, match="backend='cpu' takes numpy arrays"):
+            s.push(gray)
+    if not cudadenoise.cuda_available:
+        # Memory CUDA cannot place (no device here): said, not filtered.
+        with pytest.raises(ValueError, match="CUDA cannot tell where its memory is"):
+            cudadenoise.denoise(gray)
