@@ -567,6 +567,13 @@ ensure_stream (GstCudaDenoise * self)
   GstCdnBaseTransform *base = GST_CDN_BASE_TRANSFORM (self);
   State *state = self->state;
   g_mutex_lock (&self->lock);
+  /* The common case, twice per buffer: nothing changed since the stream took
+   * the properties (no copy of them). */
+  if (state->stream && state->generation == self->settings->generation && self->settings->conflict.empty () &&
+      self->live_known && state->stream->live_source () == (bool) self->live) {
+    g_mutex_unlock (&self->lock);
+    return GST_FLOW_OK;
+  }
   const cdn::DenoiseSettings settings = self->settings->settings;
   const std::vector<int> devices = self->settings->devices;
   const guint64 generation = self->settings->generation;
