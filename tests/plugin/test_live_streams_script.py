@@ -2,12 +2,14 @@
 """test_live_streams_script.py: scripts/gpu-live-streams.py (issue 36's live streams
 benchmark) runs here, without a GPU, on system memory: one stream in one process and
 two in two processes, each to EOS (exit status 0, counted), every run in the JSON
-with its QoS count (and the late frames' running times), GPU and host figures; and a bad --size or --guess is refused
-with a message. Whether the runs keep real time on this machine is not asserted:
+with its QoS count (and the late frames' running times), GPU and host figures; a bad --size or --guess is refused
+with a message; with --gpus 2 pipeline i's CUDA elements take cuda-device-id i mod 2 (the chains are
+built, not run: no GPU here). Whether the runs keep real time on this machine is not asserted:
 that is what the benchmark measures on the GPU host.
 
     test_live_streams_script.py SCRIPT BUILD_DIR
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -24,13 +26,13 @@ def main():
                               "--size", "64x48", "--seconds", "2", "--json", out],
                              capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stdout + run.stderr
-        assert "| preset | size | layout | N |" in run.stdout, run.stdout
+        assert "| preset | size | GPUs | layout | N |" in run.stdout, run.stdout
         report = json.load(open(out))
     runs = report["runs"]
     assert [(r["layout"], r["n"]) for r in runs] == [("one-process", 1), ("one-process", 2), ("processes", 1),
                                                      ("processes", 2)], runs
     for r in runs:
-        assert r["preset"] == "draft" and r["size"] == "64x48" and r["seconds"] == 2, r
+        assert r["preset"] == "draft" and r["size"] == "64x48" and r["seconds"] == 2 and r["gpus"] == 1, r
         assert r["failed"] == 0 and not r["error"], r  # every pipeline reached EOS
         assert isinstance(r["qos"], int) and r["qos"] >= 0, r
         assert r["wall_s"] >= 2.0, r  # live: 60 frames at 30 fps take two seconds
@@ -43,7 +45,16 @@ def main():
         run = subprocess.run([sys.executable, script, "--build", build, "--system-memory"] + bad,
                              capture_output=True, text=True, timeout=60)
         assert run.returncode != 0 and said in run.stderr, (bad, run.stderr)
-    print("ok: 4 runs to EOS, JSON complete; bad options refused")
+    spec = importlib.util.spec_from_file_location("live_streams", script)
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    for i in range(3):
+        placed = live.chain(i, "standard", "64x48", 30, 15, gpus=2)
+        for element in ("cudaupload", "cudaaddnoise", "cudadenoise"):
+            at = placed.index(element)
+            assert placed[at + 1] == f"cuda-device-id={i % 2}", (element, placed)
+        assert not any(a.startswith("cuda-device-id") for a in live.chain(i, "standard", "64x48", 30, 15)), i
+    print("ok: 4 runs to EOS, JSON complete; bad options refused; --gpus places the chains")
 
 
 if __name__ == "__main__":
