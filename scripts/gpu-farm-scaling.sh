@@ -41,7 +41,8 @@ backend=${CDN_FARM_SCALING_BACKEND:-cuda}
 read -r -a filter_args <<< "${CDN_FARM_SCALING_ARGS:---preset static-video --sigma 10}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-tool="$root/$build/tools/transcode/cudadenoise-transcode"
+case $build in /*) ;; *) build="$root/$build" ;; esac
+tool="$build/tools/transcode/cudadenoise-transcode"
 [ -x "$tool" ] || { echo "gpu-farm-scaling: $tool missing" >&2; exit 1; }
 work=$(mktemp -d /tmp/cdn-farm-scaling.XXXXXX)
 py=$(command -v "${CDN_FARM_SCALING_PYTHON:-python3}") || { echo "gpu-farm-scaling: no python3" >&2; exit 1; }
@@ -195,5 +196,10 @@ echo "| --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${rows[@]}"
 echo
 echo "speed-up of $n_workers workers on GPUs $all over 1 worker on GPU 0: $(awk "BEGIN{printf \"%.2fx\", $one_s / $all_s}")"
-[ $status = 0 ] && echo "gpu-farm-scaling: PASS" || echo "gpu-farm-scaling: FAIL (logs in $work)"
+if [ $status = 0 ]; then
+  echo "gpu-farm-scaling: PASS"
+  rm -rf "$work"
+else
+  echo "gpu-farm-scaling: FAIL (logs in $work)"
+fi
 exit $status
