@@ -7,6 +7,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "cudadenoise/error.h"
 
 namespace cdn {
@@ -15,6 +17,7 @@ namespace {
 
 using CtxGet = CUresult(CUDAAPI*)(CUcontext*);
 using CtxSet = CUresult(CUDAAPI*)(CUcontext);
+using CtxEnablePeer = CUresult(CUDAAPI*)(CUcontext, unsigned int);
 
 template <typename F>
 F driver_entry(const char* name) {
@@ -28,6 +31,7 @@ F driver_entry(const char* name) {
 struct CtxFunctions {
   CtxGet get = driver_entry<CtxGet>("cuCtxGetCurrent");
   CtxSet set = driver_entry<CtxSet>("cuCtxSetCurrent");
+  CtxEnablePeer enable_peer = driver_entry<CtxEnablePeer>("cuCtxEnablePeerAccess");
 };
 
 const CtxFunctions& ctx_functions() {
@@ -51,6 +55,33 @@ void* current_cuda_context() {
 
 void set_current_cuda_context(void* context) {
   if (ctx_functions().set(static_cast<CUcontext>(context)) != CUDA_SUCCESS) throw Error("cuCtxSetCurrent failed");
+}
+
+namespace {
+
+// The current context reaches `peer`'s memory from now on.
+void enable_peer_context(CUcontext peer) {
+  const CUresult rc = ctx_functions().enable_peer(peer, 0);
+  if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+    throw Error("cuCtxEnablePeerAccess failed: CUDA driver error " + std::to_string(static_cast<int>(rc)));
+}
+
+}  // namespace
+
+void enable_peer_access_with(int device) {
+  const int here = current_cuda_device();
+  if (device == here) return;
+  int here_reaches = 0, device_reaches = 0;
+  CDN_CUDA_CHECK(cudaDeviceCanAccessPeer(&here_reaches, here, device));
+  CDN_CUDA_CHECK(cudaDeviceCanAccessPeer(&device_reaches, device, here));
+  const auto mine = static_cast<CUcontext>(current_cuda_context());
+  CUcontext theirs = nullptr;
+  {
+    DeviceScope on(device);
+    theirs = static_cast<CUcontext>(current_cuda_context());
+    if (device_reaches) enable_peer_context(mine);
+  }
+  if (here_reaches) enable_peer_context(theirs);
 }
 
 DeviceScope::DeviceScope(int device) {

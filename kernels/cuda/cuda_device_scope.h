@@ -16,6 +16,15 @@ int current_cuda_device();
 void* current_cuda_context();
 void set_current_cuda_context(void* context);
 
+// Lets the current context and `device`'s primary context reach each other's
+// memory directly, each way the hardware can (NVLink or PCIe peer to peer):
+// without it the driver stages every copy between the devices through host
+// memory. Context to context (the driver's cuCtxEnablePeerAccess): the runtime's
+// cudaDeviceEnablePeerAccess refuses a current context that is not primary, such
+// as a GstCudaContext's (cudaErrorIncompatibleDriverContext). Asking again for a
+// pair already enabled is fine. Nothing to do where `device` is the current one.
+void enable_peer_access_with(int device);
+
 class DeviceScope {
  public:
   // Makes `device`'s primary context current, unless the current context is

@@ -32,7 +32,6 @@
 #include <functional>
 #include <mutex>
 #include <thread>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -57,27 +56,6 @@ void copy_frame_between_devices(const FrameView& from, const FrameView& to, cuda
     CDN_CUDA_CHECK(cudaMemcpy2DAsync(to.data[p], to.pitch[p], from.data[p], from.pitch[p],
                                      plane_row_bytes(from.format, from.width, p),
                                      plane_height(from.format, from.height, p), cudaMemcpyDefault, stream));
-}
-
-// Lets the context current on `from` (made current if needed) reach `to`'s memory
-// directly, when the hardware can (NVLink or PCIe peer to peer): without it the
-// driver stages every copy between the devices through host memory. Once per
-// pair and process (asking again is an error the driver reports).
-void enable_peer_access(int from, int to) {
-  static std::mutex lock;
-  static std::set<std::pair<int, int>> done;
-  const std::lock_guard<std::mutex> hold(lock);
-  if (!done.insert({from, to}).second) return;
-  int can = 0;
-  CDN_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
-  if (!can) return;
-  DeviceScope on(from);
-  const cudaError_t rc = cudaDeviceEnablePeerAccess(to, 0);
-  if (rc == cudaErrorPeerAccessAlreadyEnabled) {
-    cudaGetLastError();  // the application enabled it before us: fine
-    return;
-  }
-  CDN_CUDA_CHECK(rc);
 }
 
 class CudaTemporalStream final : public TemporalStream {
@@ -117,10 +95,7 @@ class CudaTemporalStream final : public TemporalStream {
       Lane& lane = *workers_.back();
       lane.device = d;
       lane.filter = std::move(filters[i]);
-      if (d != home_) {  // before switching to d, so that home's side is the caller's context
-        enable_peer_access(home_, d);
-        enable_peer_access(d, home_);
-      }
+      if (d != home_) enable_peer_access_with(d);  // before switching to d: home's side is the caller's context
       DeviceScope on(d);
       CDN_CUDA_CHECK(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking));
       CDN_CUDA_CHECK(cudaEventCreateWithFlags(&lane.done, kSleepingWaitEventFlags));

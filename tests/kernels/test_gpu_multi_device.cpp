@@ -6,7 +6,9 @@
 // machine with two GPUs, {1}, {0, 1} and {1, 0, 1} (frames pushed and popped on
 // GPU 0, filtered on the others). Short chunks, so each worker gets several.
 // Skips without a GPU; says so when there is one GPU and the two-GPU lists
-// were left out.
+// were left out. And {0, 1} from a thread whose current context is an
+// application's own (not primary) context on GPU 0, as a GstCudaContext is: the
+// element's case, which the runtime's device-wide peer-access call refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,6 +24,8 @@
 #include "test_support.h"
 
 #ifdef CDN_HAVE_CUDA
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include "cudadenoise/error.h"
@@ -87,6 +91,69 @@ TEST(GpuMultiDevice, EveryTemporalModeGivesOneDevicesFramesOnAnyWorkerList) {
   }
   EXPECT_GE(temporal_presets, 2) << "the presets name no temporal mode to spread";
   if (count < 2) std::printf("only %d CUDA device: the two-GPU lists were left out\n", count);
+}
+
+// A context of the application's own on `device`, current on this thread for the
+// object's life (driver API through the runtime's entry points: no link against
+// libcuda). The entry points are asked for by the version of the signature used:
+// asked for at 12.0, "cuCtxCreate" is 11.4's, which takes affinity parameters.
+class ApplicationContext {
+ public:
+  explicit ApplicationContext(int device) {
+    CDN_CUDA_CHECK(cudaFree(nullptr));  // the runtime's state first
+    const CUresult rc = entry<PFN_cuCtxCreate_v3020>("cuCtxCreate", 3020)(&context_, 0, device);
+    if (rc != CUDA_SUCCESS) throw Error("cuCtxCreate failed: CUDA driver error " + std::to_string(static_cast<int>(rc)));
+  }
+  ~ApplicationContext() {
+    CUcontext popped = nullptr;
+    entry<PFN_cuCtxPopCurrent_v4000>("cuCtxPopCurrent", 4000)(&popped);
+    entry<PFN_cuCtxDestroy_v4000>("cuCtxDestroy", 4000)(context_);
+  }
+  bool is_current() const {
+    CUcontext now = nullptr;
+    entry<PFN_cuCtxGetCurrent_v4000>("cuCtxGetCurrent", 4000)(&now);
+    return now == context_;
+  }
+
+ private:
+  template <typename F>
+  static F entry(const char* name, unsigned int version) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    CDN_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !fn) throw Error(std::string("CUDA driver lacks ") + name);
+    return reinterpret_cast<F>(fn);
+  }
+  CUcontext context_ = nullptr;
+};
+
+TEST(GpuMultiDevice, WorkersOnTwoGpusFromAnApplicationsOwnContext) {
+  CDN_REQUIRE_GPU();
+  int count = 0;
+  CDN_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count < 2) GTEST_SKIP() << "needs two CUDA devices (" << count << " here)";
+  const ApplicationContext app(0);
+  ASSERT_TRUE(app.is_current());
+  const int frames = std::getenv("CDN_TEST_SMALL") ? 11 : 23, chunk = 4;
+  int temporal_presets = 0;
+  for (const Preset* p : available_presets()) {
+    Mode mode = Mode::Pipd;
+    ASSERT_TRUE(parse_mode(p->mode, &mode)) << p->name;
+    if (!is_temporal(mode)) continue;
+    ++temporal_presets;
+    const DenoiseSettings s = spread_settings(*p, chunk);
+    const auto in = test::moving_noisy_clip(PixelFormat::NV12, frames, 64, 48, 700);
+    auto one = StreamDenoiser::create(Backend::Cuda, s, PixelFormat::NV12, 64, 48);
+    const auto reference = test::run_clip(*one, in);
+    auto many = StreamDenoiser::create(Backend::Cuda, s, PixelFormat::NV12, 64, 48, {0, 1});
+    const auto out = test::run_clip(*many, in);
+    ASSERT_EQ(out.size(), reference.size()) << p->name;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      ASSERT_TRUE(test::same_samples(reference[i].view(), out[i].view()))
+          << p->name << " (" << p->mode << ") workers {0, 1}: frame " << i << " differs from one device's";
+    EXPECT_TRUE(app.is_current()) << p->name << ": the application's context is no longer current";
+  }
+  EXPECT_GE(temporal_presets, 2) << "the presets name no temporal mode to spread";
 }
 
 #else
