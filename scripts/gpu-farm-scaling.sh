@@ -103,7 +103,9 @@ joined = [m for p in pieces for m in json.load(open(p))["frame_md5"]]
 summary = json.load(open(sys.argv[3]))
 starts = sum(sum(1 for _ in open(p[:-len(".json")] + ".log")) for p in pieces)
 same = "EQUAL" if joined == single else f"DIFFERENT ({len(joined)} frames against {len(single)})"
-print(f"{summary['pieces']} {summary['retried']} {starts} {summary['verified']} {same}")
+t = summary["stages"]
+stages = "/".join(f"{t[k]:.1f}" for k in ("cluster", "pieces", "join", "verify"))
+print(f"{summary['pieces']} {summary['retried']} {starts} {summary['verified']} {stages} {same}")
 EOF
 }
 
@@ -121,15 +123,15 @@ status=0
 row() {  # name, workers, seconds, rc
   local name=$1 workers=$2 secs=$3 rc=$4 c
   if [ "$rc" != 0 ]; then
-    rows+=("| $name | $workers | $secs | | | | FAIL exit $rc: $(tail -2 "$work/$name.log" | tr '\n' ' ' | cut -c1-200) |")
+    rows+=("| $name | $workers | $secs | | | | | FAIL exit $rc: $(tail -2 "$work/$name.log" | tr '\n' ' ' | cut -c1-200) |")
     echo "${rows[-1]}"
     status=1
     return
   fi
-  read -r pieces retried starts verified same <<< "$(check "$work/$name.farm" "$work/$name.json")"
+  read -r pieces retried starts verified stages same <<< "$(check "$work/$name.farm" "$work/$name.json")"
   [ "$same" = EQUAL ] && [ "$verified" = True ] || status=1
   last_pieces=$pieces last_starts=$starts
-  rows+=("| $name | $workers | $secs | $(awk "BEGIN{printf \"%.1f\", $frames / $secs}") | $pieces | $starts ($retried run again) | $same$( [ "$verified" = True ] || echo ', output not verified') |")
+  rows+=("| $name | $workers | $secs | $(awk "BEGIN{printf \"%.1f\", $frames / $secs}") | $pieces | $starts ($retried run again) | $stages | $same$( [ "$verified" = True ] || echo ', output not verified') |")
   echo "${rows[-1]}"
   rm -f "$work/$name.mkv"
 }
@@ -191,8 +193,8 @@ echo
 echo "---- cudadenoise-farm: one Dask worker per GPU ($size, $frames frames, pieces of $piece_s s, ${args[*]})"
 echo "single cudadenoise-transcode run on GPU 0: $single_s s ($(awk "BEGIN{printf \"%.1f\", $frames / $single_s}") fps)"
 echo
-echo "| run | workers | s | fps | pieces | piece starts | frames against the single run |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+echo "| run | workers | s | fps | pieces | piece starts | cluster / pieces / join / check s | frames against the single run |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${rows[@]}"
 echo
 echo "speed-up of $n_workers workers on GPUs $all over 1 worker on GPU 0: $(awk "BEGIN{printf \"%.2fx\", $one_s / $all_s}")"

@@ -103,6 +103,12 @@ class FarmTest(unittest.TestCase):
                 self.assertTrue(summary["verified"])
                 self.check_output(out, mode)
                 self.assertFalse(os.path.exists(os.path.join(self.dir, f".farm-{mode}.mkv.farm")))
+                # Where the time went: every stage ran and none took longer than the whole.
+                t = summary["stages"]
+                self.assertEqual(set(t), {"probe", "cluster", "pieces", "tool", "join", "verify"})
+                for stage in ("cluster", "pieces", "tool", "join", "verify"):
+                    self.assertGreater(t[stage], 0, stage)
+                self.assertLessEqual(t["cluster"] + t["pieces"] + t["join"] + t["verify"], summary["seconds"] + 0.01)
 
     def test_sigma_auto_is_refused_for_pieces(self):
         out = os.path.join(self.dir, "auto.mkv")

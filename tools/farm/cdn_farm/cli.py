@@ -211,6 +211,7 @@ def fail_job(j, code, message):
 
 
 def run(args, say):
+    entered = time.monotonic()
     targets = outputs_for(args)
     for s, t in zip(args.input, targets):
         check_target(args, s, t)
@@ -227,7 +228,12 @@ def run(args, say):
     say(f"{sum(len(j.pieces) for j in jobs)} pieces of {len(jobs)} input(s), "
         f"{sum(j.reused for j in jobs)} reused from a previous run, {len(todo)} to run")
     start = time.monotonic()
-    stats = {"retried": 0, "hosts": set()}
+    # Where the time went (the JSON summary's "stages", seconds): reading the inputs,
+    # starting the cluster, the pieces (and "tool": their transcode runs summed over
+    # the workers), and per output the join and its check, which run on this machine
+    # one after the other: what more workers cannot shorten.
+    stages = {"probe": start - entered, "cluster": 0.0, "pieces": 0.0, "tool": 0.0, "join": 0.0, "verify": 0.0}
+    stats = {"retried": 0, "hosts": set(), "stages": stages}
     progress = Progress(args.quiet, len(todo), total_frames)
     client = cluster = None
     try:
@@ -261,13 +267,16 @@ def run(args, say):
                     continue
                 j.manifests[k] = r["manifest"]
                 stats["hosts"].add(r["host"])
+                stages["tool"] += r["seconds"]
                 progress.add(r["manifest"]["frames"])
             progress.end()
         elif todo:
             import cloudpickle
             from distributed import as_completed
             cloudpickle.register_pickle_by_value(piece)
+            began = time.monotonic()
             client, cluster = start_client(args)
+            stages["cluster"] = time.monotonic() - began
             futures = {}
             for j, k, a, b in todo:
                 f = client.submit(piece.run_piece, args.transcode, os.path.abspath(j.source), j.work, k, a, b,
@@ -297,6 +306,7 @@ def run(args, say):
                     if j.whole or j not in whole:
                         j.manifests[k] = r["manifest"]
                         stats["hosts"].add(r["host"])
+                        stages["tool"] += r["seconds"]
                         progress.add(r["manifest"]["frames"])
 
             take(as_completed(futures))
@@ -321,12 +331,13 @@ def run(args, say):
                 take(as_completed(futures))
             progress.end()
             stats["retried"] = sum(max(0, piece.attempts(j.work, k) - 1) for j, k, _, _ in todo)
+        stages["pieces"] = time.monotonic() - start - stages["cluster"]
         for j in jobs:
             if j.failure:  # its complete pieces stay for a rerun
                 j.failure = (j.failure[0], j.failure[1] + " (the other pieces are kept: a rerun resumes)")
                 continue
             try:
-                assemble_job(args, j, say, client)
+                assemble_job(args, j, say, client, stages)
             except assemble.AssembleError as e:
                 fail_job(j, EXIT_OUTPUT, str(e))
             except RuntimeError as e:
@@ -352,11 +363,12 @@ def run(args, say):
             "pieces_per_second": round(len(todo) / seconds, 4) if seconds > 0 else 0,
             "workers": args.local if args.local else None, "retried": stats["retried"], "hosts": sorted(stats["hosts"]),
             "verified": not failed, "failed": failed,
+            "stages": {k: round(v, 3) for k, v in stages.items()},
             "decode_errors": sum(decode_errors(j) for j in written),
             "decode_errors_by_input": {j.source: decode_errors(j) for j in written if decode_errors(j)}}
 
 
-def assemble_job(args, j, say, client=None):
+def assemble_job(args, j, say, client=None, stages=None):
     extradata = {m["extradata_md5"] for m in j.manifests}
     if len(extradata) != 1:
         raise RuntimeError(f"{j.source}: the pieces were encoded with different stream headers; "
@@ -366,8 +378,13 @@ def assemble_job(args, j, say, client=None):
         temp = assemble.temp_beside(j.target)
         try:
             try:
+                began = time.monotonic()
                 assemble.concat_and_mux(args.ffmpeg, j.index, j.manifests, videos, temp, j.work)
+                joined = time.monotonic()
                 problem = assemble.verify(args.ffmpeg, args.ffprobe, j.index, j.manifests, temp, j.whole)
+                if stages is not None:
+                    stages["join"] += joined - began
+                    stages["verify"] += time.monotonic() - joined
             except assemble.AssembleError as e:
                 problem = str(e)
             if not problem:
@@ -462,4 +479,8 @@ def main(argv=None):
         say(f"{summary['frames_run']} frames in {summary['seconds']:.2f} s ({summary['fps']} fps, "
             f"{summary['pieces_per_second']} pieces/s)"
             + (f" ({errors_text(summary['decode_errors'])})" if summary["decode_errors"] else ""))
+        t = summary["stages"]
+        say(f"time: reading the inputs {t['probe']:.1f} s, starting the cluster {t['cluster']:.1f} s, the pieces "
+            f"{t['pieces']:.1f} s (their runs {t['tool']:.1f} s summed), joining {t['join']:.1f} s, "
+            f"checking the output {t['verify']:.1f} s")
     return 0
