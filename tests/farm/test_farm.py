@@ -8,7 +8,10 @@ piece (that piece alone is run again, the output is still exact); a run that
 fails on one piece leaves no output and keeps the others, and its rerun
 resumes (reuses them), running again a kept piece that was damaged on disk and
 one that was cut short; MP4 inputs (AAC priming, edit lists) at a single run's
-timestamps; inputs that fail (pieces failing, truncated, missing) among
+timestamps; outputs checked by their packets against the pieces' (the
+manifests list each piece file's packets and frames), or decoded where asked
+or where the container rewrote the packets (MPEG-TS); inputs that fail
+(pieces failing, truncated, missing) among
 several: the others are written, each failure reported, exit 5; a damaged
 input's decode errors, counted once per error as a single run counts them
 (pipd, and nlm3d whose pieces' contexts overlap); a local cluster on a host
@@ -109,6 +112,37 @@ class FarmTest(unittest.TestCase):
                 for stage in ("cluster", "pieces", "tool", "join", "verify"):
                     self.assertGreater(t[stage], 0, stage)
                 self.assertLessEqual(t["cluster"] + t["pieces"] + t["join"] + t["verify"], summary["seconds"] + 0.01)
+                # Matroska keeps the pieces' packets: the output is checked by them, not decoded.
+                self.assertEqual(summary["checks"], {"packets": 1, "decode": 0})
+
+    def test_a_manifest_lists_the_written_files_packets_and_frames(self):
+        out, manifest = os.path.join(self.dir, "piece.mkv"), os.path.join(self.dir, "piece.json")
+        p = run([TOOL, "-i", self.clip, "-o", out, "-y", "-q", "--range", "10:30", "--manifest", manifest]
+                + COMMON + MODES["pipd"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(manifest) as f:
+            m = json.load(f)
+        self.assertEqual(m["frames"], 20)
+        self.assertEqual(m["packet_md5"], [l.split(",")[5].strip() for l in framemd5(out, copy=True)])
+        self.assertEqual(m["frame_md5"], [l.split(",")[5].strip() for l in framemd5(out)])
+        # It reads OUTPUT back: not a pipe.
+        p = run([TOOL, "-i", self.clip, "-o", "-", "-f", "matroska", "--manifest", manifest] + COMMON + MODES["pipd"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("not with a pipe", p.stderr)
+
+    def test_an_output_is_decoded_where_asked_or_where_its_packets_are_not_the_pieces(self):
+        md5s = lambda lines: [l.split(",")[5].strip() for l in lines]
+        out = os.path.join(self.dir, "farm-decoded.mkv")
+        summary, _ = self.farm(out, "pipd", "--check", "decode")
+        self.assertEqual(summary["checks"], {"packets": 0, "decode": 1})
+        self.check_output(out, "pipd")
+        # MPEG-TS rewrites H.264 packets (an access unit delimiter in each):
+        # the packets differ from the pieces', so the output is decoded.
+        ts = os.path.join(self.dir, "farm.ts")
+        summary, _ = self.farm(ts, "pipd")
+        self.assertTrue(summary["verified"])
+        self.assertEqual(summary["checks"], {"packets": 0, "decode": 1})
+        self.assertEqual(md5s(framemd5(ts)), md5s(self.single("pipd")))
 
     def test_sigma_auto_is_refused_for_pieces(self):
         out = os.path.join(self.dir, "auto.mkv")

@@ -109,7 +109,9 @@ struct Parser {
               [this](const std::string& flag, const std::string& v) { parse_range(flag, v, &o.range_begin, &o.range_end); });
     flags.add_string("--manifest", "FILE",
                      "write one JSON line describing the written video to FILE: frames, first and last timestamps, "
-                     "the MD5 of each frame as decoding OUTPUT gives it (ffmpeg -f framemd5's) and of them all",
+                     "the MD5 of each frame as decoding OUTPUT gives it (ffmpeg -f framemd5's) and of them all, "
+                     "and of each video packet in it (-c copy -f framemd5's); OUTPUT is read back for it before "
+                     "it gets its name, so not a pipe",
                      &o.manifest);
     flags.add_switch("-y", "overwrite OUTPUT if it exists", &yes);
     flags.add_switch("-n", "never overwrite OUTPUT: fail if it exists (the default without -y)", &no);
@@ -148,6 +150,8 @@ struct Parser {
       throw UsageError("--range needs a seekable INPUT, not standard input");
     if (!o.manifest.empty() && (o.null_output() || o.format == "yuv4mpegpipe"))
       throw UsageError("--manifest describes encoded video: not with -f " + o.format);
+    if (!o.manifest.empty() && tools::is_pipe_name(o.output))
+      throw UsageError("--manifest reads OUTPUT back once it is written: not with a pipe (" + o.output + ")");
     o.denoise = !no_denoise;
     parse_backend(backend, &o.backend);
     parse_planes(planes, &o.settings.planes);

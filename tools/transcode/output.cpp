@@ -337,7 +337,7 @@ void Output::write(AVPacket* pkt, int out_index, AVRational from_tb) {
   }
 }
 
-void Output::finish() {
+void Output::finish(const std::function<void(const std::string& written)>& check) {
   int rc = av_write_trailer(ctx_);
   if (rc < 0) {
     check_interrupted();
@@ -348,6 +348,10 @@ void Output::finish() {
     rc = avio_closep(&ctx_->pb);
     io_open_ = false;
     if (err < 0 || rc < 0) throw Failure(kExitOutput, "writing " + target_ + " failed: " + av_error(err < 0 ? err : rc));
+  }
+  if (check) {
+    if (pipe_) throw Failure(kExitFailure, "a piped output cannot be read back (a bug: options refuse it)");
+    check(temp_);
   }
   check_interrupted();  // a Ctrl-C up to here still leaves OUTPUT untouched
   if (pipe_) {

@@ -23,6 +23,7 @@
 // be written (it needs the video encoder, opened on the first frame) are queued.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,10 @@ class Output {
   // or dropped if its stream is not in the output.
   void write_copy(AVPacket* pkt);
 
-  // Trailer, close, rename to OUTPUT. Throws Failure(kExitOutput).
-  void finish();
+  // Trailer, close, rename to OUTPUT. Throws Failure(kExitOutput). `check`, if
+  // given, reads the closed file (at the path it is given) before the rename:
+  // what it throws leaves OUTPUT untouched.
+  void finish(const std::function<void(const std::string& written)>& check = {});
 
   const std::string& target() const { return target_; }
   const std::string& temp_path() const { return temp_; }

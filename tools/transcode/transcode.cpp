@@ -18,8 +18,8 @@
 // indexed first, the input is seeked to the keyframe before the context's first
 // frame, frames before it are dropped, each frame of the context is checked to
 // be the one the index expects (its timestamp), the context is filtered and
-// frames outside [A, B) are not encoded. --manifest (piece_manifest.h) decodes
-// what is encoded and describes it.
+// frames outside [A, B) are not encoded. --manifest (piece_manifest.h) reads
+// the written file back before it gets its name and describes it.
 #include "transcode.h"
 
 #include <unistd.h>
@@ -157,13 +157,16 @@ class Pipeline {
       say(std::to_string(summary_.decode_errors) + " decode error" + (summary_.decode_errors > 1 ? "s" : "") +
             " (damaged packets or frames) in " + o_.input + ": FFmpeg concealed them, the output shows it there");
     if (o_.max_frames == 0 && !o_.has_range()) check_complete();  // --range: checked after the scan
-    if (manifest_) {
-      manifest_->finish();
-      if (manifest_->frames() != summary_.frames)
-        throw Failure(kExitFailure, "--manifest: the output decodes to " + std::to_string(manifest_->frames()) +
-                                        " frames, " + std::to_string(summary_.frames) + " were encoded");
+    if (output_ && manifest_) {
+      output_->finish([this](const std::string& written) {
+        manifest_->read_back(written);
+        if (manifest_->frames() != summary_.frames)
+          throw Failure(kExitFailure, "--manifest: the output decodes to " + std::to_string(manifest_->frames()) +
+                                          " frames, " + std::to_string(summary_.frames) + " were encoded");
+      });
+    } else if (output_) {
+      output_->finish();
     }
-    if (output_) output_->finish();
     if (manifest_) {
       const std::int64_t end = plan_ && plan_->end < plan_->frames() ? plan_->pts[plan_->end] : AV_NOPTS_VALUE;
       manifest_->write(o_.manifest, o_.input, output_->target(), range_, context_, end,

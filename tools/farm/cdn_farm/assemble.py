@@ -2,9 +2,14 @@
 by stream copy (FFmpeg's concat demuxer), the source's other streams (audio,
 subtitles, attachments), global metadata and chapters muxed from the source
 once, in the source's stream order; then checked before it gets its name:
-decoding it gives, frame by frame, the MD5s the pieces' manifests recorded
-(ffmpeg -f framemd5), as many frames as the source has, at the source's
-timestamps."""
+its video packets are, one for one, the pieces' packets that the transcode
+tool read back from each piece file and decoded there (the manifests'
+packet_md5 and frame_md5), as many as the source has frames, at the source's
+timestamps. Where they are not (a muxer that rewrites packets, such as
+MPEG-TS's), or with check="decode", decoding it must give, frame by frame,
+the manifests' frame MD5s (ffmpeg -f framemd5). The packets are read without
+decoding: the check costs the client a read of the file, not a decode of it,
+which would cap a farm of many GPUs at one machine's decoding speed."""
 import os
 import subprocess
 import tempfile
@@ -42,9 +47,11 @@ def concat_and_mux(ffmpeg, index, manifests, piece_videos, target_temp, work_dir
             if m.get("end_pts") is not None:
                 f.write(f"duration {_seconds(m['end_pts'] - m['first_pts'], tb)}\n")
     first = manifests[0]
+    # auto_convert 0: the pieces' packets as they are (by default the concat demuxer
+    # would put H.264 headers in band at every piece's start; the pieces share theirs).
     cmd = [ffmpeg, "-v", "error", "-nostdin", "-y", "-itsoffset",
            _seconds(first["first_pts"], Fraction(*first["time_base"])),
-           "-f", "concat", "-safe", "0", "-i", listing, "-i", index.path]
+           "-f", "concat", "-safe", "0", "-auto_convert", "0", "-i", listing, "-i", index.path]
     for s in index.streams:  # the source's order; its denoised video from the pieces
         i = int(s["index"])
         cmd += ["-map", "0:v:0"] if i == index.video_stream else ["-map", f"1:{i}"]
@@ -58,10 +65,12 @@ def _seconds(ticks, time_base):
     return f"{round(us)}us"
 
 
-def decoded_frames(ffmpeg, path):
-    """[(pts, md5)] of the first video stream of `path`, and its time base."""
-    out = _run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"],
-               f"decoding {path}")
+def decoded_frames(ffmpeg, path, packets=False):
+    """[(pts, md5)] of the first video stream of `path`'s frames (or, with
+    `packets`, of its packets, read without decoding), and its time base."""
+    copy = ["-c", "copy"] if packets else []
+    out = _run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-map", "0:v:0"] + copy + ["-f", "framemd5", "-"],
+               f"{'reading' if packets else 'decoding'} {path}")
     tb, frames = None, []
     for line in out.splitlines():
         if line.startswith("#tb 0:"):
@@ -73,9 +82,13 @@ def decoded_frames(ffmpeg, path):
     return frames, tb
 
 
-def verify(ffmpeg, ffprobe, index, manifests, path, whole=False):
-    """None when decoding `path` gives the manifests' frames (MD5 for MD5), as
-    many as the source has, at the source's timestamps; else what differs.
+def verify(ffmpeg, ffprobe, index, manifests, path, whole=False, check="packets"):
+    """(None, how) when `path` holds the manifests' frames, as many as the source
+    has, at the source's timestamps; else (what differs, how). `how` is
+    "packets" where its video packets are the pieces' (each manifest's
+    packet_md5: those read back from the piece file, which decode there to its
+    frame_md5), else "decode": decoding `path` gives the manifests' frames, MD5
+    for MD5 (check="decode" asks for that in any case).
     The timestamps are compared as the muxer may have moved them: a container
     that takes no negative timestamps (Matroska) moves every stream by the
     same amount (an MP4's AAC priming starts before 0: a single transcode run
@@ -84,6 +97,20 @@ def verify(ffmpeg, ffprobe, index, manifests, path, whole=False):
     `whole`: one piece made by a plain run over an input whose frames cannot
     be found by their timestamps: its frames and timestamps are the tool's own
     (its manifest's), which may differ from the packets' count and timestamps."""
+    how = "decode"
+    if check == "packets" and not whole and all(len(m.get("packet_md5", [])) == len(m["frame_md5"])
+                                                for m in manifests):
+        packets, _ = decoded_frames(ffmpeg, path, packets=True)
+        if [md5 for _, md5 in packets] == [md5 for m in manifests for md5 in m["packet_md5"]]:
+            how = "packets"
+    problem = _frames_problem(ffmpeg, index, manifests, path, whole) if how == "decode" else None
+    if problem or whole:
+        return problem, how
+    return _timestamps_problem(ffprobe, index, path), how
+
+
+def _frames_problem(ffmpeg, index, manifests, path, whole):
+    """What differs between decoding `path` and the manifests' frames; None if nothing."""
     frames, _ = decoded_frames(ffmpeg, path)
     expected = [md5 for m in manifests for md5 in m["frame_md5"]]
     want = len(expected) if whole else index.frames
@@ -95,8 +122,11 @@ def verify(ffmpeg, ffprobe, index, manifests, path, whole=False):
         if [md5 for _, md5 in frames[at:at + n]] != m["frame_md5"]:
             return f"piece {number} does not decode as its manifest says"
         at += n
-    if whole:
-        return None
+    return None
+
+
+def _timestamps_problem(ffprobe, index, path):
+    """What is wrong with `path`'s video packets' count and timestamps against the source's; None if nothing."""
     try:
         out = probe.VideoIndex(path, ffprobe)
         shift = _muxer_shift(index, out)

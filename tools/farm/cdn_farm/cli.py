@@ -63,6 +63,10 @@ def parse(argv):
                    help="where pieces are kept until the output is verified (default: .NAME.farm beside the "
                         "output); with --scheduler every worker must see it at the same path")
     p.add_argument("--keep-work", action="store_true", help="keep the pieces after success")
+    p.add_argument("--check", choices=("packets", "decode"), default="packets",
+                   help="how an output is checked before it gets its name: its video packets against those of the "
+                        "pieces, which the transcode tool decoded as it wrote them (packets; a decode where they "
+                        "differ), or a decode of the whole output here (decode)")
     p.add_argument("--transcode", default=os.environ.get("CDN_TRANSCODE", "cudadenoise-transcode"),
                    help="the cudadenoise-transcode program (as the workers see it)")
     p.add_argument("--ffmpeg", default="ffmpeg")
@@ -233,7 +237,7 @@ def run(args, say):
     # the workers), and per output the join and its check, which run on this machine
     # one after the other: what more workers cannot shorten.
     stages = {"probe": start - entered, "cluster": 0.0, "pieces": 0.0, "tool": 0.0, "join": 0.0, "verify": 0.0}
-    stats = {"retried": 0, "hosts": set(), "stages": stages}
+    stats = {"retried": 0, "hosts": set(), "stages": stages, "checks": {"packets": 0, "decode": 0}}
     progress = Progress(args.quiet, len(todo), total_frames)
     client = cluster = None
     try:
@@ -337,7 +341,7 @@ def run(args, say):
                 j.failure = (j.failure[0], j.failure[1] + " (the other pieces are kept: a rerun resumes)")
                 continue
             try:
-                assemble_job(args, j, say, client, stages)
+                assemble_job(args, j, say, client, stats)
             except assemble.AssembleError as e:
                 fail_job(j, EXIT_OUTPUT, str(e))
             except RuntimeError as e:
@@ -363,16 +367,17 @@ def run(args, say):
             "pieces_per_second": round(len(todo) / seconds, 4) if seconds > 0 else 0,
             "workers": args.local if args.local else None, "retried": stats["retried"], "hosts": sorted(stats["hosts"]),
             "verified": not failed, "failed": failed,
-            "stages": {k: round(v, 3) for k, v in stages.items()},
+            "stages": {k: round(v, 3) for k, v in stages.items()}, "checks": stats["checks"],
             "decode_errors": sum(decode_errors(j) for j in written),
             "decode_errors_by_input": {j.source: decode_errors(j) for j in written if decode_errors(j)}}
 
 
-def assemble_job(args, j, say, client=None, stages=None):
+def assemble_job(args, j, say, client=None, stats=None):
     extradata = {m["extradata_md5"] for m in j.manifests}
     if len(extradata) != 1:
         raise RuntimeError(f"{j.source}: the pieces were encoded with different stream headers; "
                            "they cannot be concatenated (were the encoder options changed?)")
+    how = None
     for attempt in range(2):
         videos = [piece.piece_paths(j.work, k)[0] for k in range(len(j.pieces))]
         temp = assemble.temp_beside(j.target)
@@ -381,10 +386,12 @@ def assemble_job(args, j, say, client=None, stages=None):
                 began = time.monotonic()
                 assemble.concat_and_mux(args.ffmpeg, j.index, j.manifests, videos, temp, j.work)
                 joined = time.monotonic()
-                problem = assemble.verify(args.ffmpeg, args.ffprobe, j.index, j.manifests, temp, j.whole)
-                if stages is not None:
-                    stages["join"] += joined - began
-                    stages["verify"] += time.monotonic() - joined
+                problem, how = assemble.verify(args.ffmpeg, args.ffprobe, j.index, j.manifests, temp, j.whole,
+                                               args.check)
+                if stats is not None:
+                    stats["stages"]["join"] += joined - began
+                    stats["stages"]["verify"] += time.monotonic() - joined
+                    stats["checks"][how] += 1
             except assemble.AssembleError as e:
                 problem = str(e)
             if not problem:
@@ -419,7 +426,8 @@ def assemble_job(args, j, say, client=None, stages=None):
         say(f"{errors_text(errors)} (damaged packets or frames) in {j.source}: FFmpeg concealed them, the output "
             "shows it there")
     say(f"{j.target}: {j.index.frames} frames in {len(j.pieces)} pieces, verified"
-        + (f" ({errors_text(errors)})" if errors else ""))
+        + (f" ({errors_text(errors)})" if errors else "")
+        + ("; checked by its packets" if how == "packets" else "; checked by decoding it"))
 
 
 def decode_errors(j):
