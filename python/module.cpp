@@ -66,15 +66,15 @@ class CollectingSink final : public FrameSink {
   std::unique_ptr<HostFrame> pending_;
 };
 
-// GPU arrays go to the CUDA backend on their device, made current for the
-// library (this module's CUDA runtime keeps a current device of its own).
+// GPU arrays go to the CUDA backend (refuse_cpu_backend, before anything else is
+// read from them) on their device, made current for the library (use_device: this
+// module's CUDA runtime keeps a current device of its own).
 void refuse_cpu_backend(const std::string& backend) {
   if (backend_from_name(backend) == Backend::Cpu)
     throw py::value_error("GPU arrays are filtered on their device: backend='cpu' takes numpy arrays");
 }
 
-Backend device_backend(const std::string& backend, int device) {
-  refuse_cpu_backend(backend);
+Backend use_device(int device) {
 #ifdef CDN_HAVE_CUDA
   if (cudaSetDevice(device) != cudaSuccess) {
     cudaGetLastError();
@@ -120,7 +120,7 @@ py::object denoise_device(const py::object& frame, const py::object& out, const 
                           const std::string& backend, int bit_depth, bool return_noise) {
   refuse_cpu_backend(backend);
   const DeviceFrame in = device_frame(frame, bit_depth, false);
-  const Backend b = device_backend(backend, in.device);
+  const Backend b = use_device(in.device);
   const py::object target = out.is_none() ? empty_like_frame(frame, in.device) : out;
   const DeviceFrame o = device_frame(target, bit_depth, true);
   if (!(o.shape == in.shape)) throw py::value_error("out= has another layout, type or size than the frame");
@@ -200,7 +200,7 @@ class Stream {
   py::list flush() {
     check_open();
     if (denoiser_ && on_device_) {
-      device_backend(backend_name_, device_);
+      use_device(device_);
       DeviceSink sink(like_, bit_depth_, device_);
       {
         py::gil_scoped_release release;
@@ -269,7 +269,7 @@ class Stream {
       throw py::value_error("Stream.push: a frame of another format or size than the stream's first "
                             "(flush() and start a new Stream for it)");
     if (shape_ && in.device != device_) throw py::value_error("Stream.push: a frame on another device than the first");
-    const Backend b = device_backend(backend_name_, in.device);
+    const Backend b = use_device(in.device);
     if (!shape_) {
       shape_ = in.shape;
       on_device_ = true;

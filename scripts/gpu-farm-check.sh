@@ -36,11 +36,8 @@ fi
 [ -f .gpu-runtime/runtime-env.sh ] && source .gpu-runtime/runtime-env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 echo "farm: python3=${py:-none}, ${farm_mode/--local 1/Dask local cluster of 1 GPU worker}"
-for p in ffmpeg ffprobe; do
-  printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s"\nexec "%s" "$@"\n' "${LD_LIBRARY_PATH:-}" "$(command -v $p)" > "$work/bin/$p"
-done
-printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s"\nexec "%s" "$@"\n' "${LD_LIBRARY_PATH:-}" "$tool" > "$work/bin/transcode"
-chmod +x "$work/bin/"*
+source "$root/scripts/lib/farm-wrappers.sh"
+farm_wrappers "$work/bin" "$tool"
 
 clip="$work/clip.mkv"
 ffmpeg -v error -nostdin -y -f lavfi -i "testsrc2=size=$size:rate=25,noise=alls=12:allf=t" \

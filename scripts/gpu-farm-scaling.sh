@@ -63,13 +63,8 @@ else
 fi
 # One worker per GPU; on a host of one GPU two workers share it (the lost-worker check needs a second).
 n_workers=${CDN_FARM_SCALING_WORKERS:-$((gpus > 1 ? gpus : 2))}
-# The farm runs on python3 without the runtime's library path; its programs get it through wrappers.
-mkdir -p "$work/bin"
-for p in ffmpeg ffprobe; do
-  printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s"\nexec "%s" "$@"\n' "${LD_LIBRARY_PATH:-}" "$(command -v $p)" > "$work/bin/$p"
-done
-printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s"\nexec "%s" "$@"\n' "${LD_LIBRARY_PATH:-}" "$tool" > "$work/bin/transcode"
-chmod +x "$work/bin/"*
+source "$root/scripts/lib/farm-wrappers.sh"
+farm_wrappers "$work/bin" "$tool"
 args=(--backend "$backend" --lossless --encoder-preset ultrafast "${filter_args[@]}")
 echo "host: $(nproc) CPU threads; GPUs: $gpu_names; $dask_version"
 echo "clip: $size 30 fps, $seconds s; pieces of $piece_s s; transcode args: ${args[*]}"
