@@ -28,6 +28,13 @@
 # lossless x264 ultrafast on the CPU: H200s have no NVENC) keep the GPU the
 # slowest stage at 1080p.
 #
+# A clip of a few minutes takes longer than one device call (600 s): CDN_FARM_SCALING_WORK=DIR
+# keeps the clip, the single run and each farm run's row in DIR (relative to the checkout root;
+# kept after the script, reused by the next call with the same clip settings), and
+# CDN_FARM_SCALING_RUNS picks the farm runs of this call (local-1, local-n, killed; all by
+# default): e.g. a first call with RUNS=local-1 (the clip and the single run come first), a
+# second with RUNS=local-n,killed; each call prints every row DIR holds.
+#
 # Environment: CDN_FARM_SCALING_SECONDS (120), CDN_FARM_SCALING_SIZE (1920x1080),
 # CDN_FARM_SCALING_PIECE (piece seconds, 10), CDN_FARM_SCALING_GPUS (all the host has),
 # CDN_FARM_SCALING_ARGS ("--preset static-video --sigma 10"), CDN_FARM_SCALING_BACKEND
@@ -44,7 +51,16 @@ cd "$root"
 case $build in /*) ;; *) build="$root/$build" ;; esac
 tool="$build/tools/transcode/cudadenoise-transcode"
 [ -x "$tool" ] || { echo "gpu-farm-scaling: $tool missing" >&2; exit 1; }
-work=$(mktemp -d /tmp/cdn-farm-scaling.XXXXXX)
+runs=",${CDN_FARM_SCALING_RUNS:-local-1,local-n,killed},"
+if [ -n "${CDN_FARM_SCALING_WORK:-}" ]; then
+  work=$root/$CDN_FARM_SCALING_WORK
+  case $CDN_FARM_SCALING_WORK in /*) work=$CDN_FARM_SCALING_WORK ;; esac
+  mkdir -p "$work"
+  keep=1
+else
+  work=$(mktemp -d /tmp/cdn-farm-scaling.XXXXXX)
+  keep=
+fi
 py=$(command -v "${CDN_FARM_SCALING_PYTHON:-python3}") || { echo "gpu-farm-scaling: no python3" >&2; exit 1; }
 if ! "$py" -c 'import distributed' 2>/dev/null; then
   [ -f .gpu-stage/dask.tar.xz ] || { echo "gpu-farm-scaling: $py has no Dask and .gpu-stage/dask.tar.xz is missing (scripts/stage-dask.sh)" >&2; exit 1; }
@@ -72,20 +88,31 @@ echo "clip: $size 30 fps, $seconds s; pieces of $piece_s s; transcode args: ${ar
 now() { date +%s.%N; }
 elapsed() { awk "BEGIN{printf \"%.1f\", $2 - $1}"; }
 clip="$work/clip.mkv"
-t=$(now)
-ffmpeg -v error -nostdin -y -f lavfi -i "testsrc2=size=$size:rate=30,noise=alls=12:allf=t" \
-  -f lavfi -i "sine=f=440:sample_rate=48000" -t "$seconds" -c:v libx264 -preset ultrafast -g 30 -keyint_min 30 \
-  -sc_threshold 0 -bf 2 -pix_fmt yuv420p -c:a aac -shortest "$clip" || { echo "FAIL: cannot make the clip"; exit 1; }
-echo "clip made in $(elapsed "$t" "$(now)") s"
-
-single_s=
-t=$(now)
-if ! "$work/bin/transcode" -i "$clip" -o "$work/single.mkv" -y -q --manifest "$work/single.json" --gpu 0 "${args[@]}" \
-    > "$work/single.log" 2>&1; then
-  echo "FAIL: single run: $(tail -2 "$work/single.log")"; exit 1
+settings="$size $seconds $piece_s ${args[*]}"
+# A kept work directory of other settings starts again.
+if [ "$(cat "$work/settings" 2>/dev/null)" != "$settings" ]; then
+  rm -rf "$work/clip.mkv" "$work"/single.* "$work"/*.row "$work"/*.time "$work"/*.bad "$work"/*.farm
+  echo "$settings" > "$work/settings"
 fi
-single_s=$(elapsed "$t" "$(now)")
-rm -f "$work/single.mkv"
+if [ ! -f "$clip" ]; then
+  t=$(now)
+  ffmpeg -v error -nostdin -y -f lavfi -i "testsrc2=size=$size:rate=30,noise=alls=12:allf=t" \
+    -f lavfi -i "sine=f=440:sample_rate=48000" -t "$seconds" -c:v libx264 -preset ultrafast -g 30 -keyint_min 30 \
+    -sc_threshold 0 -bf 2 -pix_fmt yuv420p -c:a aac -shortest -f matroska "$clip.part" && mv "$clip.part" "$clip" ||
+    { echo "FAIL: cannot make the clip"; exit 1; }
+  echo "clip made in $(elapsed "$t" "$(now)") s"
+fi
+
+if [ ! -f "$work/single.time" ]; then
+  t=$(now)
+  if ! "$work/bin/transcode" -i "$clip" -o "$work/single.mkv" -y -q --manifest "$work/single.json" --gpu 0 "${args[@]}" \
+      > "$work/single.log" 2>&1; then
+    echo "FAIL: single run: $(tail -2 "$work/single.log")"; exit 1
+  fi
+  elapsed "$t" "$(now)" > "$work/single.time"
+  rm -f "$work/single.mkv"
+fi
+single_s=$(cat "$work/single.time")
 echo "single run on GPU 0: $single_s s"
 
 # Whether the pieces kept in work dir $1 hold the single run's frames, and the farm's JSON summary $2's fields.
@@ -113,75 +140,85 @@ farm() {  # name, then the farm's own options; runs the farm, prints its check
     --ffprobe "$work/bin/ffprobe" "$@" "${args[@]}" > "$work/$name.json" 2> "$work/$name.log"
 }
 
-rows=()
 status=0
-row() {  # name, workers, seconds, rc
+row() {  # name, workers, seconds, rc: the run's row, in $work/$name.row (printed at the end, kept with the work)
   local name=$1 workers=$2 secs=$3 rc=$4 c
   if [ "$rc" != 0 ]; then
-    rows+=("| $name | $workers | $secs | | | | | FAIL exit $rc: $(tail -2 "$work/$name.log" | tr '\n' ' ' | cut -c1-200) |")
-    echo "${rows[-1]}"
-    status=1
+    echo "| $name | $workers | $secs | | | | | FAIL exit $rc: $(tail -2 "$work/$name.log" | tr '\n' ' ' | cut -c1-200) |" > "$work/$name.row"
+    cat "$work/$name.row"
+    touch "$work/$name.bad"
     return
   fi
   read -r pieces retried starts verified stages same <<< "$(check "$work/$name.farm" "$work/$name.json")"
-  [ "$same" = EQUAL ] && [ "$verified" = True ] || status=1
+  [ "$same" = EQUAL ] && [ "$verified" = True ] || touch "$work/$name.bad"
   last_pieces=$pieces last_starts=$starts
-  rows+=("| $name | $workers | $secs | $(awk "BEGIN{printf \"%.1f\", $frames / $secs}") | $pieces | $starts ($retried run again) | $stages | $same$( [ "$verified" = True ] || echo ', output not verified') |")
-  echo "${rows[-1]}"
+  echo "| $name | $workers | $secs | $(awk "BEGIN{printf \"%.1f\", $frames / $secs}") | $pieces | $starts ($retried run again) | $stages | $same$( [ "$verified" = True ] || echo ', output not verified') |" > "$work/$name.row"
+  echo "$secs" > "$work/$name.time"
+  cat "$work/$name.row"
   rm -f "$work/$name.mkv"
+  if [ -n "$keep" ]; then rm -rf "$work/$name.farm"; fi  # the pieces are checked; a kept work directory keeps the rows
 }
+wants() { [[ $runs == *,$1,* ]]; }
 frames=$(env -u LD_LIBRARY_PATH "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$work/single.json")
 
-t=$(now); farm local-1 --local 1 --local-gpus 0; rc=$?; one_s=$(elapsed "$t" "$(now)")
-row local-1 "1 (GPU 0)" "$one_s" $rc
+if wants local-1; then
+  rm -rf "$work/local-1.farm" "$work/local-1.bad" "$work/local-1.time"
+  t=$(now); farm local-1 --local 1 --local-gpus 0; rc=$?
+  row local-1 "1 (GPU 0)" "$(elapsed "$t" "$(now)")" $rc
+fi
 gpu_of() { echo $(($1 % gpus)); }
 all=$(for k in $(seq 0 $((n_workers - 1))); do gpu_of "$k"; done | paste -sd,)
-t=$(now); farm "local-$n_workers" --local "$n_workers" --local-gpus "$all"; rc=$?; all_s=$(elapsed "$t" "$(now)")
-row "local-$n_workers" "$n_workers (GPUs $all)" "$all_s" $rc
-
-# A cluster started by hand, one worker per GPU; the last one is killed mid-job.
-port=$((20000 + RANDOM % 20000))
-# Dask's GPU diagnostics off, as the farm sets them for its local clusters (docs/FARM.md: Debian 12's
-# distributed fails to start beside pip's nvidia-ml-py).
-export DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=3 DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False
-env -u LD_LIBRARY_PATH "$py" -m distributed.cli.dask_scheduler --port "$port" --no-dashboard > "$work/scheduler.log" 2>&1 &
-scheduler=$!
-workers=()
-for k in $(seq 0 $((n_workers - 1))); do
-  g=$(gpu_of "$k") visible=$(gpu_of "$k")
-  [ "$backend" = cuda ] || visible=
-  env -u LD_LIBRARY_PATH CUDA_VISIBLE_DEVICES=$visible "$py" -m distributed.cli.dask_worker "tcp://127.0.0.1:$port" \
-    --nthreads 1 --no-nanny --resources GPU=1 --name "worker$k-gpu$g" --no-dashboard > "$work/worker-$k.log" 2>&1 &
-  workers+=($!)
-done
-sleep 5
-t=$(now)
-farm killed --scheduler "tcp://127.0.0.1:$port" &
-job=$!
-# Kill the last worker once a few pieces are done (it is then in the middle of one).
-victim=${workers[$((n_workers - 1))]}
-killed_at=
-while kill -0 $job 2>/dev/null; do
-  done_pieces=$(ls "$work/killed.farm"/piece-*.json 2>/dev/null | wc -l)
-  if [ -z "$killed_at" ] && [ "$done_pieces" -ge $((n_workers + 1)) ]; then
-    kill -9 "$victim" && killed_at=$(elapsed "$t" "$(now)")
-    wait "$victim" 2>/dev/null  # reaped here: the shell says nothing of it
+if wants local-n; then
+  rm -rf "$work/local-$n_workers.farm" "$work/local-$n_workers.bad" "$work/local-$n_workers.time"
+  t=$(now); farm "local-$n_workers" --local "$n_workers" --local-gpus "$all"; rc=$?
+  row "local-$n_workers" "$n_workers (GPUs $all)" "$(elapsed "$t" "$(now)")" $rc
+fi
+if wants killed; then
+  # A cluster started by hand, one worker per GPU; the last one is killed mid-job.
+  port=$((20000 + RANDOM % 20000))
+  # Dask's GPU diagnostics off, as the farm sets them for its local clusters (docs/FARM.md: Debian 12's
+  # distributed fails to start beside pip's nvidia-ml-py).
+  export DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=3 DASK_DISTRIBUTED__DIAGNOSTICS__NVML=False
+  env -u LD_LIBRARY_PATH "$py" -m distributed.cli.dask_scheduler --port "$port" --no-dashboard > "$work/scheduler.log" 2>&1 &
+  scheduler=$!
+  workers=()
+  for k in $(seq 0 $((n_workers - 1))); do
+    g=$(gpu_of "$k") visible=$(gpu_of "$k")
+    [ "$backend" = cuda ] || visible=
+    env -u LD_LIBRARY_PATH CUDA_VISIBLE_DEVICES=$visible "$py" -m distributed.cli.dask_worker "tcp://127.0.0.1:$port" \
+      --nthreads 1 --no-nanny --resources GPU=1 --name "worker$k-gpu$g" --no-dashboard > "$work/worker-$k.log" 2>&1 &
+    workers+=($!)
+  done
+  sleep 5
+  rm -rf "$work/killed.farm" "$work/killed.bad"
+  t=$(now)
+  farm killed --scheduler "tcp://127.0.0.1:$port" &
+  job=$!
+  # Kill the last worker once a few pieces are done (it is then in the middle of one).
+  victim=${workers[$((n_workers - 1))]}
+  killed_at=
+  while kill -0 $job 2>/dev/null; do
+    done_pieces=$(ls "$work/killed.farm"/piece-*.json 2>/dev/null | wc -l)
+    if [ -z "$killed_at" ] && [ "$done_pieces" -ge $((n_workers + 1)) ]; then
+      kill -9 "$victim" && killed_at=$(elapsed "$t" "$(now)")
+      wait "$victim" 2>/dev/null  # reaped here: the shell says nothing of it
+    fi
+    sleep 0.5
+  done
+  wait $job; rc=$?; killed_s=$(elapsed "$t" "$(now)")
+  row killed "$n_workers (GPUs $all), the last killed at ${killed_at:-never} s" "$killed_s" $rc
+  # A worker whose scheduler is gone keeps trying to reach it: end the workers first, then SIGKILL what is left.
+  kill "${workers[@]}" 2>/dev/null
+  sleep 2
+  kill "$scheduler" 2>/dev/null
+  sleep 1
+  kill -9 "${workers[@]}" "$scheduler" 2>/dev/null
+  wait "${workers[@]}" "$scheduler" 2>/dev/null
+  if [ -z "$killed_at" ]; then
+    echo "| killed | the worker was never killed: the check did not run |" >> "$work/killed.row"; touch "$work/killed.bad"
+  elif [ "$rc" = 0 ] && [ "${last_starts:-0}" -gt $((last_pieces + 1)) ]; then
+    echo "| killed | the lost worker cost $((last_starts - last_pieces)) piece runs, not 1 |" >> "$work/killed.row"; touch "$work/killed.bad"
   fi
-  sleep 0.5
-done
-wait $job; rc=$?; killed_s=$(elapsed "$t" "$(now)")
-row killed "$n_workers (GPUs $all), the last killed at ${killed_at:-never} s" "$killed_s" $rc
-# A worker whose scheduler is gone keeps trying to reach it: end the workers first, then SIGKILL what is left.
-kill "${workers[@]}" 2>/dev/null
-sleep 2
-kill "$scheduler" 2>/dev/null
-sleep 1
-kill -9 "${workers[@]}" "$scheduler" 2>/dev/null
-wait "${workers[@]}" "$scheduler" 2>/dev/null
-if [ -z "$killed_at" ]; then
-  rows+=("| killed | the worker was never killed: the check did not run |"); status=1
-elif [ "$rc" = 0 ] && [ "${last_starts:-0}" -gt $((last_pieces + 1)) ]; then
-  rows+=("| killed | the lost worker cost $((last_starts - last_pieces)) piece runs, not 1 |"); status=1
 fi
 
 echo
@@ -190,12 +227,18 @@ echo "single cudadenoise-transcode run on GPU 0: $single_s s ($(awk "BEGIN{print
 echo
 echo "| run | workers | s | fps | pieces | piece starts | cluster / pieces / join / check s | frames against the single run |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-printf '%s\n' "${rows[@]}"
+for name in local-1 "local-$n_workers" killed; do
+  [ -f "$work/$name.row" ] && cat "$work/$name.row"
+  if [ -f "$work/$name.bad" ]; then status=1; fi
+done
 echo
-echo "speed-up of $n_workers workers on GPUs $all over 1 worker on GPU 0: $(awk "BEGIN{printf \"%.2fx\", $one_s / $all_s}")"
+if [ -f "$work/local-1.time" ] && [ -f "$work/local-$n_workers.time" ]; then
+  echo "speed-up of $n_workers workers on GPUs $all over 1 worker on GPU 0:" \
+    "$(awk "BEGIN{printf \"%.2fx\", $(cat "$work/local-1.time") / $(cat "$work/local-$n_workers.time")}")"
+fi
 if [ $status = 0 ]; then
   echo "gpu-farm-scaling: PASS"
-  rm -rf "$work"
+  [ -n "$keep" ] || rm -rf "$work"
 else
   echo "gpu-farm-scaling: FAIL (logs in $work)"
 fi
