@@ -10,6 +10,7 @@
 
 #include "cudadenoise/backend.h"
 #include "gstcdnallocation.h"
+#include "gstcdnsharedcontext.h"
 
 GST_DEBUG_CATEGORY (gst_cdn_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cdn_base_transform_debug
@@ -247,8 +248,10 @@ gst_cdn_base_transform_start (GstBaseTransform * trans)
     /* cuda_why set by the library */
   } else {
     const gint id = device_id (self);
-    /* Not under context_lock: this calls our set_context, which takes it. */
-    if (gst_cuda_ensure_element_context (GST_ELEMENT_CAST (self), id, &self->context)) {
+    /* Not under context_lock: this calls our set_context, which takes it. The
+     * neighbours' or the application's context, else the process's one for the
+     * device (gstcdnsharedcontext.h), not a new one per element. */
+    if (gst_cdn_ensure_cuda_context (GST_ELEMENT_CAST (self), trans->srcpad, trans->sinkpad, id, &self->context)) {
       priv->cuda_enabled = TRUE;
       priv->cuda_why.clear ();
       GST_INFO_OBJECT (self, "using CUDA context %" GST_PTR_FORMAT, self->context);

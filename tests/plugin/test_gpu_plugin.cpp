@@ -26,7 +26,10 @@
 // - cudaaddnoise on CUDA memory (its CUDA kernel, written on the GPU) equals
 //   its CPU path (kernels/include/cudadenoise/counter_noise.h) for seed + frame, every CUDA format,
 //   odd sizes and 1080p: within one code value, on at most one sample in a
-//   million (CUDA's and glibc's log, sin, cos may differ in the last ulp).
+//   million (CUDA's and glibc's log, sin, cos may differ in the last ulp);
+// - chains on one device share one GstCudaContext (gstcdnsharedcontext.h) in one
+//   pipeline with chains on GPU i mod G and across pipelines; an application's
+//   context wins.
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstharness.h>
@@ -34,6 +37,7 @@
 #ifdef CDN_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 #endif
 
 #include <glib/gstdio.h>
@@ -1002,6 +1006,104 @@ TEST(GpuNlm3dSystemMemory, CudaBackendEqualsCpuStreamWithinOneCodeValue) {
     gst_harness_teardown(hs);
   }
 }
+
+#ifdef CDN_GST_CUDA
+// The GstCudaContext an element works on, as it answers a context query.
+GstCudaContext* answered_context(GstElement* e) {
+  GstQuery* q = gst_query_new_context(GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext* ctx = nullptr;
+  if (gst_element_query(e, q)) {
+    GstContext* c = nullptr;
+    gst_query_parse_context(q, &c);
+    if (c) gst_structure_get(gst_context_get_structure(c), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+  }
+  gst_query_unref(q);
+  return ctx;  // owned
+}
+#endif
+
+// gstcdnsharedcontext.h: where neither the application nor a neighbour gives a
+// context, the elements of every chain on one device share one GstCudaContext,
+// in one pipeline (chains placed on GPU i mod G, the bin's own context then for
+// another device half of the time) and across pipelines, instead of a CUcontext
+// each; a context the application gives still wins.
+TEST(GpuSharedContext, ChainsOnADeviceShareOneContextAndTheApplicationsWins) {
+#ifdef CDN_GST_CUDA
+  const std::string skip = gpu_skip_reason({"cudaupload"});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  const int gpus = std::min(2, cdn::cuda_device_count());
+  auto chain = [](const std::string& tag, int device) {
+    const std::string d = std::to_string(device);
+    return "videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=64,height=48 ! cudaupload cuda-device-id=" + d +
+           " name=up" + tag + " ! cudaaddnoise cuda-device-id=" + d + " sigma=10 name=an" + tag +
+           " ! cudadenoise cuda-device-id=" + d + " mode=pipd name=dn" + tag + " ! fakesink ";
+  };
+  auto contexts = [](GstElement* pipeline, const std::string& tag) {
+    std::vector<GstCudaContext*> found;
+    for (const char* kind : {"up", "an", "dn"}) {
+      GstElement* e = by_name(pipeline, (kind + tag).c_str());
+      found.push_back(answered_context(e));
+      gst_object_unref(e);
+    }
+    return found;  // cudaupload's, cudaaddnoise's, cudadenoise's
+  };
+  const int chains = 4;
+  std::string description;
+  for (int i = 0; i < chains; ++i) description += chain(std::to_string(i), i % gpus);
+  GstElement* p = launch(description);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(play_to_eos(p), "");
+  std::vector<GstCudaContext*> of(chains);
+  for (int i = 0; i < chains; ++i) {
+    const auto found = contexts(p, std::to_string(i));
+    for (GstCudaContext* c : found) ASSERT_NE(c, nullptr) << "chain " << i;
+    EXPECT_EQ(found[0], found[2]) << "chain " << i << ": cudaupload and cudadenoise on two contexts";
+    EXPECT_EQ(found[1], found[2]) << "chain " << i << ": cudaaddnoise and cudadenoise on two contexts";
+    guint device = 99;
+    g_object_get(found[2], "cuda-device-id", &device, nullptr);
+    EXPECT_EQ(device, static_cast<guint>(i % gpus)) << "chain " << i;
+    of[i] = found[2];
+    for (std::size_t k = 0; k < 2; ++k) gst_object_unref(found[k]);
+  }
+  for (int i = 0; i < chains; ++i)
+    for (int j = 0; j < i; ++j) {
+      if (i % gpus == j % gpus)
+        EXPECT_EQ(of[i], of[j]) << "chains " << j << " and " << i << " are on one device and two contexts";
+      else
+        EXPECT_NE(of[i], of[j]) << "chains " << j << " and " << i << " are on two devices and one context";
+    }
+
+  // Another pipeline while the first holds its contexts: GPU 0's context again.
+  GstElement* q = launch(chain("q", 0));
+  ASSERT_EQ(play_to_eos(q), "");
+  const auto second = contexts(q, "q");
+  EXPECT_EQ(second[2], of[0]) << "a second pipeline on GPU 0 made a context of its own";
+
+  // The application's context wins over the process's.
+  GstCudaContext* app = gst_cuda_context_new(0);
+  ASSERT_NE(app, nullptr);
+  GstElement* r = launch(chain("r", 0));
+  GstContext* given = gst_context_new_cuda_context(app);
+  gst_element_set_context(r, given);
+  gst_context_unref(given);
+  ASSERT_EQ(play_to_eos(r), "");
+  const auto third = contexts(r, "r");
+  EXPECT_EQ(third[2], app) << "cudadenoise did not take the application's context";
+  EXPECT_EQ(third[1], app) << "cudaaddnoise did not take the application's context";
+
+  for (GstElement* e : {p, q, r}) {
+    gst_element_set_state(e, GST_STATE_NULL);
+    gst_object_unref(e);
+  }
+  for (const auto& found : {second, third})
+    for (GstCudaContext* c : found) gst_clear_object(&c);
+  for (GstCudaContext* c : of) gst_object_unref(c);
+  gst_object_unref(app);
+#else
+  GTEST_SKIP() << "built without GStreamer CUDA support";
+#endif
+}
+
 
 // cuda-devices (issue 36 item 3): the temporal modes' chunks spread over two
 // workers of GPU 0 (and GPUs 0 and 1 where there are two) give the frames of one
