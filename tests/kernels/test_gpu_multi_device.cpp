@@ -50,6 +50,23 @@ DenoiseSettings spread_settings(const Preset& p, int chunk) {
   return s;
 }
 
+// The presets that run a temporal mode (the tests ask for at least two).
+std::vector<const Preset*> temporal_presets() {
+  std::vector<const Preset*> found;
+  for (const Preset* p : available_presets()) {
+    Mode mode = Mode::Pipd;
+    if (!parse_mode(p->mode, &mode))
+      ADD_FAILURE() << p->name << ": unknown mode " << p->mode;
+    else if (is_temporal(mode))
+      found.push_back(p);
+  }
+  return found;
+}
+
+// 6 chunks of kChunk, the last a short one; CDN_TEST_SMALL (under compute-sanitizer): 3.
+constexpr int kChunk = 4;
+int clip_frames() { return std::getenv("CDN_TEST_SMALL") ? 11 : 23; }
+
 std::string list_name(const std::vector<int>& devices) {
   std::string name = "{";
   for (int d : devices) name += (name.size() > 1 ? ", " : "") + std::to_string(d);
@@ -62,15 +79,11 @@ TEST(GpuMultiDevice, EveryTemporalModeGivesOneDevicesFramesOnAnyWorkerList) {
   CDN_CUDA_CHECK(cudaGetDeviceCount(&count));
   std::vector<std::vector<int>> lists = {{0}, {0, 0}, {0, 0, 0}};
   if (count >= 2) lists.insert(lists.end(), {{1}, {0, 1}, {1, 0, 1}});
-  // 6 chunks, the last a short one; CDN_TEST_SMALL (under compute-sanitizer): 3.
-  const int frames = std::getenv("CDN_TEST_SMALL") ? 11 : 23, chunk = 4;
-  int temporal_presets = 0;
-  for (const Preset* p : available_presets()) {
-    Mode mode = Mode::Pipd;
-    ASSERT_TRUE(parse_mode(p->mode, &mode)) << p->name;
-    if (!is_temporal(mode)) continue;
-    ++temporal_presets;
-    const DenoiseSettings s = spread_settings(*p, chunk);
+  const int frames = clip_frames();
+  const auto presets = temporal_presets();
+  ASSERT_GE(presets.size(), 2u) << "the presets name no temporal mode to spread";
+  for (const Preset* p : presets) {
+    const DenoiseSettings s = spread_settings(*p, kChunk);
     for (PixelFormat f : all_formats()) {
       const auto in = test::moving_noisy_clip(f, frames, 64, 48, 500);
       auto one = StreamDenoiser::create(Backend::Cuda, s, f, 64, 48);
@@ -89,7 +102,6 @@ TEST(GpuMultiDevice, EveryTemporalModeGivesOneDevicesFramesOnAnyWorkerList) {
     std::printf("%s (%s): %zu formats x %zu worker lists identical to one device\n", p->name, p->mode,
                 all_formats().size(), lists.size());
   }
-  EXPECT_GE(temporal_presets, 2) << "the presets name no temporal mode to spread";
   if (count < 2) std::printf("only %d CUDA device: the two-GPU lists were left out\n", count);
 }
 
@@ -134,15 +146,11 @@ TEST(GpuMultiDevice, WorkersOnTwoGpusFromAnApplicationsOwnContext) {
   if (count < 2) GTEST_SKIP() << "needs two CUDA devices (" << count << " here)";
   const ApplicationContext app(0);
   ASSERT_TRUE(app.is_current());
-  const int frames = std::getenv("CDN_TEST_SMALL") ? 11 : 23, chunk = 4;
-  int temporal_presets = 0;
-  for (const Preset* p : available_presets()) {
-    Mode mode = Mode::Pipd;
-    ASSERT_TRUE(parse_mode(p->mode, &mode)) << p->name;
-    if (!is_temporal(mode)) continue;
-    ++temporal_presets;
-    const DenoiseSettings s = spread_settings(*p, chunk);
-    const auto in = test::moving_noisy_clip(PixelFormat::NV12, frames, 64, 48, 700);
+  const auto presets = temporal_presets();
+  ASSERT_GE(presets.size(), 2u) << "the presets name no temporal mode to spread";
+  for (const Preset* p : presets) {
+    const DenoiseSettings s = spread_settings(*p, kChunk);
+    const auto in = test::moving_noisy_clip(PixelFormat::NV12, clip_frames(), 64, 48, 700);
     auto one = StreamDenoiser::create(Backend::Cuda, s, PixelFormat::NV12, 64, 48);
     const auto reference = test::run_clip(*one, in);
     auto many = StreamDenoiser::create(Backend::Cuda, s, PixelFormat::NV12, 64, 48, {0, 1});
@@ -153,7 +161,6 @@ TEST(GpuMultiDevice, WorkersOnTwoGpusFromAnApplicationsOwnContext) {
           << p->name << " (" << p->mode << ") workers {0, 1}: frame " << i << " differs from one device's";
     EXPECT_TRUE(app.is_current()) << p->name << ": the application's context is no longer current";
   }
-  EXPECT_GE(temporal_presets, 2) << "the presets name no temporal mode to spread";
 }
 
 #else
