@@ -6,6 +6,7 @@
 // (settings_from_kwargs.h), the library's errors become ValueError (bad
 // settings or frames) or cudadenoise.Error (anything else, CUDA included). The
 // filtering runs with the GIL released.
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -91,22 +92,29 @@ class DeviceSink final : public FrameSink {
   DeviceSink(py::object like, int bit_depth, int device) : like_(std::move(like)), bit_depth_(bit_depth), device_(device) {}
   explicit DeviceSink(py::object out, const FrameView& view) : given_(std::move(out)), given_view_(view) {}
   FrameView next() override {
+    const auto start = std::chrono::steady_clock::now();
     py::gil_scoped_acquire gil;
     if (given_) {
       pending_ = given_;
       return given_view_;
     }
     pending_ = empty_like_frame(like_, device_);
-    return device_frame(pending_, bit_depth_, true).view;
+    const FrameView view = device_frame(pending_, bit_depth_, true).view;
+    in_python += std::chrono::steady_clock::now() - start;
+    return view;
   }
   bool take(FrameTag tag) override {
+    const auto start = std::chrono::steady_clock::now();
     py::gil_scoped_acquire gil;
     frames.push_back(std::move(pending_));
     tags.push_back(std::move(tag));
+    in_python += std::chrono::steady_clock::now() - start;
     return true;
   }
   std::vector<py::object> frames;
   std::vector<FrameTag> tags;
+  // Time the library's calls spent back in this module (the GIL, the output arrays).
+  std::chrono::steady_clock::duration in_python{};
 
  private:
   py::object like_, given_, pending_;
@@ -173,6 +181,25 @@ class Stream {
         bit_depth_(bit_depth) {}
 
   void push(const py::object& frame, const py::object& tag) {
+    const auto start = std::chrono::steady_clock::now();
+    push_frame(frame, tag);
+    ++timing_.pushes;
+    timing_.push += std::chrono::steady_clock::now() - start;
+  }
+
+  // Seconds in push() in all and, of them, in the library's own path; the rest
+  // is this module's (issue 35 item 7): reading the arrays, making the outputs
+  // through their module, the GIL, the tags.
+  py::dict timing() const {
+    py::dict d;
+    d["pushes"] = timing_.pushes;
+    d["push_s"] = std::chrono::duration<double>(timing_.push).count();
+    d["library_s"] = std::chrono::duration<double>(timing_.library).count();
+    return d;
+  }
+
+ private:
+  void push_frame(const py::object& frame, const py::object& tag) {
     check_open();
     if (is_device_frame(frame)) return push_device(frame, tag);
     if (on_device_) throw py::value_error("Stream.push: a numpy frame in a stream of GPU frames");
@@ -190,10 +217,14 @@ class Stream {
     FrameTag t = tag_of(tag);
     {
       py::gil_scoped_release release;
+      const auto start = std::chrono::steady_clock::now();
       feed(*denoiser_, in->view(), sink, nullptr, std::move(t));
+      timing_.library += std::chrono::steady_clock::now() - start;
     }
     collect(sink);
   }
+
+ public:
 
   // Ends the stream: every frame still held comes out. Returns every frame not
   // yet taken, with its tag, in order; the next push() starts a new stream.
@@ -282,10 +313,18 @@ class Stream {
     FrameTag t = tag_of(tag);
     {
       py::gil_scoped_release release;
+      const auto start = std::chrono::steady_clock::now();
       feed(*denoiser_, in.view, sink, in.stream, std::move(t));
+      timing_.library += std::chrono::steady_clock::now() - start - sink.in_python;
     }
     collect(sink);
   }
+
+  struct Timing {
+    long long pushes = 0;
+    std::chrono::steady_clock::duration push{}, library{};
+  };
+  Timing timing_;
 
   DenoiseSettings settings_;
   Backend backend_;
@@ -362,7 +401,10 @@ PYBIND11_MODULE(cudadenoise, m) {
       .def_property_readonly("noise_sigma", &Stream::noise_sigma,
                              "Noise sigma per component in 8-bit code values (estimated with sigma auto).")
       .def_property_readonly("held", &Stream::held, "Frames pushed and not yet taken.")
-      .def_property_readonly("mode", &Stream::mode);
+      .def_property_readonly("mode", &Stream::mode)
+      .def_property_readonly("timing", &Stream::timing,
+                             "{'pushes', 'push_s', 'library_s'}: seconds in push() in all and, of them, in the "
+                             "library's own path; the rest is the module's (reading arrays, making outputs, the GIL).");
   py::list presets;
   for (const cdn::Preset* p : cdn::available_presets()) presets.append(p->name);
   m.attr("presets") = presets;

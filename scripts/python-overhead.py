@@ -3,10 +3,12 @@
 item 7): milliseconds per 1920x1080 NV12 frame through cudadenoise.Stream on
 PyTorch CUDA tensors (push, then the ready frame taken: empty_like for the
 output, the interface read, the device made current, the GIL released), for the
-presets given, sigma auto as the bench's preset table measures them. Run it
-beside `cudadenoise-bench --no-cpu --presets-only --size 1920x1080` in one
-session: the difference per preset is the module's overhead over the
-library's own path.
+presets given, sigma auto as the bench's preset table measures them; and, from
+the stream's own clock (Stream.timing), the part of push() spent outside the
+library's path: the module's overhead, measured in the same run (the
+difference from the bench's table, in another process, moves with the runs'
+spread). Run it beside `cudadenoise-bench --no-cpu --presets-only --size
+1920x1080` in one session.
 
     PYTHONPATH=BUILD/python-3.12 python3 scripts/python-overhead.py [--presets standard,draft] [--frames 300]
 """
@@ -36,21 +38,25 @@ def main():
         frames.append((luma, uv.to(torch.uint8)))
     torch.cuda.synchronize()
     print(f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}; 1920x1080 NV12 torch tensors, sigma auto")
-    print("| preset | frames | ms/frame through cudadenoise.Stream |")
-    print("| --- | --- | --- |")
+    print("| preset | frames | ms/frame through cudadenoise.Stream | of it in the library | the module's (push outside the library) |")
+    print("| --- | --- | --- | --- | --- |")
     for preset in args.presets.split(","):
         with cudadenoise.Stream(preset) as s:
             for k in range(args.warmup):
                 s.push(frames[k % len(frames)])
                 list(s)
             torch.cuda.synchronize()
+            before = s.timing
             t0 = time.perf_counter()
             for k in range(args.frames):
                 s.push(frames[k % len(frames)])
                 list(s)
             torch.cuda.synchronize()
             ms = (time.perf_counter() - t0) * 1000 / args.frames
-        print(f"| {preset} | {args.frames} | {ms:.3f} |")
+            after = s.timing
+        library = (after["library_s"] - before["library_s"]) * 1000 / args.frames
+        module = ((after["push_s"] - before["push_s"]) - (after["library_s"] - before["library_s"])) * 1000 / args.frames
+        print(f"| {preset} | {args.frames} | {ms:.3f} | {library:.3f} | {module:.3f} |")
 
 
 if __name__ == "__main__":

@@ -179,3 +179,15 @@ def test_ten_thousand_frames_leave_the_devices_memory_where_it_was():
             list(s)
         after = free_bytes()
     assert before - after < 16 << 20, f"{(before - after) / 2**20:.1f} MiB more in use after 10,000 frames"
+
+
+def test_stream_timing_on_gpu_arrays_leaves_the_output_allocation_to_the_module():
+    lib = libs[0]
+    gpu = to_gpu(lib, host_frame("NV12", 6)[0])
+    with cudadenoise.Stream("draft", sigma=10) as s:
+        for _ in range(20):
+            s.push(gpu)
+            list(s)
+        t = s.timing
+    assert t["pushes"] == 20
+    assert 0 < t["library_s"] < t["push_s"]

@@ -139,6 +139,16 @@ def test_stream_order_tags_and_bytes_equal_the_element(mode):
     assert b"".join(raw_bytes(f, "NV12") for f, _ in got) == expected
 
 
+def test_stream_timing_counts_pushes_and_the_librarys_share():
+    with cudadenoise.Stream(backend="cpu", mode="pipd") as s:
+        assert s.timing == {"pushes": 0, "push_s": 0.0, "library_s": 0.0}
+        for i in range(4):
+            s.push(frame_in("NV12", 20 + i)[0])
+        t = s.timing
+    assert t["pushes"] == 4
+    assert 0 < t["library_s"] <= t["push_s"]
+
+
 def test_stream_refuses_another_size_and_is_closed_after_the_with_block():
     with cudadenoise.Stream(backend="cpu", mode="pipd") as s:
         s.push(np.zeros((H, W), np.uint8))
