@@ -16,6 +16,10 @@ passes: short probes (--probe-seconds) bracket and bisect it from --guess, and t
 passing N is then confirmed with a full run (--seconds, 60 by default); a confirmation that
 fails steps N down.
 
+Each run counts the CUDA contexts its pipelines made (GstCudaContext's log, GST_DEBUG=
+cudacontext:4): one per GPU and process is what the elements aim at (gstcdnsharedcontext.h),
+a context per chain time-slices the GPU.
+
 While a run goes it samples the GPU's utilisation (nvidia-smi) and the host's CPU use
 (/proc/stat), which say what bounds N: a busy GPU (kernels), or busy host cores (the source,
 uploads, the streaming threads). Threads that start and end between two samples (a CPU
@@ -56,6 +60,9 @@ PRESETS = ("standard", "draft", "live", "video")
 QOS_LINE = re.compile(r'Got message #\d+ from element "([^"]+)" \(qos\)(?:.*?running-time=\(guint64\)(\d+))?')
 WARM_UP_S = 2.0  # QoS messages of late frames in a run's first seconds: start-up, counted apart
 ERROR_LINE = re.compile(r"^ERROR: from element (.*)$", re.M)
+# GstCudaContext's log line for each CUcontext it makes (GST_DEBUG=cudacontext:4): how many
+# contexts the pipelines made (gstcdnsharedcontext.h: one per device is the aim).
+CONTEXT_LINE = re.compile(r"Created CUDA context")
 
 
 def runtime_env(runtime, plugins, registry):
@@ -176,6 +183,9 @@ def run(args, env, preset, n, layout, seconds):
         cmds = [["gst-launch-1.0", "-m"] + sum((chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n), args.gpus) for i in range(n)), [])]
     else:
         cmds = [["gst-launch-1.0", "-m"] + chain(i, preset, args.size, frames, args.sigma, args.upload, args.props.split(), args.deadline_ms, offset(i, n), args.gpus) for i in range(n)]
+    env = dict(env)
+    env["GST_DEBUG"] = ",".join(x for x in (env.get("GST_DEBUG", ""), "cudacontext:4") if x)
+    env["GST_DEBUG_NO_COLOR"] = "1"
     t0 = time.monotonic()
     with Sampler(args.gpus) as sampler:
         procs = [subprocess.Popen(c, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -193,6 +203,7 @@ def run(args, env, preset, n, layout, seconds):
     qos = len(found)
     late_streams = len({(k, name) for k, name, _ in found})
     errors = [m for o in outputs for m in ERROR_LINE.findall(o)]
+    contexts = sum(len(CONTEXT_LINE.findall(o)) for o in outputs)
     late_at = sorted(int(t) / 1e9 for _, _, t in found if t)  # the late frames' running times
     gpu, cpu = sampler.summary()
     ok = all(c == 0 for c in codes) and qos == 0 and not errors
@@ -201,12 +212,13 @@ def run(args, env, preset, n, layout, seconds):
            "late_streams": late_streams,
            "qos_after_start": sum(t >= WARM_UP_S for t in late_at),
            "late_from_s": round(late_at[0], 2) if late_at else None, "late_to_s": round(late_at[-1], 2) if late_at else None,
-           "failed": sum(c != 0 for c in codes), "wall_s": round(wall, 1),
+           "failed": sum(c != 0 for c in codes), "wall_s": round(wall, 1), "cuda_contexts": contexts,
            "gpu_util": gpu, "cpu_busy": cpu, "threads": sampler.threads(wall),
            "error": errors[0][:160] if errors else ""}
     print(f"  {row['preset']:>14} {layout:>11} N={n:<3} {seconds:>3} s: {'pass' if ok else 'FAIL'}"
           f" qos {qos} ({late_streams} streams; {row['qos_after_start']} after {WARM_UP_S:g} s;"
           f" late frames at {row['late_from_s']}..{row['late_to_s']} s), exit!=0 {row['failed']}, wall {wall:.0f} s,"
+          f" CUDA contexts made {contexts},"
           f" GPU {gpu}%, CPU {cpu}% {row['error']}\n    cores by thread: {row['threads']}", file=sys.stderr, flush=True)
     return row
 
@@ -247,12 +259,12 @@ def late_span(r):
 def table(rows, results):
     lines = ["| preset | size | GPUs | layout | N | s | sink deadline ms | result | QoS messages (streams) |"
              f" of them after {WARM_UP_S:g} s | late frames' running time s | pipelines failed |"
-             " GPU busy % | host CPU busy % | wall s | busiest threads (cores) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             " CUDA contexts made | GPU busy % | host CPU busy % | wall s | busiest threads (cores) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['preset']} | {r['size']} | {r['gpus']} | {r['layout']} | {r['n']} | {r['seconds']} | {r['deadline_ms']} |"
                      f" {'pass' if r['pass'] else 'FAIL'} | {r['qos']} ({r['late_streams']}) | {r['qos_after_start']} |"
-                     f" {late_span(r)} | {r['failed']} |"
+                     f" {late_span(r)} | {r['failed']} | {r['cuda_contexts']} |"
                      f" {r['gpu_util']} | {r['cpu_busy']} | {r['wall_s']} | {r['threads']} |")
     if results:
         lines += ["", "| preset | size | GPUs | layout | largest N, no drop and no QoS for the full run | smallest N that failed |",

@@ -2,7 +2,7 @@
 """test_live_streams_script.py: scripts/gpu-live-streams.py (issue 36's live streams
 benchmark) runs here, without a GPU, on system memory: one stream in one process and
 two in two processes, each to EOS (exit status 0, counted), every run in the JSON
-with its QoS count (and the late frames' running times), GPU and host figures; a bad --size or --guess is refused
+with its QoS count (and the late frames' running times), the CUDA contexts made, GPU and host figures; a bad --size or --guess is refused
 with a message; with --gpus 2 pipeline i's CUDA elements take cuda-device-id i mod 2 (the chains are
 built, not run: no GPU here). Whether the runs keep real time on this machine is not asserted:
 that is what the benchmark measures on the GPU host.
@@ -35,6 +35,7 @@ def main():
         assert r["preset"] == "draft" and r["size"] == "64x48" and r["seconds"] == 2 and r["gpus"] == 1, r
         assert r["failed"] == 0 and not r["error"], r  # every pipeline reached EOS
         assert isinstance(r["qos"], int) and r["qos"] >= 0, r
+        assert isinstance(r["cuda_contexts"], int) and r["cuda_contexts"] >= 0, r
         assert r["wall_s"] >= 2.0, r  # live: 60 frames at 30 fps take two seconds
         assert r["pass"] == (r["qos"] == 0), r
         # the late frames' running times: none without a QoS message, else a span
