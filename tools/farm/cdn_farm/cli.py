@@ -240,6 +240,13 @@ def run(args, say):
     stats = {"retried": 0, "hosts": set(), "stages": stages, "checks": {"packets": 0, "decode": 0}}
     progress = Progress(args.quiet, len(todo), total_frames)
     client = cluster = None
+
+    def piece_done(j, k, r):
+        """Piece k of `j` made: its manifest kept, where and how long it ran counted."""
+        j.manifests[k] = r["manifest"]
+        stats["hosts"].add(r["host"])
+        stages["tool"] += r["seconds"]
+        progress.add(r["manifest"]["frames"])
     try:
         if todo and args.serial:
             def run_here(j, k, a, b):
@@ -269,10 +276,7 @@ def run(args, say):
                     r = run_here(j, k, a, b)
                 if r is None:
                     continue
-                j.manifests[k] = r["manifest"]
-                stats["hosts"].add(r["host"])
-                stages["tool"] += r["seconds"]
-                progress.add(r["manifest"]["frames"])
+                piece_done(j, k, r)
             progress.end()
         elif todo:
             import cloudpickle
@@ -308,10 +312,7 @@ def run(args, say):
                             fail_job(j, EXIT_FAILURE, f"{j.source}: {r['uncuttable']}")
                         continue
                     if j.whole or j not in whole:
-                        j.manifests[k] = r["manifest"]
-                        stats["hosts"].add(r["host"])
-                        stages["tool"] += r["seconds"]
-                        progress.add(r["manifest"]["frames"])
+                        piece_done(j, k, r)
 
             take(as_completed(futures))
             # Inputs that cannot be cut: one piece each, the whole video, on one worker.
