@@ -149,7 +149,7 @@ struct Settings
 struct State
 {
   explicit State (std::atomic<GstClockTime> * out_end) : window (out_end) {}
-  /* Made at the first buffer of the negotiated caps. */
+  /* Made when the caps come (set_caps), or at the next buffer after a reset. */
   std::unique_ptr<cdn::StreamDenoiser> stream;
   guint64 generation = G_MAXUINT64;  /* settings generation the stream has */
   bool fields = false;               /* interlaced: each field filtered on its own (the stream's frames are fields) */
@@ -511,6 +511,8 @@ gst_cuda_denoise_stop (GstBaseTransform * trans)
   return ret;
 }
 
+static GstFlowReturn ensure_stream (GstCudaDenoise * self);
+
 static gboolean
 gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
@@ -543,7 +545,11 @@ gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps *
   self->fps_d = GST_VIDEO_INFO_FPS_D (&base->in_info);
   g_mutex_unlock (&self->lock);
   maybe_post_latency (self);
-  return TRUE;
+  /* The stream is built now, as nvcodec's elements open their resources at
+   * negotiation, not at the first frame: a live source negotiates before its
+   * pipeline plays, and a stream that cannot start refuses the caps with its
+   * error. Liveness (window=auto) is asked now and follows every LATENCY query. */
+  return ensure_stream (self) == GST_FLOW_OK;
 }
 
 /* Whether upstream is live (its LATENCY answer), for window=auto. */

@@ -197,7 +197,7 @@ gst_cuda_denoise_install_properties (GObjectClass * klass)
       g_param_spec_string ("cuda-devices", "CUDA devices", "CUDA devices a temporal mode spreads "
           "its chunks over, one worker each, as N[,N...] (an index may repeat: two workers on it); frames come in "
           "and go out on cuda-device-id's device, and the output is the same for any list. Empty: that device "
-          "alone. Read when a stream starts (at the first buffer after READY, new caps or a new CUDA context); "
+          "alone. Read when a stream starts (at the caps after READY, new caps, or the first buffer of a new CUDA context); "
           "the CPU backend and the per-frame modes ignore it", "",
           (GParamFlags) (G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY | GST_PARAM_DOC_SHOW_DEFAULT |
               G_PARAM_STATIC_STRINGS)));

@@ -193,6 +193,52 @@ TEST(Nlm3dElement, LatencyQueryAddsTheWindow) {
   gst_harness_teardown(hs);
 }
 
+// window=auto follows the upstream's liveness (its LATENCY answer): asked when
+// the caps come, since the element builds its stream then, and asked again by
+// every LATENCY query through it. 2D patches, so that NLM-3D has a causal window.
+TEST(Nlm3dElement, WindowAutoFollowsTheUpstreamsLivenessFromTheCapsOn) {
+  const GstVideoInfo info = video_info("I420", kW, kH);
+  cdn::DenoiseSettings s = element_defaults();
+  s.mode = cdn::Mode::Nlm3d;
+  s.nlm.search_radius = 3;
+  s.nlm.temporal_radius = 2;
+  s.nlm.patch_radius = 1;
+  s.nlm.chunk_size = 4;
+  s.sigma = 15;
+  enum class Told { NonLiveBeforeCaps, Live, NonLiveAfterCapsThenQueried };
+  for (Told told : {Told::NonLiveBeforeCaps, Told::Live, Told::NonLiveAfterCapsThenQueried}) {
+    SCOPED_TRACE(static_cast<int>(told));
+    GstHarness* hs = gst_harness_new_parse(
+        "cudadenoise backend=cpu mode=nlm3d search-radius=3 temporal-radius=2 patch-radius=1 chunk-size=4 sigma=15");
+    gst_harness_set_live(hs, told == Told::Live || told == Told::NonLiveAfterCapsThenQueried);
+    const std::string caps = caps_string("I420", kW, kH);
+    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
+    if (told == Told::NonLiveAfterCapsThenQueried) {
+      gst_harness_set_live(hs, FALSE);
+      gst_harness_query_latency(hs);  // a LATENCY query through the element says it
+    }
+    Inputs inputs;
+    for (int i = 0; i < 9; ++i) {
+      GstBuffer* b = timed_frame(info, i, 70);
+      inputs.add(b, info);
+      ASSERT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
+    }
+    ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+    std::vector<GstBuffer*> outs = pull_all(hs);
+    s.window = told == Told::Live ? cdn::TemporalWindow::Causal : cdn::TemporalWindow::Centred;
+    expect_equal_frames(outs, info, inputs.reference(s), told == Told::Live ? "causal" : "centred");
+    if (told == Told::Live) {  // the two windows differ on these frames: the test can tell them apart
+      s.window = cdn::TemporalWindow::Centred;
+      const auto centred = inputs.reference(s);
+      MappedView m(outs[4], info, GST_MAP_READ);  // a middle frame: the centred window reads later frames
+      ASSERT_TRUE(m.ok());
+      EXPECT_GT(compare(centred[4]->view, m.view()).count, 0);
+    }
+    unref_all(outs);
+    gst_harness_teardown(hs);
+  }
+}
+
 TEST(Nlm3dElement, LatencyWithoutFramerateUsesBufferDurations) {
   GstHarness* hs = nlm_harness("GRAY8", kW, kH);
   const std::string caps = "video/x-raw,format=GRAY8,width=32,height=24,framerate=0/1";

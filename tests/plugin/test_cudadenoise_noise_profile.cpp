@@ -169,6 +169,39 @@ TEST_F(NoiseProfileElement, BadFileAtStartFailsWithTheLibrarysMessage) {
 
 // While playing: a bad file is a warning with the library's message, and the
 // frames keep the previous profile's settings.
+// The stream is built when the caps come (gst_cuda_denoise_set_caps), not at the
+// first frame: a live source negotiates before its pipeline plays, so a
+// stream's start is not paid on the clock. One that cannot start (a profile of
+// 3 planes for GRAY8 frames) refuses the caps with the library's message
+// before any frame is pushed.
+TEST_F(NoiseProfileElement, StreamThatCannotStartRefusesTheCapsBeforeAnyFrame) {
+  const std::string file = profile("three.json", 0.5, 4, 3);
+  GstHarness* hs = gst_harness_new_parse(("cudadenoise name=dn backend=cpu noise-model=signal noise-profile=" + file).c_str());
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(hs->element, bus);
+  const std::string gray = caps_string("GRAY8", 64, 48);
+  gst_harness_set_caps_str(hs, gray.c_str(), gray.c_str());
+  const std::vector<std::string> errors = messages(bus, GST_MESSAGE_ERROR);
+  // (The pad offers its sticky caps again with the segment event: each refusal posts.)
+  ASSERT_FALSE(errors.empty()) << "the caps alone start the stream";
+  for (const std::string& e : errors)
+    EXPECT_EQ(e, "dn: starting the denoiser failed: the noise profile has 3 planes, GRAY8 frames 1");
+  gst_element_set_bus(hs->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(hs);
+
+  // The same profile with three-plane caps: no error at the caps.
+  hs = gst_harness_new_parse(("cudadenoise name=dn backend=cpu noise-model=signal noise-profile=" + file).c_str());
+  bus = gst_bus_new();
+  gst_element_set_bus(hs->element, bus);
+  const std::string i420 = caps_string("I420", 64, 48);
+  gst_harness_set_caps_str(hs, i420.c_str(), i420.c_str());
+  EXPECT_TRUE(messages(bus, GST_MESSAGE_ERROR).empty());
+  gst_element_set_bus(hs->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(hs);
+}
+
 TEST_F(NoiseProfileElement, BadFileWhilePlayingWarnsAndKeepsTheOldSettings) {
   const GstVideoInfo info = video_info("I420", 64, 48);
   const std::string good = profile("good.json", 0.5, 4);

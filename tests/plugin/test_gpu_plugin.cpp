@@ -974,11 +974,12 @@ TEST(GpuNlm3dSystemMemory, CudaBackendEqualsCpuStreamWithinOneCodeValue) {
     SCOPED_TRACE(fmt);
     const GstVideoInfo info = video_info(fmt, 70, 45);
     GstHarness* hs = gst_harness_new_parse((std::string("cudadenoise backend=cuda ") + kNlmProps).c_str());
-    const std::string caps = caps_string(fmt, 70, 45);
-    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
     // A GstHarness answers LATENCY as a live source unless told otherwise, and
     // window=auto then picks the causal window; the reference is the centred one.
+    // Told before the caps: the element builds its stream when they come.
     gst_harness_set_live(hs, FALSE);
+    const std::string caps = caps_string(fmt, 70, 45);
+    gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());
     std::vector<std::unique_ptr<HostFrame>> inputs;
     for (int i = 0; i < 9; ++i) {
       GstBuffer* b = make_frame(info, 70 + i);
