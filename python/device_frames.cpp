@@ -177,7 +177,7 @@ DeviceFrame device_frame(const py::object& frame, int bit_depth, bool writable) 
     if (device_of(f.data[p]) != d.device) refuse("its planes are on different devices");
   d.stream_given = planes[0].stream_given;
   d.stream = reinterpret_cast<void*>(planes[0].stream);
-  if (!d.stream_given) {
+  if (!d.stream_given && !writable) {
     // PyTorch's interface is version 2 and names no stream, while its work on the
     // tensor is queued on the current stream: the frame's work follows that one.
     const py::object first = sequence ? py::object(py::reinterpret_borrow<py::sequence>(frame)[0]) : frame;
@@ -192,7 +192,7 @@ DeviceFrame device_frame(const py::object& frame, int bit_depth, bool writable) 
   return d;
 }
 
-py::object empty_like_frame(const py::object& frame, int device) {
+MadeFrame empty_like_frame(const py::object& frame, int bit_depth, int device) {
   const auto like = [](const py::handle& plane) {
     const std::string module = py::str(py::type::of(plane).attr("__module__"));
     const py::module_ lib = py::module_::import(module.substr(0, module.find('.')).c_str());
@@ -208,11 +208,11 @@ py::object empty_like_frame(const py::object& frame, int device) {
   } else {
     out = like(frame);
   }
-  const DeviceFrame made = device_frame(out, 16, true);
-  if (made.device != device)
-    refuse("empty_like made the output on device " + std::to_string(made.device) + ", not the input's " +
+  MadeFrame made{out, device_frame(out, bit_depth, true)};
+  if (made.frame.device != device)
+    refuse("empty_like made the output on device " + std::to_string(made.frame.device) + ", not the input's " +
            std::to_string(device) + ": give out=");
-  return out;
+  return made;
 }
 
 }  // namespace cdn::python

@@ -37,13 +37,20 @@ struct DeviceFrame {
 // Whether `frame` is a GPU array or a sequence of them (its first plane is one).
 bool is_device_frame(const pybind11::object& frame);
 
-// The frame's planes as a device frame. `writable`: refuse read-only arrays
-// (an output). Throws pybind11::value_error for what cannot be taken in place.
+// The frame's planes as a device frame. `writable`: an output, so read-only
+// arrays are refused and no stream is looked up (the library writes an output
+// on its input's stream). Throws pybind11::value_error for what cannot be taken
+// in place.
 DeviceFrame device_frame(const pybind11::object& frame, int bit_depth, bool writable);
 
 // New arrays like `frame`'s (each plane's module's empty_like: torch.empty_like,
-// cupy.empty_like, ...), checked to be on `device`.
-pybind11::object empty_like_frame(const pybind11::object& frame, int device);
+// cupy.empty_like, ...), checked to be on `device`, and their device frame
+// (read once: each read of a PyTorch tensor's interface costs microseconds).
+struct MadeFrame {
+  pybind11::object arrays;
+  DeviceFrame frame;
+};
+MadeFrame empty_like_frame(const pybind11::object& frame, int bit_depth, int device);
 
 // The CUDA device holding `pointer` (cudaPointerGetAttributes); throws
 // pybind11::value_error for host memory.

@@ -98,10 +98,10 @@ class DeviceSink final : public FrameSink {
       pending_ = given_;
       return given_view_;
     }
-    pending_ = empty_like_frame(like_, device_);
-    const FrameView view = device_frame(pending_, bit_depth_, true).view;
+    MadeFrame made = empty_like_frame(like_, bit_depth_, device_);
+    pending_ = std::move(made.arrays);
     in_python += std::chrono::steady_clock::now() - start;
-    return view;
+    return made.frame.view;
   }
   bool take(FrameTag tag) override {
     const auto start = std::chrono::steady_clock::now();
@@ -129,8 +129,13 @@ py::object denoise_device(const py::object& frame, const py::object& out, const 
   refuse_cpu_backend(backend);
   const DeviceFrame in = device_frame(frame, bit_depth, false);
   const Backend b = use_device(in.device);
-  const py::object target = out.is_none() ? empty_like_frame(frame, in.device) : out;
-  const DeviceFrame o = device_frame(target, bit_depth, true);
+  MadeFrame made;
+  if (out.is_none())
+    made = empty_like_frame(frame, bit_depth, in.device);
+  else
+    made = {out, device_frame(out, bit_depth, true)};
+  const py::object& target = made.arrays;
+  const DeviceFrame& o = made.frame;
   if (!(o.shape == in.shape)) throw py::value_error("out= has another layout, type or size than the frame");
   if (o.device != in.device) throw py::value_error("out= is on another device than the frame");
   DeviceSink sink(target, o.view);
