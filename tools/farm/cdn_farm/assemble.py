@@ -65,12 +65,19 @@ def _seconds(ticks, time_base):
     return f"{round(us)}us"
 
 
-def decoded_frames(ffmpeg, path, packets=False):
-    """[(pts, md5)] of the first video stream of `path`'s frames (or, with
-    `packets`, of its packets, read without decoding), and its time base."""
-    copy = ["-c", "copy"] if packets else []
-    out = _run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-map", "0:v:0"] + copy + ["-f", "framemd5", "-"],
-               f"{'reading' if packets else 'decoding'} {path}")
+def decoded_frames(ffmpeg, path):
+    """[(pts, md5)] of the frames of `path`'s first video stream (decoded), and their time base."""
+    return _framemd5(ffmpeg, path, [], f"decoding {path}")
+
+
+def video_packets(ffmpeg, path):
+    """[(pts, md5)] of the packets of `path`'s first video stream (read, not decoded), and their time base."""
+    return _framemd5(ffmpeg, path, ["-c", "copy"], f"reading {path}")
+
+
+def _framemd5(ffmpeg, path, options, what):
+    out = _run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-map", "0:v:0"] + options + ["-f", "framemd5", "-"],
+               what)
     tb, frames = None, []
     for line in out.splitlines():
         if line.startswith("#tb 0:"):
@@ -100,7 +107,7 @@ def verify(ffmpeg, ffprobe, index, manifests, path, whole=False, check="packets"
     how = "decode"
     if check == "packets" and not whole and all(len(m.get("packet_md5", [])) == len(m["frame_md5"])
                                                 for m in manifests):
-        packets, _ = decoded_frames(ffmpeg, path, packets=True)
+        packets, _ = video_packets(ffmpeg, path)
         if [md5 for _, md5 in packets] == [md5 for m in manifests for md5 in m["packet_md5"]]:
             how = "packets"
     problem = _frames_problem(ffmpeg, index, manifests, path, whole) if how == "decode" else None
