@@ -56,8 +56,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRESETS = ("standard", "draft", "live", "video")
-# A QoS message as gst-launch -m prints it: the element, and the late frame's running time.
-QOS_LINE = re.compile(r'Got message #\d+ from element "([^"]+)" \(qos\)(?:.*?running-time=\(guint64\)(\d+))?')
+# A QoS message as gst-launch -m prints it: the element, the late frame's running time and
+# how late it was (the jitter, ns).
+QOS_LINE = re.compile(r'Got message #\d+ from element "([^"]+)" \(qos\)(?:.*?running-time=\(guint64\)(\d+))?'
+                      r'(?:.*?jitter=\(gint64\)(-?\d+))?')
+SINK_INDEX = re.compile(r"sink(\d+)$")
 WARM_UP_S = 2.0  # QoS messages of late frames in a run's first seconds: start-up, counted apart
 ERROR_LINE = re.compile(r"^ERROR: from element (.*)$", re.M)
 # GstCudaContext's log line for each CUcontext it makes (GST_DEBUG=cudacontext:4): how many
@@ -199,12 +202,13 @@ def run(args, env, preset, n, layout, seconds):
             outputs = [p.communicate()[0] for p in procs]
     wall = time.monotonic() - t0
     codes = [p.returncode for p in procs]
-    found = [(k, name, t) for k, o in enumerate(outputs) for name, t in QOS_LINE.findall(o)]
+    found = [(k, name, t, j) for k, o in enumerate(outputs) for name, t, j in QOS_LINE.findall(o)]
     qos = len(found)
-    late_streams = len({(k, name) for k, name, _ in found})
+    late_streams = len({(k, name) for k, name, _, _ in found})
     errors = [m for o in outputs for m in ERROR_LINE.findall(o)]
     contexts = sum(len(CONTEXT_LINE.findall(o)) for o in outputs)
-    late_at = sorted(int(t) / 1e9 for _, _, t in found if t)  # the late frames' running times
+    late_at = sorted(int(t) / 1e9 for _, _, t, _ in found if t)  # the late frames' running times
+    jitter = [int(j) / 1e6 for _, _, _, j in found if j]
     gpu, cpu = sampler.summary()
     ok = all(c == 0 for c in codes) and qos == 0 and not errors
     row = {"preset": preset if preset else ("source + noise" if preset is None else "source only"),
@@ -212,12 +216,15 @@ def run(args, env, preset, n, layout, seconds):
            "late_streams": late_streams,
            "qos_after_start": sum(t >= WARM_UP_S for t in late_at),
            "late_from_s": round(late_at[0], 2) if late_at else None, "late_to_s": round(late_at[-1], 2) if late_at else None,
+           "late_max_ms": round(max(jitter), 1) if jitter else None, "late_by_gpu": late_per_gpu(found, args.gpus),
            "failed": sum(c != 0 for c in codes), "wall_s": round(wall, 1), "cuda_contexts": contexts,
            "gpu_util": gpu, "cpu_busy": cpu, "threads": sampler.threads(wall),
            "error": errors[0][:160] if errors else ""}
     print(f"  {row['preset']:>14} {layout:>11} N={n:<3} {seconds:>3} s: {'pass' if ok else 'FAIL'}"
           f" qos {qos} ({late_streams} streams; {row['qos_after_start']} after {WARM_UP_S:g} s;"
-          f" late frames at {row['late_from_s']}..{row['late_to_s']} s), exit!=0 {row['failed']}, wall {wall:.0f} s,"
+          f" late frames at {row['late_from_s']}..{row['late_to_s']} s, at most {row['late_max_ms']} ms late;"
+          f" QoS messages (streams) by GPU {'; '.join(f'{g}: {n} ({m})' for g, (n, m) in enumerate(row['late_by_gpu']))}),"
+          f" exit!=0 {row['failed']}, wall {wall:.0f} s,"
           f" CUDA contexts made {contexts},"
           f" GPU {gpu}%, CPU {cpu}% {row['error']}\n    cores by thread: {row['threads']}", file=sys.stderr, flush=True)
     return row
@@ -250,6 +257,19 @@ def search(args, env, preset, layout, guess, rows):
         hi, lo = lo, lo - 1
     return {"preset": preset, "size": args.size, "gpus": args.gpus, "layout": layout, "best": best, "first_fail": hi,
             "seconds": args.seconds}
+
+
+def late_per_gpu(found, gpus):
+    """[[QoS messages, late streams], ...] for each GPU, from the QoS messages found as
+    (process, sink name, running time, jitter): pipeline i's sink is sink<i>, on GPU i mod gpus."""
+    per = [[0, set()] for _ in range(gpus)]
+    for k, name, _, _ in found:
+        m = SINK_INDEX.search(name)
+        if m:
+            g = per[int(m.group(1)) % gpus]
+            g[0] += 1
+            g[1].add((k, name))
+    return [[n, len(streams)] for n, streams in per]
 
 
 def late_span(r):

@@ -2,7 +2,7 @@
 """test_live_streams_script.py: scripts/gpu-live-streams.py (issue 36's live streams
 benchmark) runs here, without a GPU, on system memory: one stream in one process and
 two in two processes, each to EOS (exit status 0, counted), every run in the JSON
-with its QoS count (and the late frames' running times), the CUDA contexts made, GPU and host figures; a bad --size or --guess is refused
+with its QoS count (the late frames' running times, how late, and per GPU), the CUDA contexts made, GPU and host figures; a bad --size or --guess is refused
 with a message; with --gpus 2 pipeline i's CUDA elements take cuda-device-id i mod 2 (the chains are
 built, not run: no GPU here). Whether the runs keep real time on this machine is not asserted:
 that is what the benchmark measures on the GPU host.
@@ -42,6 +42,8 @@ def main():
         assert 0 <= r["qos_after_start"] <= r["qos"], r
         assert (r["late_from_s"] is None) == (r["qos"] == 0), r
         assert r["late_from_s"] is None or r["late_from_s"] <= r["late_to_s"], r
+        assert (r["late_max_ms"] is None) == (r["qos"] == 0), r
+        assert len(r["late_by_gpu"]) == 1 and r["late_by_gpu"][0][0] == r["qos"], r
     for bad, said in ((["--size", "64"], "--size takes WxH"), (["--guess", "draft"], "PRESET=N")):
         run = subprocess.run([sys.executable, script, "--build", build, "--system-memory"] + bad,
                              capture_output=True, text=True, timeout=60)
@@ -55,7 +57,19 @@ def main():
             at = placed.index(element)
             assert placed[at + 1] == f"cuda-device-id={i % 2}", (element, placed)
         assert not any(a.startswith("cuda-device-id") for a in live.chain(i, "standard", "64x48", 30, 15)), i
-    print("ok: 4 runs to EOS, JSON complete; bad options refused; --gpus places the chains")
+    # QoS messages as gst-launch -m prints them, read into the late frames of each GPU's pipelines
+    qos = ('Got message #{} from element "sink{}" (qos): GstMessageQOS, live=(boolean)true, '
+           'running-time=(guint64){}, stream-time=(guint64)0, timestamp=(guint64)0, duration=(guint64)33333333, '
+           'jitter=(gint64){}, proportion=(double)1, quality=(int)1000000, format=(GstFormat)GST_FORMAT_BUFFERS, '
+           'processed=(guint64)0, dropped=(guint64)1;')
+    text = "\n".join(qos.format(*m) for m in ((1, 3, 33333333, 5500000), (2, 3, 66666666, 1200000),
+                                              (3, 4, 33333333, 2000000)))
+    found = [(0, name, t, j) for name, t, j in live.QOS_LINE.findall(text)]
+    assert found == [(0, "sink3", "33333333", "5500000"), (0, "sink3", "66666666", "1200000"),
+                     (0, "sink4", "33333333", "2000000")], found
+    assert live.late_per_gpu(found, 2) == [[1, 1], [2, 1]], live.late_per_gpu(found, 2)
+    assert live.late_per_gpu(found, 1) == [[3, 2]]
+    print("ok: 4 runs to EOS, JSON complete; bad options refused; --gpus places the chains; QoS lines read per GPU")
 
 
 if __name__ == "__main__":
