@@ -59,6 +59,21 @@ inline ::testing::Environment* const kGstEnvironment = ::testing::AddGlobalTestE
 // (docs/PRESETS.md); properties set on top override it, as on this value.
 inline cdn::DenoiseSettings element_defaults() { return cdn::SettingsChoice().resolve(); }
 
+// NLM-3D with 2D patches and small radii (so it has a causal window): the
+// element's properties, and the library's settings they give.
+inline const char* const kSmallNlm3dProps =
+    "mode=nlm3d search-radius=3 temporal-radius=2 patch-radius=1 chunk-size=4 sigma=15";
+inline cdn::DenoiseSettings small_nlm3d_settings() {
+  cdn::DenoiseSettings s = element_defaults();
+  s.mode = cdn::Mode::Nlm3d;
+  s.nlm.search_radius = 3;
+  s.nlm.temporal_radius = 2;
+  s.nlm.patch_radius = 1;
+  s.nlm.chunk_size = 4;
+  s.sigma = 15;
+  return s;
+}
+
 inline bool has_element(const char* name) {
   GstElementFactory* f = gst_element_factory_find(name);
   if (!f) return false;

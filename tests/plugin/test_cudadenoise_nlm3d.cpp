@@ -198,18 +198,11 @@ TEST(Nlm3dElement, LatencyQueryAddsTheWindow) {
 // every LATENCY query through it. 2D patches, so that NLM-3D has a causal window.
 TEST(Nlm3dElement, WindowAutoFollowsTheUpstreamsLivenessFromTheCapsOn) {
   const GstVideoInfo info = video_info("I420", kW, kH);
-  cdn::DenoiseSettings s = element_defaults();
-  s.mode = cdn::Mode::Nlm3d;
-  s.nlm.search_radius = 3;
-  s.nlm.temporal_radius = 2;
-  s.nlm.patch_radius = 1;
-  s.nlm.chunk_size = 4;
-  s.sigma = 15;
+  cdn::DenoiseSettings s = small_nlm3d_settings();
   enum class Told { NonLiveBeforeCaps, Live, NonLiveAfterCapsThenQueried };
   for (Told told : {Told::NonLiveBeforeCaps, Told::Live, Told::NonLiveAfterCapsThenQueried}) {
     SCOPED_TRACE(static_cast<int>(told));
-    GstHarness* hs = gst_harness_new_parse(
-        "cudadenoise backend=cpu mode=nlm3d search-radius=3 temporal-radius=2 patch-radius=1 chunk-size=4 sigma=15");
+    GstHarness* hs = gst_harness_new_parse((std::string("cudadenoise backend=cpu ") + kSmallNlm3dProps).c_str());
     gst_harness_set_live(hs, told == Told::Live || told == Told::NonLiveAfterCapsThenQueried);
     const std::string caps = caps_string("I420", kW, kH);
     gst_harness_set_caps_str(hs, caps.c_str(), caps.c_str());

@@ -65,18 +65,8 @@ constexpr int kTolerance = 0;
 // NLM-3D: within 1 code value on at least 99.99% of the samples.
 constexpr int kNlmTolerance = 1;
 constexpr double kNlmWithin = 0.9999;
-const char* const kNlmProps = "mode=nlm3d search-radius=3 temporal-radius=2 patch-radius=1 chunk-size=4 sigma=15";
-
-cdn::DenoiseSettings nlm_settings() {
-  cdn::DenoiseSettings s = element_defaults();
-  s.mode = cdn::Mode::Nlm3d;
-  s.nlm.search_radius = 3;
-  s.nlm.temporal_radius = 2;
-  s.nlm.patch_radius = 1;
-  s.nlm.chunk_size = 4;
-  s.sigma = 15;
-  return s;
-}
+const char* const kNlmProps = kSmallNlm3dProps;
+cdn::DenoiseSettings nlm_settings() { return small_nlm3d_settings(); }
 
 // Output frames (in order) against reference frames: all samples together.
 Closeness nlm_closeness(const std::vector<GstBuffer*>& outs, const GstVideoInfo& info,
