@@ -8,8 +8,9 @@
 // cudaErrorInvalidValue: two pipelines of one process on one GstCudaContext,
 // bm3d draft and standard, did so under compute-sanitizer (2026-11-29). Here
 // the limit is only ever raised, under one lock: a launch never finds it below
-// what its own thread asked for. (A higher limit changes nothing else: the
-// launch's own dynamic size decides the occupancy.)
+// what its own thread asked for. A launch whose limit is already high enough
+// (all but the first few) takes no lock. (A higher limit changes nothing else:
+// the launch's own dynamic size decides the occupancy.)
 #pragma once
 
 #include <cstddef>
