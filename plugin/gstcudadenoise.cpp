@@ -544,11 +544,11 @@ gst_cuda_denoise_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps *
   self->fps_n = GST_VIDEO_INFO_FPS_N (&base->in_info);
   self->fps_d = GST_VIDEO_INFO_FPS_D (&base->in_info);
   g_mutex_unlock (&self->lock);
-  maybe_post_latency (self);
   /* The stream is built now, as nvcodec's elements open their resources at
    * negotiation, not at the first frame: a live source negotiates before its
    * pipeline plays, and a stream that cannot start refuses the caps with its
-   * error. Liveness (window=auto) is asked now and follows every LATENCY query. */
+   * error. Liveness (window=auto) is asked now and follows every LATENCY query.
+   * Building it posts a latency message if the new framerate moved ours. */
   return ensure_stream (self) == GST_FLOW_OK;
 }
 
