@@ -100,6 +100,19 @@ std::vector<GstBuffer*> pull_all(GstHarness* hs) {
   return out;
 }
 
+// Timed frames first .. first + n - 1 (noise seeds from `seed_base`) pushed and
+// kept in `inputs`, then EOS; `outs`: every frame the harness received.
+void push_then_eos(GstHarness* hs, const GstVideoInfo& info, int first, int n, std::uint64_t seed_base,
+                   Inputs& inputs, std::vector<GstBuffer*>& outs) {
+  for (int i = first; i < first + n; ++i) {
+    GstBuffer* b = timed_frame(info, i, seed_base);
+    inputs.add(b, info);
+    ASSERT_EQ(gst_harness_push(hs, b), GST_FLOW_OK) << "frame " << i;
+  }
+  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
+  outs = pull_all(hs);
+}
+
 void unref_all(std::vector<GstBuffer*>& v) {
   for (GstBuffer* b : v) gst_buffer_unref(b);
   v.clear();
@@ -211,13 +224,8 @@ TEST(Nlm3dElement, WindowAutoFollowsTheUpstreamsLivenessFromTheCapsOn) {
       gst_harness_query_latency(hs);  // a LATENCY query through the element says it
     }
     Inputs inputs;
-    for (int i = 0; i < 9; ++i) {
-      GstBuffer* b = timed_frame(info, i, 70);
-      inputs.add(b, info);
-      ASSERT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
-    }
-    ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
-    std::vector<GstBuffer*> outs = pull_all(hs);
+    std::vector<GstBuffer*> outs;
+    ASSERT_NO_FATAL_FAILURE(push_then_eos(hs, info, 0, 9, 70, inputs, outs));
     s.window = told == Told::Live ? cdn::TemporalWindow::Causal : cdn::TemporalWindow::Centred;
     expect_equal_frames(outs, info, inputs.reference(s), told == Told::Live ? "causal" : "centred");
     if (told == Told::Live) {  // the two windows differ on these frames: the test can tell them apart
@@ -316,13 +324,8 @@ TEST(Nlm3dElement, SigmaAutoEqualsStreamDenoiser) {
   const GstVideoInfo info = video_info("NV12", kW, kH);
   GstHarness* hs = nlm_harness("NV12", kW, kH, {"sigma=0"});
   Inputs inputs;
-  for (int i = 0; i < 5; ++i) {
-    GstBuffer* b = timed_frame(info, i, 200);
-    inputs.add(b, info);
-    ASSERT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
-  }
-  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
-  std::vector<GstBuffer*> outs = pull_all(hs);
+  std::vector<GstBuffer*> outs;
+  ASSERT_NO_FATAL_FAILURE(push_then_eos(hs, info, 0, 5, 200, inputs, outs));
   cdn::DenoiseSettings s = nlm_settings();
   s.sigma = 0;
   expect_equal_frames(outs, info, inputs.reference(s), "sigma auto");
@@ -377,13 +380,8 @@ TEST(Nlm3dElement, FlushDropsHeldFramesAndANewStreamWorks) {
   ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_flush_stop(TRUE)));
   ASSERT_TRUE(new_segment(hs));
   Inputs inputs;
-  for (int i = 0; i < 3; ++i) {
-    GstBuffer* b = timed_frame(info, 100 + i, 50);
-    inputs.add(b, info);
-    ASSERT_EQ(gst_harness_push(hs, b), GST_FLOW_OK);
-  }
-  ASSERT_TRUE(gst_harness_push_event(hs, gst_event_new_eos()));
-  std::vector<GstBuffer*> outs = pull_all(hs);
+  std::vector<GstBuffer*> outs;
+  ASSERT_NO_FATAL_FAILURE(push_then_eos(hs, info, 100, 3, 50, inputs, outs));
   ASSERT_EQ(outs.size(), 3u) << "the flushed frames must not come out";
   for (int i = 0; i < 3; ++i) EXPECT_EQ(GST_BUFFER_PTS(outs[i]), (100 + i) * kFrame);
   // The new stream does not see the flushed frames.
